@@ -1,0 +1,58 @@
+/**
+ * The error catalogue. Every error the runner raises on purpose is a {@link RunnerError} with one of
+ * these codes, a message a person can act on (what happened, what is allowed), and structured data.
+ */
+export const ERROR_CODES = [
+  "CONFIG_INVALID",
+  "CONFIG_FILE_UNREADABLE",
+  "CONFIG_SECRET_MISSING",
+  "TOOL_UNKNOWN",
+  "TOOL_RESERVED",
+  "TOOL_ARGS_INVALID",
+  "TOOL_NOT_READY",
+  "POLICY_TOOL_REMOVED",
+  "GUARD_COMMAND_BLOCKED",
+  "GUARD_URL_INTERNAL",
+  "GUARD_PATH_OUTSIDE",
+  "GATE_DENIED",
+  "PAYLOAD_INVALID",
+  "JOURNAL_CORRUPT",
+  "JOURNAL_IN_DOUBT",
+  "APPROVAL_NOT_FOUND",
+  "APPROVAL_LINK_INVALID",
+  "APPROVAL_LINK_EXPIRED",
+  "APPROVAL_ALREADY_DECIDED",
+  "APPROVAL_NOT_ALLOWED",
+  "SCHEDULE_INVALID",
+  "REDIS_UNAVAILABLE",
+  "REDIS_BINARY_MISSING",
+  "CLI_USAGE",
+  "INTERNAL",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Options for {@link RunnerError}. */
+export interface RunnerErrorOptions {
+  /** Structured details (paths, values, allowed values). Never put secrets here. */
+  data?: Record<string, unknown>;
+  /** The underlying error, if any. */
+  cause?: unknown;
+}
+
+/** Base class of every error the runner raises on purpose. Tests assert the class and the code. */
+export class RunnerError extends Error {
+  readonly code: ErrorCode;
+  readonly data: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, options: RunnerErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.data = options.data ?? {};
+  }
+}
+
+/** True when `err` is a {@link RunnerError}, optionally with the given code. */
+export function isRunnerError(err: unknown, code?: ErrorCode): err is RunnerError {
+  return err instanceof RunnerError && (code === undefined || err.code === code);
+}

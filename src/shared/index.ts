@@ -1,0 +1,13 @@
+export { assertNever } from "./assert-never.js";
+export { canonicalJson } from "./canonical-json.js";
+export { type Clock, ManualClock, systemClock } from "./clock.js";
+export { type DeepReadonly, deepFreeze } from "./deep-freeze.js";
+export {
+  ERROR_CODES,
+  type ErrorCode,
+  isRunnerError,
+  RunnerError,
+  type RunnerErrorOptions,
+} from "./errors.js";
+export { hashCanonical, sha256Hex } from "./hash.js";
+export { type IdFactory, randomId, randomToken, sequentialIds } from "./ids.js";

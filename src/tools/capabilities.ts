@@ -1,0 +1,28 @@
+/** The 24 capabilities of seed 000 ("能力声明"). Policy layers deny by capability. */
+export const CAPABILITIES = [
+  "fs.read",
+  "fs.write",
+  "process.exec",
+  "process.manage",
+  "code.exec",
+  "network.outbound",
+  "scheduler.write",
+  "skill.install",
+  "skill.write",
+  "skill.read",
+  "workflow.write",
+  "memory.read",
+  "memory.write",
+  "message.send",
+  "message.ask",
+  "media.generate",
+  "media.read",
+  "knowledge.read",
+  "knowledge.write",
+  "session.read",
+  "task.write",
+  "agent.read",
+  "agent.dispatch",
+  "mcp.call",
+] as const;
+export type Capability = (typeof CAPABILITIES)[number];
