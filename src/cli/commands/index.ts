@@ -1,0 +1,7 @@
+import type { CliCommand } from "../io.js";
+
+/**
+ * Every CLI command, one file each under commands/. Add a command by adding its file and one line
+ * here. Longer word lists are matched first.
+ */
+export const COMMANDS: readonly CliCommand[] = [];
