@@ -42,6 +42,8 @@ export const ERROR_CODES = [
   "MODEL_RESPONSE_INVALID",
   "MODEL_SCRIPT_INVALID",
   "MODEL_SCRIPT_EXHAUSTED",
+  "TOOL_CONTEXT_INVALID",
+  "TOOL_DEFINITION_INVALID",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
