@@ -11,6 +11,7 @@ import ts from "typescript";
 /** Layer of each folder under src/ (and workers/). A folder may import only from lower layers. */
 export const LAYERS: Record<string, number> = {
   shared: 0,
+  logging: 0,
   tools: 1,
   policy: 2,
   guard: 2,
@@ -46,6 +47,18 @@ const SAME_LAYER_ALLOWED = new Set([
 
 /** Folders that must stay pure: no I/O modules, no wall clock, no timers. */
 const PURE_FOLDERS = new Set(["policy", "guard", "gate"]);
+/** Folders the pure core may not import even indirectly (they wrap I/O). */
+const IMPURE_FOLDERS = new Set([
+  "logging",
+  "config",
+  "journal",
+  "approvals",
+  "agent",
+  "queue",
+  "scheduler",
+  "http",
+  "cli",
+]);
 const IMPURE_MODULES = [
   "ioredis",
   "bullmq",
@@ -154,6 +167,12 @@ export function checkDependencyRule(root: string): RuleViolation[] {
       if (targetFolder === file.folder) continue;
       const targetLayer = LAYERS[targetFolder];
       if (targetLayer === undefined) continue;
+      if (PURE_FOLDERS.has(file.folder) && !test && IMPURE_FOLDERS.has(targetFolder)) {
+        violations.push({
+          file: rel,
+          message: `pure folder "${file.folder}" imports the I/O folder "${targetFolder}"`,
+        });
+      }
       const pair = `${file.folder}->${targetFolder}`;
       if (!test && targetLayer >= layer && !SAME_LAYER_ALLOWED.has(pair)) {
         violations.push({

@@ -33,6 +33,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stderr(`echo-runner: ${err.code}: ${err.message}\n`);
       return err.code === "CLI_USAGE" || err.code === "CONFIG_INVALID" ? EXIT.usage : EXIT.failed;
     }
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) {
+      io.stderr(`echo-runner: ${(err as Error).message}\nusage: ${command.usage}\n`);
+      return EXIT.usage;
+    }
     io.stderr(
       `echo-runner: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
     );

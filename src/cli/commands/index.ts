@@ -1,7 +1,9 @@
 import type { CliCommand } from "../io.js";
+import { configCheckCommand } from "./config-check.js";
+import { configShowCommand } from "./config-show.js";
 
 /**
  * Every CLI command, one file each under commands/. Add a command by adding its file and one line
  * here. Longer word lists are matched first.
  */
-export const COMMANDS: readonly CliCommand[] = [];
+export const COMMANDS: readonly CliCommand[] = [configCheckCommand, configShowCommand];

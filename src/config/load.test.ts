@@ -1,0 +1,345 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { isRunnerError, RunnerError } from "../shared/index.js";
+import { loadConfig } from "./load.js";
+
+async function tempFile(name: string, text: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "echo-config-"));
+  const path = join(dir, name);
+  await writeFile(path, text);
+  return path;
+}
+
+/** Loads the built-in defaults + one project file (+ optional user file and env), no real HOME. */
+async function load(project: string, options: { user?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const configPath = await tempFile("project.yaml", project);
+  const userConfigPath = options.user === undefined ? null : await tempFile("user.yaml", options.user);
+  return loadConfig({ configPath, userConfigPath, env: options.env ?? {} });
+}
+
+async function loadError(project: string, options: { user?: string; env?: NodeJS.ProcessEnv } = {}) {
+  try {
+    await load(project, options);
+  } catch (err) {
+    if (isRunnerError(err)) return err;
+    throw err;
+  }
+  throw new Error("expected the config to be rejected");
+}
+
+describe("config validation rejects bad values and names what is wrong", () => {
+  it.each([
+    [
+      "an unknown top-level key",
+      "toolz:\n  deny: [exec]\n",
+      "toolz",
+      ["unknown key", "allowed keys here", "tools"],
+    ],
+    ["a typo in a deny key", "tools:\n  denyy: [exec]\n", "tools.denyy", ["unknown key", "deny"]],
+    [
+      "an invalid tool profile",
+      "tools:\n  profile: everything\n",
+      "tools.profile",
+      ['"everything"', "minimal, messaging, coding, full"],
+    ],
+    [
+      "an invalid security profile",
+      "security:\n  profile: open\n",
+      "security.profile",
+      ["personal_cli, daemon, public_gateway"],
+    ],
+    [
+      "an invalid network policy",
+      "execution:\n  network_policy: some\n",
+      "execution.network_policy",
+      ["allow, restricted, deny"],
+    ],
+    [
+      "an invalid exec security",
+      "tools:\n  exec:\n    security: yes-please\n",
+      "tools.exec.security",
+      ["full, allowlist, deny"],
+    ],
+    [
+      "an invalid exec ask",
+      "tools:\n  exec:\n    ask: sometimes\n",
+      "tools.exec.ask",
+      ["off, on-miss, always"],
+    ],
+    [
+      "an invalid approval mode",
+      "permissions:\n  approval:\n    mode: smrt\n",
+      "permissions.approval.mode",
+      ['"smrt"', "smart, off, strict"],
+    ],
+    [
+      "an invalid unattended policy",
+      "permissions:\n  approval:\n    unattended_policy: allow_all\n",
+      "permissions.approval.unattended_policy",
+      ["allow_safe, deny"],
+    ],
+    ["a deny list that is a string", "tools:\n  deny: exec\n", "tools.deny", ["expected array"]],
+    ["a deny list emptied with null", "tools:\n  deny:\n", "tools.deny", ["expected array"]],
+    [
+      "a negative wait timeout",
+      "permissions:\n  approval:\n    wait_timeout_seconds: -5\n",
+      "permissions.approval.wait_timeout_seconds",
+      ["-5"],
+    ],
+    [
+      "a wait timeout that is text",
+      "permissions:\n  approval:\n    wait_timeout_seconds: soon\n",
+      "permissions.approval.wait_timeout_seconds",
+      ["expected number"],
+    ],
+    ["a port out of range", "http:\n  port: 70000\n", "http.port", ["70000"]],
+    [
+      "a public URL that is not http",
+      "http:\n  public_url: ftp://example.com\n",
+      "http.public_url",
+      ["ftp://example.com"],
+    ],
+    [
+      "a redis URL that is not redis",
+      "redis:\n  url: http://localhost:6379\n",
+      "redis.url",
+      ["http://localhost:6379"],
+    ],
+    ["a literal SMTP password", "smtp:\n  password: hunter2\n", "smtp.password", ["password_env"]],
+    [
+      "an api_key_env that is not a variable name",
+      "models:\n  m:\n    provider: openai\n    base_url: http://127.0.0.1:1/v1\n    model: x\n    api_key_env: 'sk-live 123'\n",
+      "models.m.api_key_env",
+      ["environment variable name"],
+    ],
+    [
+      "an unknown model provider",
+      "models:\n  m:\n    provider: magic\n",
+      "models.m.provider",
+      ["openai", "scripted"],
+    ],
+    [
+      "an elevated allow_from that is a list",
+      "permissions:\n  elevated:\n    allow_from: [user_1]\n",
+      "permissions.elevated.allow_from",
+      ["expected record"],
+    ],
+    [
+      "a cli_auto_approve that is text",
+      "permissions:\n  approval:\n    cli_auto_approve: 'true'\n",
+      "permissions.approval.cli_auto_approve",
+      ["expected boolean"],
+    ],
+    [
+      "a schedule with a bad overlap policy",
+      "schedules:\n  - { id: s1, cron: '* * * * *', timezone: UTC, agent: a, overlap: sometimes, catch_up: latest, jitter_seconds: 0, enabled: true, owner: o, authorized: false }\n",
+      "schedules.0.overlap",
+      ["skip, queue, allow"],
+    ],
+    [
+      "a schedule missing its owner",
+      "schedules:\n  - { id: s1, cron: '* * * * *', timezone: UTC, agent: a, overlap: skip, catch_up: latest, jitter_seconds: 0, enabled: true, authorized: false }\n",
+      "schedules.0.owner",
+      ["missing"],
+    ],
+    [
+      "an approver with a bad email",
+      "approvers:\n  - { id: ann, email: not-an-email }\n",
+      "approvers.0.email",
+      ["not-an-email"],
+    ],
+    [
+      "an invalid session mode",
+      "execution:\n  session_mode: yolo\n",
+      "execution.session_mode",
+      ["full, workspace, guarded, read-only"],
+    ],
+    ["an invalid log level", "logging:\n  level: loud\n", "logging.level", ["trace, debug, info"]],
+    [
+      "an unknown key in a safe-bin profile",
+      "tools:\n  exec:\n    safe_bins:\n      head:\n        allowed_flag: [-n]\n",
+      "tools.exec.safe_bins.head.allowed_flag",
+      ["allowed_flags"],
+    ],
+  ])("rejects %s", async (_what, yaml, path, fragments) => {
+    const err = await loadError(yaml);
+    expect(err).toBeInstanceOf(RunnerError);
+    expect(err.code).toBe("CONFIG_INVALID");
+    const problems = err.data.problems as { path: string; message: string; origins: string[] }[];
+    const problem = problems.find((p) => p.path === path);
+    expect(problem, `no problem at ${path}: ${err.message}`).toBeDefined();
+    for (const fragment of fragments) expect(`${problem?.path} ${problem?.message}`).toContain(fragment);
+    expect(problem?.origins.some((o) => o.endsWith("project.yaml"))).toBe(true);
+    expect(err.message).toContain(path);
+  });
+
+  it("lists every problem, not only the first", async () => {
+    const err = await loadError("tools:\n  profile: x\n  deny: y\nsecurity:\n  profile: z\nbogus: 1\n");
+    const paths = (err.data.problems as { path: string }[]).map((p) => p.path).sort();
+    expect(paths).toEqual(["bogus", "security.profile", "tools.deny", "tools.profile"]);
+  });
+
+  it("rejects YAML syntax errors and duplicate keys with the file name", async () => {
+    const dup = await loadError("tools:\n  deny: [exec]\n  deny: []\n");
+    expect(dup.code).toBe("CONFIG_INVALID");
+    expect(dup.message).toMatch(/project\.yaml/);
+    expect(dup.message).toMatch(/unique|duplicate/i);
+    const syntax = await loadError("tools: [unclosed\n");
+    expect(syntax.code).toBe("CONFIG_INVALID");
+  });
+
+  it("rejects a top level that is not a mapping", async () => {
+    const err = await loadError("- just\n- a list\n");
+    expect(err.message).toContain("mapping");
+  });
+
+  it("fails when an explicitly named config file does not exist", async () => {
+    const err = await loadConfig({
+      configPath: "/nonexistent/echo.yaml",
+      userConfigPath: null,
+      env: {},
+    }).catch((e: unknown) => e);
+    expect(isRunnerError(err, "CONFIG_FILE_UNREADABLE")).toBe(true);
+  });
+
+  it("rejects an environment override that names no key, naming the variable's source", async () => {
+    const err = await loadError("", { env: { ECHO_RUNNER_TOOLS__DENYY: "[exec]" } });
+    const problem = (err.data.problems as { path: string; origins: string[] }[])[0];
+    expect(problem?.path).toBe("tools.denyy");
+    expect(problem?.origins).toEqual(["environment"]);
+  });
+
+  it("loads the built-in defaults alone, deep-frozen", async () => {
+    const { config } = await loadConfig({ userConfigPath: null, env: {}, cwd: tmpdir() });
+    expect(config.security.profile).toBe("daemon");
+    expect(Object.isFrozen(config.tools.deny)).toBe(true);
+    expect(() => (config.tools.deny as string[]).push("x")).toThrow();
+  });
+});
+
+describe("config sources merge so that no source can loosen another", () => {
+  it("unions deny lists across project, user and environment", async () => {
+    const { config, origins } = await load("tools:\n  deny: [exec]\n", {
+      user: "tools:\n  deny: [process]\n",
+      env: { ECHO_RUNNER_TOOLS__DENY: "[cronjob]" },
+    });
+    expect([...config.tools.deny].sort()).toEqual(["cronjob", "exec", "process"]);
+    expect(origins.get("tools.deny")).toHaveLength(4);
+    expect(origins.get("tools.deny")).toContain("environment");
+  });
+
+  it("keeps a project deny even when the user file allows the same tool", async () => {
+    const { config } = await load("tools:\n  deny: [exec]\n", {
+      user: "tools:\n  deny: []\n  allow: [exec]\n",
+    });
+    expect(config.tools.deny).toContain("exec");
+    expect(config.tools.allow).toContain("exec");
+  });
+
+  it.each([
+    [
+      "security.profile",
+      "security:\n  profile: public_gateway\n",
+      "security:\n  profile: personal_cli\n",
+      "public_gateway",
+    ],
+    ["security.profile", "security:\n  profile: personal_cli\n", "security:\n  profile: daemon\n", "daemon"],
+    [
+      "execution.network_policy",
+      "execution:\n  network_policy: deny\n",
+      "execution:\n  network_policy: allow\n",
+      "deny",
+    ],
+    [
+      "execution.network_policy",
+      "execution:\n  network_policy: allow\n",
+      "execution:\n  network_policy: restricted\n",
+      "restricted",
+    ],
+    [
+      "permissions.approval.unattended_policy",
+      "permissions:\n  approval:\n    unattended_policy: deny\n",
+      "permissions:\n  approval:\n    unattended_policy: allow_safe\n",
+      "deny",
+    ],
+    [
+      "permissions.approval.mode",
+      "permissions:\n  approval:\n    mode: off\n",
+      "permissions:\n  approval:\n    mode: smart\n",
+      "off",
+    ],
+    [
+      "permissions.approval.mode",
+      "permissions:\n  approval:\n    mode: smart\n",
+      "permissions:\n  approval:\n    mode: strict\n",
+      "strict",
+    ],
+    [
+      "tools.exec.security",
+      "tools:\n  exec:\n    security: allowlist\n",
+      "tools:\n  exec:\n    security: full\n",
+      "allowlist",
+    ],
+    [
+      "tools.exec.security",
+      "tools:\n  exec:\n    security: full\n",
+      "tools:\n  exec:\n    security: deny\n",
+      "deny",
+    ],
+    ["tools.exec.ask", "tools:\n  exec:\n    ask: always\n", "tools:\n  exec:\n    ask: off\n", "always"],
+    ["tools.exec.ask", "tools:\n  exec:\n    ask: off\n", "tools:\n  exec:\n    ask: on-miss\n", "on-miss"],
+  ])("takes the strictest %s whichever source sets it", async (path, project, user, expected) => {
+    const forward = await load(project, { user });
+    const backward = await load(user, { user: project });
+    const read = (c: unknown) =>
+      path.split(".").reduce((node: unknown, key) => (node as Record<string, unknown>)[key], c);
+    expect(read(forward.config)).toBe(expected);
+    expect(read(backward.config)).toBe(expected);
+  });
+
+  it("lets a project file loosen a built-in default (defaults are not a source of strictness)", async () => {
+    const { config } = await load("security:\n  profile: personal_cli\n");
+    expect(config.security.profile).toBe("personal_cli");
+  });
+
+  it("lets an environment override tighten but never loosen a security-ordered key", async () => {
+    const tightened = await load("security:\n  profile: personal_cli\n", {
+      env: { ECHO_RUNNER_SECURITY__PROFILE: "daemon" },
+    });
+    expect(tightened.config.security.profile).toBe("daemon");
+    const loosened = await load("security:\n  profile: daemon\n", {
+      env: { ECHO_RUNNER_SECURITY__PROFILE: "personal_cli" },
+    });
+    expect(loosened.config.security.profile).toBe("daemon");
+  });
+
+  it("never skips an invalid value in a security-ordered key, even if another source is valid", async () => {
+    const err = await loadError("security:\n  profile: daemon\n", {
+      user: "security:\n  profile: wide-open\n",
+    });
+    const problem = (err.data.problems as { path: string; origins: string[] }[]).find(
+      (p) => p.path === "security.profile",
+    );
+    expect(problem?.origins[0]).toMatch(/user\.yaml$/);
+  });
+
+  it("applies ordinary keys with later sources winning: defaults < project < user < env", async () => {
+    const a = await load("http:\n  port: 9001\n");
+    expect(a.config.http.port).toBe(9001);
+    const b = await load("http:\n  port: 9001\n", { user: "http:\n  port: 9002\n" });
+    expect(b.config.http.port).toBe(9002);
+    const c = await load("http:\n  port: 9001\n", {
+      user: "http:\n  port: 9002\n",
+      env: { ECHO_RUNNER_HTTP__PORT: "9003" },
+    });
+    expect(c.config.http.port).toBe(9003);
+    expect(c.origins.get("http.port")).toEqual(["environment"]);
+  });
+
+  it("does not read secret variables named by *_env keys as overrides", async () => {
+    const { config } = await load("", { env: { ECHO_RUNNER_API_TOKEN: "tok", ECHO_RUNNER_CONFIG: "" } });
+    expect(config.http.api_token_env).toBe("ECHO_RUNNER_API_TOKEN");
+  });
+});

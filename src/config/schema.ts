@@ -1,0 +1,187 @@
+import { z } from "zod";
+import {
+  APPROVAL_MODES,
+  EXEC_ASK_MODES,
+  EXEC_SECURITY_LEVELS,
+  NETWORK_POLICIES,
+  SECURITY_PROFILES,
+  SESSION_PERMISSION_MODES,
+  UNATTENDED_POLICIES,
+} from "../policy/settings.js";
+import { TOOL_PROFILES } from "../tools/profiles.js";
+import { RISK_LEVELS } from "../tools/risk.js";
+
+/**
+ * The schema of config.yaml. Every object is strict (an unknown key is an error: a typo must never
+ * silently drop a deny list) and no field has a default: the built-in values live in
+ * config/default.yaml, which is one more visible source, so nothing falls back silently.
+ */
+
+export const EXEC_HOSTS = ["local", "remote", "sandbox"] as const;
+export type ExecHost = (typeof EXEC_HOSTS)[number];
+export const IN_DOUBT_POLICIES = ["park", "fail"] as const;
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+export const LOG_FORMATS = ["json", "pretty", "auto"] as const;
+export const OVERLAP_POLICIES = ["skip", "queue", "allow"] as const;
+export const CATCH_UP_POLICIES = ["none", "latest", "all"] as const;
+export const MODEL_PROVIDERS = ["openai", "scripted"] as const;
+
+const toolName = z.string().min(1).max(128);
+const toolList = z.array(toolName);
+const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
+const port = z.number().int().min(1).max(65535);
+const positiveInt = z.number().int().positive();
+const nonNegativeInt = z.number().int().nonnegative();
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+/** An operator-written safe-bin profile (the guard module validates its semantics). */
+const SafeBinProfileConfig = z.strictObject({
+  allowed_flags: z.array(z.string()).optional(),
+  value_flags: z.array(z.string()).optional(),
+  denied_flags: z.array(z.string()).optional(),
+  max_positional: nonNegativeInt.optional(),
+  allow_path_operands: z.boolean().optional(),
+  allow_globs: z.boolean().optional(),
+  trusted_dirs: z.array(z.string()).optional(),
+});
+
+const McpServerConfig = z.union([
+  z.strictObject({
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    env_from: z.record(z.string(), envVarName).optional(),
+    risk: z.enum(RISK_LEVELS).optional(),
+  }),
+  z.strictObject({ url: httpUrl, token_env: envVarName.optional(), risk: z.enum(RISK_LEVELS).optional() }),
+]);
+
+const ModelConfig = z.discriminatedUnion("provider", [
+  z.strictObject({
+    provider: z.literal("openai"),
+    base_url: httpUrl,
+    model: z.string().min(1),
+    api_key_env: envVarName,
+    timeout_seconds: positiveInt.optional(),
+  }),
+  z.strictObject({ provider: z.literal("scripted"), script: z.string().min(1) }),
+]);
+
+const AgentConfig = z.strictObject({
+  model: z.string().min(1),
+  task: z.string().min(1),
+  allowed_tools: toolList.optional(),
+  max_steps: positiveInt.max(10_000).optional(),
+  workspace: z.string().min(1),
+  session_mode: z.enum(SESSION_PERMISSION_MODES).optional(),
+});
+
+const ScheduleConfig = z.strictObject({
+  id: z.string().regex(/^[a-zA-Z0-9_.-]{1,64}$/, "letters, digits, _ . - (1-64 characters)"),
+  cron: z.string().min(1),
+  timezone: z.string().min(1),
+  agent: z.string().min(1),
+  overlap: z.enum(OVERLAP_POLICIES),
+  catch_up: z.enum(CATCH_UP_POLICIES),
+  catch_up_max: positiveInt.max(1000).optional(),
+  jitter_seconds: nonNegativeInt.max(3600),
+  enabled: z.boolean(),
+  owner: z.string().min(1),
+  authorized: z.boolean(),
+});
+
+export const EchoRunnerConfigSchema = z.strictObject({
+  tools: z.strictObject({
+    profile: z.enum(TOOL_PROFILES),
+    allow: toolList,
+    also_allow: toolList,
+    deny: toolList,
+    deferred: toolList,
+    restrict_to_workspace: z.boolean(),
+    safe_write_root: z.string(),
+    exec: z.strictObject({
+      security: z.enum(EXEC_SECURITY_LEVELS),
+      ask: z.enum(EXEC_ASK_MODES),
+      host: z.enum(EXEC_HOSTS),
+      safe_bins: z.record(z.string().regex(/^[a-zA-Z0-9_.+-]+$/, "a binary name"), SafeBinProfileConfig),
+    }),
+    mcp: z.strictObject({
+      servers: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/, "letters, digits, _ and -"), McpServerConfig),
+    }),
+  }),
+  permissions: z.strictObject({
+    approval: z.strictObject({
+      auto_approve: toolList,
+      trusted_channels: z.array(z.string().min(1)),
+      cli_auto_approve: z.boolean(),
+      mode: z.enum(APPROVAL_MODES),
+      unattended_policy: z.enum(UNATTENDED_POLICIES),
+      wait_timeout_seconds: positiveInt.max(30 * 24 * 3600),
+      smart_model: z.string(),
+      forbid_self_approval: z.boolean(),
+      required_approvals: z.record(z.string().min(1), positiveInt.max(10)),
+      reminder_before_seconds: nonNegativeInt,
+    }),
+    elevated: z.strictObject({
+      enabled: z.boolean(),
+      allow_from: z.record(z.string().min(1), z.array(z.string().min(1))),
+    }),
+    admin_users: z.array(z.string().min(1)),
+  }),
+  security: z.strictObject({ profile: z.enum(SECURITY_PROFILES) }),
+  execution: z.strictObject({
+    network_policy: z.enum(NETWORK_POLICIES),
+    allowed_hosts: z.array(z.string().min(1)),
+    session_mode: z.enum(SESSION_PERMISSION_MODES),
+    max_steps: positiveInt.max(10_000),
+    in_doubt_policy: z.enum(IN_DOUBT_POLICIES),
+  }),
+  redis: z.strictObject({
+    url: z.url({ protocol: /^rediss?$/ }),
+    key_prefix: z.string().regex(/^[a-zA-Z0-9_:-]{1,32}$/, "letters, digits, _ : - (1-32 characters)"),
+  }),
+  http: z.strictObject({
+    host: z.string().min(1),
+    port,
+    public_url: httpUrl,
+    api_token_env: envVarName,
+  }),
+  smtp: z.strictObject({
+    host: z.string(),
+    port,
+    secure: z.boolean(),
+    user: z.string(),
+    password_env: envVarName,
+    from: z.string().min(3),
+  }),
+  approvers: z.array(z.strictObject({ id: z.string().min(1), email: z.email() })),
+  operator: z.string(),
+  models: z.record(z.string().min(1), ModelConfig),
+  agents: z.record(z.string().min(1), AgentConfig),
+  schedules: z.array(ScheduleConfig),
+  retention: z.strictObject({
+    journal_days: positiveInt.max(3650),
+    audit_days: positiveInt.max(36500),
+    finished_jobs: nonNegativeInt,
+  }),
+  logging: z.strictObject({ level: z.enum(LOG_LEVELS), format: z.enum(LOG_FORMATS) }),
+});
+
+/** The validated, merged configuration (deep-frozen once loaded). */
+export type EchoRunnerConfig = z.infer<typeof EchoRunnerConfigSchema>;
+
+/**
+ * Keys whose value is the strictest any source sets (loosest first in each order), and the order.
+ * Paths are dotted config paths.
+ */
+export const SECURITY_ORDERED_KEYS = {
+  "security.profile": SECURITY_PROFILES,
+  "execution.network_policy": NETWORK_POLICIES,
+  "permissions.approval.unattended_policy": UNATTENDED_POLICIES,
+  "permissions.approval.mode": APPROVAL_MODES,
+  "tools.exec.security": EXEC_SECURITY_LEVELS,
+  "tools.exec.ask": EXEC_ASK_MODES,
+  "execution.session_mode": SESSION_PERMISSION_MODES,
+} as const satisfies Record<string, readonly string[]>;
+
+/** Dotted paths of the lists that are the union over all sources (every deny list). */
+export const UNION_LIST_KEYS = ["tools.deny"] as const;

@@ -1,0 +1,8 @@
+export {
+  createLogger,
+  type LogFormat,
+  type Logger,
+  type LoggerOptions,
+  type LogLevel,
+  REDACTED_KEYS,
+} from "./logger.js";
