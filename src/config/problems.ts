@@ -8,7 +8,7 @@ export interface ConfigProblem {
   /** What is wrong and what is allowed. */
   message: string;
   /** The sources that set the value (file paths or "environment"). */
-  origins: string[];
+  origins: readonly string[];
 }
 
 const SECRET_LIKE_KEY = /(password|passwd|secret|token|api_key|apikey)$/i;
@@ -58,7 +58,7 @@ function allowedKeysAt(schema: z.ZodType, path: readonly (string | number)[]): s
 export function describeIssues(
   issues: readonly z.core.$ZodIssue[],
   data: unknown,
-  origins: ReadonlyMap<string, string[]>,
+  origins: ReadonlyMap<string, readonly string[]>,
   schema: z.ZodType,
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
