@@ -1,0 +1,310 @@
+import type { Redis } from "ioredis";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
+import { isRunnerError, ManualClock } from "../shared/index.js";
+import { Journal } from "./journal.js";
+import { modelStepKey, toolCallKey } from "./keys.js";
+
+const redis = testRedisClient();
+const prefix = uniquePrefix("journal");
+const clock = new ManualClock(1_700_000_000_000);
+const RETENTION = 3_600_000;
+let journal: Journal;
+let run = 0;
+let runId: string;
+
+beforeEach(() => {
+  journal = new Journal({ redis, keyPrefix: prefix, retentionMs: RETENTION, clock });
+  runId = `run-${++run}`;
+});
+
+afterAll(async () => {
+  await deleteKeysWithPrefix(redis, prefix);
+  redis.disconnect();
+});
+
+async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(isRunnerError(err), `expected a RunnerError, got ${String(err)}`).toBe(true);
+  expect((err as { code: string }).code).toBe(code);
+}
+
+describe("Journal claim and complete", () => {
+  it("claims a new key, records its result and replays it from a second claim and from readRun", async () => {
+    const key = toolCallKey({
+      traceId: "t1",
+      tool: "write_file",
+      step: 0,
+      callIndex: 0,
+      args: { path: "a" },
+    });
+    const first = await journal.claim({ runId, key, owner: "w1", leaseMs: 30_000 });
+    expect(first).toMatchObject({ state: "claimed", record: { status: "started", owner: "w1", attempt: 1 } });
+    const result = {
+      success: true,
+      output: "ok",
+      list: [],
+      big: 2 ** 60,
+      frac: 0.1 + 0.2,
+      nested: { a: [1, "x"] },
+    };
+    const done = await journal.complete({ runId, key, owner: "w1", result });
+    expect(done.alreadyCompleted).toBe(false);
+    expect(done.record).toMatchObject({ status: "completed", result, completedAt: clock.now() });
+
+    const again = await journal.claim({ runId, key, owner: "w2", leaseMs: 30_000 });
+    expect(again).toMatchObject({ state: "completed", record: { result, owner: "w1" } });
+
+    await journal.claim({ runId, key: modelStepKey(0), owner: "w1", leaseMs: 30_000 });
+    const snapshot = await journal.readRun(runId);
+    expect(snapshot.now).toBe(clock.now());
+    expect([...snapshot.records.keys()].sort()).toEqual([key, "model:0"].sort());
+    expect(snapshot.records.get(key)).toEqual(done.record);
+    expect(snapshot.records.get("model:0")).toMatchObject({ status: "started", owner: "w1" });
+  });
+
+  it("reads an unknown run as an empty journal", async () => {
+    const snapshot = await journal.readRun("never-started");
+    expect(snapshot.records.size).toBe(0);
+  });
+
+  it("reports a live claim of another owner as held, with its owner and lease end", async () => {
+    await journal.claim({ runId, key: "k", owner: "w1", leaseMs: 10_000 });
+    clock.advance(9_999);
+    const outcome = await journal.claim({ runId, key: "k", owner: "w2", leaseMs: 10_000 });
+    expect(outcome).toMatchObject({ state: "held", owner: "w1", until: clock.now() + 1 });
+  });
+
+  it("does not let the same owner claim its own live claim twice", async () => {
+    await journal.claim({ runId, key: "k", owner: "w1", leaseMs: 10_000 });
+    expect((await journal.claim({ runId, key: "k", owner: "w1", leaseMs: 10_000 })).state).toBe("held");
+  });
+
+  it("reports a claim whose lease lapsed without a result as in doubt", async () => {
+    await journal.claim({ runId, key: "k", owner: "w1", leaseMs: 10_000 });
+    clock.advance(10_000);
+    const outcome = await journal.claim({ runId, key: "k", owner: "w2", leaseMs: 10_000 });
+    expect(outcome).toMatchObject({ state: "in_doubt", record: { owner: "w1", attempt: 1 } });
+  });
+
+  it("uses the Redis server's clock when no Clock is injected", async () => {
+    const real = new Journal({ redis, keyPrefix: prefix, retentionMs: RETENTION });
+    const claimed = await real.claim({ runId, key: "k", owner: "w1", leaseMs: 50 });
+    if (claimed.state !== "claimed") throw new Error(`expected claimed, got ${claimed.state}`);
+    const [seconds, micros] = await redis.time();
+    const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    expect(Math.abs(claimed.record.claimedAt - redisNow)).toBeLessThan(1_000);
+    expect((await real.claim({ runId, key: "k", owner: "w2", leaseMs: 50 })).state).toBe("held");
+    // Wait on Redis's own clock (not a guessed sleep) until the lease end has passed.
+    for (;;) {
+      const [s, us] = await redis.time();
+      if (Number(s) * 1000 + Math.floor(Number(us) / 1000) > claimed.record.leaseUntil) break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect((await real.claim({ runId, key: "k", owner: "w2", leaseMs: 50 })).state).toBe("in_doubt");
+  });
+
+  it("lets exactly one of 50 concurrent clients claim a key", async () => {
+    const clients: Redis[] = Array.from({ length: 50 }, () => testRedisClient());
+    try {
+      await Promise.all(clients.map((c) => c.ping()));
+      const outcomes = await Promise.all(
+        clients.map((c, i) =>
+          new Journal({ redis: c, keyPrefix: prefix, retentionMs: RETENTION }).claim({
+            runId,
+            key: "contested",
+            owner: `w${i}`,
+            leaseMs: 30_000,
+          }),
+        ),
+      );
+      const winners = outcomes.filter((o) => o.state === "claimed");
+      expect(winners).toHaveLength(1);
+      expect(outcomes.filter((o) => o.state === "held")).toHaveLength(49);
+      const winner = winners[0]?.record.owner;
+      for (const o of outcomes) if (o.state === "held") expect(o.owner).toBe(winner);
+    } finally {
+      for (const c of clients) c.disconnect();
+    }
+  });
+});
+
+describe("Journal take-over and fencing", () => {
+  it("takes over an in-doubt claim once, as attempt 2, and refuses the stale owner's complete", async () => {
+    await journal.claim({ runId, key: "k", owner: "w1", leaseMs: 1_000 });
+    clock.advance(1_000);
+    const taken = await journal.reclaim({ runId, key: "k", owner: "w2", leaseMs: 1_000, attempt: 1 });
+    expect(taken).toMatchObject({ state: "claimed", record: { owner: "w2", attempt: 2 } });
+    const late = await journal.reclaim({ runId, key: "k", owner: "w3", leaseMs: 1_000, attempt: 1 });
+    expect(late).toMatchObject({ state: "held", owner: "w2" });
+
+    await expectCode(
+      journal.complete({ runId, key: "k", owner: "w1", result: "stale" }),
+      "JOURNAL_CLAIM_LOST",
+    );
+    await journal.complete({ runId, key: "k", owner: "w2", result: "fresh" });
+    expect((await journal.readRun(runId)).records.get("k")).toMatchObject({ result: "fresh", owner: "w2" });
+  });
+
+  it("reports the current state when asked to take over an attempt that is no longer the in-doubt one", async () => {
+    await journal.claim({ runId, key: "k", owner: "w1", leaseMs: 1_000 });
+    clock.advance(1_000);
+    await journal.reclaim({ runId, key: "k", owner: "w2", leaseMs: 1_000, attempt: 1 });
+    clock.advance(1_000);
+    const outcome = await journal.reclaim({ runId, key: "k", owner: "w3", leaseMs: 1_000, attempt: 1 });
+    expect(outcome).toMatchObject({ state: "in_doubt", record: { owner: "w2", attempt: 2 } });
+  });
+
+  it("refuses to take over a key that was never claimed", async () => {
+    await expectCode(
+      journal.reclaim({ runId, key: "nope", owner: "w1", leaseMs: 1_000, attempt: 1 }),
+      "JOURNAL_INPUT_INVALID",
+    );
+  });
+
+  it("refuses to complete a key nobody claimed", async () => {
+    await expectCode(journal.complete({ runId, key: "k", owner: "w1", result: 1 }), "JOURNAL_CLAIM_LOST");
+  });
+
+  it("keeps the first result when the owner repeats its complete", async () => {
+    await journal.claim({ runId, key: "k", owner: "w1", leaseMs: 1_000 });
+    await journal.complete({ runId, key: "k", owner: "w1", result: { n: 1 } });
+    const again = await journal.complete({ runId, key: "k", owner: "w1", result: { n: 2 } });
+    expect(again).toMatchObject({ alreadyCompleted: true, record: { result: { n: 1 } } });
+  });
+
+  it("lets the owner complete after its lease lapsed when nobody took the claim over", async () => {
+    await journal.claim({ runId, key: "k", owner: "w1", leaseMs: 1_000 });
+    clock.advance(5_000);
+    expect((await journal.complete({ runId, key: "k", owner: "w1", result: 1 })).record.status).toBe(
+      "completed",
+    );
+  });
+
+  it("renews the lease for its owner only", async () => {
+    await journal.claim({ runId, key: "k", owner: "w1", leaseMs: 1_000 });
+    clock.advance(900);
+    const renewed = await journal.renew({ runId, key: "k", owner: "w1", leaseMs: 1_000 });
+    expect(renewed.leaseUntil).toBe(clock.now() + 1_000);
+    clock.advance(900);
+    expect((await journal.claim({ runId, key: "k", owner: "w2", leaseMs: 1_000 })).state).toBe("held");
+    await expectCode(journal.renew({ runId, key: "k", owner: "w2", leaseMs: 1_000 }), "JOURNAL_CLAIM_LOST");
+    await journal.complete({ runId, key: "k", owner: "w1", result: null });
+    await expectCode(journal.renew({ runId, key: "k", owner: "w1", leaseMs: 1_000 }), "JOURNAL_CLAIM_LOST");
+  });
+});
+
+describe("Journal corruption, retention and input checks", () => {
+  it.each([
+    ["a state that is not JSON", { "s:k": "{not json" }],
+    [
+      "a state of another version",
+      {
+        "s:k": JSON.stringify({
+          v: 2,
+          status: "started",
+          owner: "w",
+          attempt: 1,
+          claimedAt: 1,
+          leaseUntil: 2,
+        }),
+      },
+    ],
+    [
+      "a state with an unknown status",
+      {
+        "s:k": JSON.stringify({ v: 1, status: "done", owner: "w", attempt: 1, claimedAt: 1, leaseUntil: 2 }),
+      },
+    ],
+    [
+      "a completed state without its result",
+      {
+        "s:k": JSON.stringify({
+          v: 1,
+          status: "completed",
+          owner: "w",
+          attempt: 1,
+          claimedAt: 1,
+          leaseUntil: 2,
+          completedAt: 2,
+        }),
+      },
+    ],
+  ])("raises JOURNAL_CORRUPT from claim and readRun for %s", async (_label, fields) => {
+    await redis.hset(journal.keyOf(runId), fields);
+    await expectCode(journal.claim({ runId, key: "k", owner: "w1", leaseMs: 1_000 }), "JOURNAL_CORRUPT");
+    await expectCode(journal.readRun(runId), "JOURNAL_CORRUPT");
+    expect(await redis.hget(journal.keyOf(runId), "s:k")).toBe(fields["s:k"]);
+  });
+
+  it.each([
+    ["a result that is not JSON", { "r:k": "{oops" }],
+    ["a result without a state", { "r:other": "1" }],
+    ["a field of neither kind", { "x:k": "1" }],
+    [
+      "a state with an extra field",
+      {
+        "s:k2": JSON.stringify({
+          v: 1,
+          status: "started",
+          owner: "w",
+          attempt: 1,
+          claimedAt: 1,
+          leaseUntil: 2,
+          extra: 1,
+        }),
+      },
+    ],
+  ])("raises JOURNAL_CORRUPT from readRun for %s", async (_label, extra) => {
+    await journal.claim({ runId, key: "k", owner: "w1", leaseMs: 1_000 });
+    await journal.complete({ runId, key: "k", owner: "w1", result: 1 });
+    await redis.hset(journal.keyOf(runId), extra);
+    const err = await journal.readRun(runId).catch((e: unknown) => e);
+    expect(isRunnerError(err, "JOURNAL_CORRUPT")).toBe(true);
+    expect((err as Error).message).toContain(runId);
+  });
+
+  it("sets the retention as a TTL on the run's journal and refreshes it on every write", async () => {
+    await journal.claim({ runId, key: "k", owner: "w1", leaseMs: 1_000 });
+    const ttl = await redis.pttl(journal.keyOf(runId));
+    expect(ttl).toBeGreaterThan(RETENTION - 5_000);
+    expect(ttl).toBeLessThanOrEqual(RETENTION);
+    await redis.pexpire(journal.keyOf(runId), 10_000);
+    await journal.complete({ runId, key: "k", owner: "w1", result: 1 });
+    expect(await redis.pttl(journal.keyOf(runId))).toBeGreaterThan(RETENTION - 5_000);
+  });
+
+  it("keys each run's journal under its own Redis Cluster hash tag", () => {
+    expect(journal.keyOf("abc")).toBe(`${prefix}:{run:abc}:journal`);
+  });
+
+  it.each([
+    ["a run id with a brace", { runId: "a{b}", key: "k", owner: "w", leaseMs: 1 }],
+    ["an empty key", { runId: "r", key: "", owner: "w", leaseMs: 1 }],
+    ["an empty owner", { runId: "r", key: "k", owner: "", leaseMs: 1 }],
+    ["a zero lease", { runId: "r", key: "k", owner: "w", leaseMs: 0 }],
+    ["a fractional lease", { runId: "r", key: "k", owner: "w", leaseMs: 1.5 }],
+    ["a lease as long as the retention", { runId: "r", key: "k", owner: "w", leaseMs: RETENTION }],
+  ])("rejects %s with JOURNAL_INPUT_INVALID", async (_label, input) => {
+    await expectCode(journal.claim(input), "JOURNAL_INPUT_INVALID");
+  });
+
+  it("rejects a result that has no JSON form", async () => {
+    await journal.claim({ runId, key: "k", owner: "w1", leaseMs: 1_000 });
+    await expectCode(
+      journal.complete({ runId, key: "k", owner: "w1", result: { n: 1n } }),
+      "JOURNAL_INPUT_INVALID",
+    );
+  });
+
+  it.each([
+    ["a prefix ending in a colon", { keyPrefix: "echo:" }],
+    ["a prefix with a brace", { keyPrefix: "{echo}" }],
+    ["a zero retention", { retentionMs: 0 }],
+  ])("refuses to construct with %s", (_label, options) => {
+    expect(() => new Journal({ redis, ...options })).toThrow(/must/);
+  });
+});

@@ -1,0 +1,334 @@
+import type { Cluster, Redis } from "ioredis";
+import { type Clock, canonicalJson, RunnerError } from "../shared/index.js";
+import { JOURNAL_SCRIPTS, type JournalScriptName } from "./journal-scripts.js";
+import { assertId, assertKeyPrefix, assertPositiveMs, journalKey } from "./keys.js";
+import {
+  type CompletedRecord,
+  corrupt,
+  decodeState,
+  type JournalRecord,
+  type StartedRecord,
+  toRecord,
+} from "./records.js";
+
+/** Default journal retention: 7 days. */
+export const DEFAULT_JOURNAL_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** Default key prefix. */
+export const DEFAULT_JOURNAL_PREFIX = "echo";
+
+/** Options for {@link Journal}. */
+export interface JournalOptions {
+  /** A connected ioredis client or cluster. The journal defines its Lua commands on it. */
+  redis: Redis | Cluster;
+  /** Key prefix (no braces, no trailing colon). Default {@link DEFAULT_JOURNAL_PREFIX}. */
+  keyPrefix?: string;
+  /** How long a run's journal is kept after its last write, ms. Default {@link DEFAULT_JOURNAL_RETENTION_MS}. */
+  retentionMs?: number;
+  /**
+   * Time source for claim and lease times. Default: the Redis server's TIME, read inside each script,
+   * so workers on machines with skewed clocks agree on when a lease lapses. Tests inject a
+   * ManualClock to move time without sleeping.
+   */
+  clock?: Clock;
+}
+
+/** Identifies one claim: a run, an idempotency key and the claimant. */
+export interface ClaimInput {
+  runId: string;
+  /** Idempotency key, e.g. from `toolCallKey` or `modelStepKey`. */
+  key: string;
+  /** Claimant id, unique per worker attempt (a restarted process must use a new one). */
+  owner: string;
+  /** How long the claim stays live without renewal, ms. Must be shorter than the retention. */
+  leaseMs: number;
+}
+
+/** Input of {@link Journal.reclaim}: a claim plus the attempt the caller judged to be in doubt. */
+export interface ReclaimInput extends ClaimInput {
+  /** `record.attempt` of the in-doubt record the caller decided to re-run. */
+  attempt: number;
+}
+
+/** Input of {@link Journal.complete}. */
+export interface CompleteInput {
+  runId: string;
+  key: string;
+  owner: string;
+  /** The result to record: any JSON value (stored as canonical JSON, returned as parsed JSON). */
+  result: unknown;
+}
+
+/** What a claim found. Only `claimed` allows the caller to perform the side effect. */
+export type ClaimOutcome =
+  | { state: "claimed"; record: StartedRecord }
+  | { state: "completed"; record: CompletedRecord }
+  | { state: "held"; owner: string; until: number; record: StartedRecord }
+  | { state: "in_doubt"; record: StartedRecord };
+
+/** What {@link Journal.complete} did. */
+export interface CompleteOutcome {
+  record: CompletedRecord;
+  /** True when this owner had already completed the key (a retried complete); the first result stays. */
+  alreadyCompleted: boolean;
+}
+
+/** A whole journal of a run, read in one round trip. */
+export interface JournalSnapshot {
+  runId: string;
+  /** The time of the read on the journal's time source, ms. */
+  now: number;
+  /** Every entry by idempotency key. */
+  records: ReadonlyMap<string, JournalRecord>;
+}
+
+type ScriptReply = [outcome: string, state: string, extra: string, now: string];
+type ScriptFn = (key: string, ...argv: string[]) => Promise<unknown>;
+
+/**
+ * The idempotency ledger of agent runs (DESIGN.md §7; reasoning in ARCHITECTURE.md): `started` is
+ * an atomic claim with an owner and a lease taken before a side effect, `completed` records the
+ * result after it. One hash per run, one Lua script per operation.
+ */
+export class Journal {
+  readonly keyPrefix: string;
+  readonly retentionMs: number;
+  readonly #redis: Redis | Cluster;
+  readonly #clock: Clock | undefined;
+
+  constructor(options: JournalOptions) {
+    const prefix = options.keyPrefix ?? DEFAULT_JOURNAL_PREFIX;
+    assertKeyPrefix(prefix);
+    const retentionMs = options.retentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
+    assertPositiveMs("journal retention", retentionMs);
+    this.keyPrefix = prefix;
+    this.retentionMs = retentionMs;
+    this.#redis = options.redis;
+    this.#clock = options.clock;
+    for (const [name, lua] of Object.entries(JOURNAL_SCRIPTS)) {
+      if (typeof (this.#redis as unknown as Record<string, unknown>)[name] !== "function") {
+        this.#redis.defineCommand(name, { numberOfKeys: 1, lua });
+      }
+    }
+  }
+
+  /** The Redis key of a run's journal (for operators and tests). */
+  keyOf(runId: string): string {
+    assertId("run id", runId);
+    return journalKey(this.keyPrefix, runId);
+  }
+
+  /**
+   * Claims `key` before a side effect. `claimed` means the caller may perform it; `completed`
+   * returns the recorded result; `held` means another live claim exists (the same owner included:
+   * a claim is never re-entrant); `in_doubt` means a claim lapsed without a result — decide with
+   * `resolveInDoubt`, then take it over with {@link reclaim} or park / fail.
+   */
+  async claim(input: ClaimInput): Promise<ClaimOutcome> {
+    this.#checkClaim(input);
+    const reply = await this.#run("echoJournalClaim", input.runId, input.key, input.owner, input.leaseMs, "");
+    return this.#claimOutcome(input, reply);
+  }
+
+  /**
+   * Takes over an in-doubt claim for `owner` (attempt + 1), only if it is still in doubt at the
+   * attempt the caller judged; otherwise reports what is there now, as {@link claim} does.
+   */
+  async reclaim(input: ReclaimInput): Promise<ClaimOutcome> {
+    this.#checkClaim(input);
+    if (!Number.isSafeInteger(input.attempt) || input.attempt < 1) {
+      throw new RunnerError(
+        "JOURNAL_INPUT_INVALID",
+        `attempt must be a whole number >= 1, got ${input.attempt}`,
+      );
+    }
+    const reply = await this.#run(
+      "echoJournalReclaim",
+      input.runId,
+      input.key,
+      input.owner,
+      input.leaseMs,
+      String(input.attempt),
+    );
+    if (reply[0] === "absent") {
+      throw new RunnerError(
+        "JOURNAL_INPUT_INVALID",
+        `Cannot take over key "${input.key}" of run "${input.runId}": it was never claimed (or the journal expired); use claim`,
+        { data: { runId: input.runId, key: input.key } },
+      );
+    }
+    return this.#claimOutcome(input, reply);
+  }
+
+  /**
+   * Records the result of a claimed key. Refuses with JOURNAL_CLAIM_LOST unless `owner` holds the
+   * claim (fencing: a worker whose claim was taken over must not record over the new owner).
+   */
+  async complete(input: CompleteInput): Promise<CompleteOutcome> {
+    const { runId, key, owner } = input;
+    assertId("run id", runId);
+    assertId("idempotency key", key);
+    assertId("owner", owner);
+    let resultJson: string;
+    try {
+      resultJson = canonicalJson(input.result === undefined ? null : input.result);
+    } catch (cause) {
+      throw new RunnerError(
+        "JOURNAL_INPUT_INVALID",
+        `The result for key "${key}" cannot be journalled: ${(cause as Error).message}`,
+        { data: { runId, key }, cause },
+      );
+    }
+    const reply = await this.#run("echoJournalComplete", runId, key, owner, 1, resultJson);
+    const [outcome, rawState, extra] = reply;
+    switch (outcome) {
+      case "completed":
+        return { record: this.#completed(runId, key, rawState, resultJson), alreadyCompleted: false };
+      case "already_completed":
+        return { record: this.#completed(runId, key, rawState, extra), alreadyCompleted: true };
+      case "not_claimed":
+      case "not_owner":
+        throw this.#claimLost("complete", runId, key, owner, outcome, rawState);
+      default:
+        throw this.#unexpected(runId, key, reply);
+    }
+  }
+
+  /** Extends a started claim's lease by `leaseMs` from now; JOURNAL_CLAIM_LOST unless `owner` holds it. */
+  async renew(input: ClaimInput): Promise<StartedRecord> {
+    this.#checkClaim(input);
+    const reply = await this.#run("echoJournalRenew", input.runId, input.key, input.owner, input.leaseMs, "");
+    const [outcome, rawState] = reply;
+    switch (outcome) {
+      case "renewed":
+        return this.#started(input.runId, input.key, rawState);
+      case "not_claimed":
+      case "not_owner":
+      case "already_completed":
+        throw this.#claimLost("renew", input.runId, input.key, input.owner, outcome, rawState);
+      default:
+        throw this.#unexpected(input.runId, input.key, reply);
+    }
+  }
+
+  /** Reads and decodes a run's whole journal in one round trip. JOURNAL_CORRUPT on any bad entry. */
+  async readRun(runId: string): Promise<JournalSnapshot> {
+    assertId("run id", runId);
+    const fn = this.#script("echoJournalRead");
+    const now = this.#clock === undefined ? "" : String(Math.floor(this.#clock.now()));
+    const [nowText, flat] = (await fn(journalKey(this.keyPrefix, runId), now)) as [string, string[]];
+    const states = new Map<string, string>();
+    const results = new Map<string, string>();
+    for (let i = 0; i < flat.length; i += 2) {
+      const field = flat[i] as string;
+      const value = flat[i + 1] as string;
+      const target = field.startsWith("s:") ? states : field.startsWith("r:") ? results : undefined;
+      if (target === undefined) throw corrupt(runId, field, "the field is neither s:<key> nor r:<key>");
+      target.set(field.slice(2), value);
+    }
+    const records = new Map<string, JournalRecord>();
+    for (const [key, rawState] of states) {
+      records.set(key, toRecord(runId, key, decodeState(runId, key, rawState), results.get(key) ?? null));
+      results.delete(key);
+    }
+    for (const key of results.keys()) throw corrupt(runId, key, "it has a result but no state");
+    return { runId, now: Number(nowText), records };
+  }
+
+  #checkClaim(input: ClaimInput): void {
+    assertId("run id", input.runId);
+    assertId("idempotency key", input.key);
+    assertId("owner", input.owner);
+    assertPositiveMs("lease", input.leaseMs);
+    if (input.leaseMs >= this.retentionMs) {
+      throw new RunnerError(
+        "JOURNAL_INPUT_INVALID",
+        `lease (${input.leaseMs} ms) must be shorter than the journal retention (${this.retentionMs} ms)`,
+      );
+    }
+  }
+
+  #script(name: JournalScriptName): ScriptFn {
+    const fn = (this.#redis as unknown as Record<string, ScriptFn>)[name];
+    if (typeof fn !== "function") throw new RunnerError("INTERNAL", `journal command ${name} is not defined`);
+    return fn.bind(this.#redis);
+  }
+
+  async #run(
+    name: JournalScriptName,
+    runId: string,
+    key: string,
+    owner: string,
+    leaseMs: number,
+    extra: string,
+  ): Promise<ScriptReply> {
+    const now = this.#clock === undefined ? "" : String(Math.floor(this.#clock.now()));
+    const reply = (await this.#script(name)(
+      journalKey(this.keyPrefix, runId),
+      key,
+      owner,
+      String(leaseMs),
+      String(this.retentionMs),
+      now,
+      extra,
+    )) as ScriptReply;
+    if (reply[0] === "corrupt") {
+      // Prefer the precise schema message; fall back to the script's reason when the state decodes.
+      decodeState(runId, key, reply[1]);
+      throw corrupt(runId, key, reply[2]);
+    }
+    return reply;
+  }
+
+  #claimOutcome(input: ClaimInput, reply: ScriptReply): ClaimOutcome {
+    const [outcome, rawState, extra] = reply;
+    const { runId, key } = input;
+    switch (outcome) {
+      case "claimed":
+        return { state: "claimed", record: this.#started(runId, key, rawState) };
+      case "completed":
+        return { state: "completed", record: this.#completed(runId, key, rawState, extra) };
+      case "held": {
+        const record = this.#started(runId, key, rawState);
+        return { state: "held", owner: record.owner, until: record.leaseUntil, record };
+      }
+      case "in_doubt":
+        return { state: "in_doubt", record: this.#started(runId, key, rawState) };
+      default:
+        throw this.#unexpected(runId, key, reply);
+    }
+  }
+
+  #started(runId: string, key: string, rawState: string): StartedRecord {
+    const record = toRecord(runId, key, decodeState(runId, key, rawState), null);
+    if (record.status !== "started") throw corrupt(runId, key, "expected a started record");
+    return record;
+  }
+
+  #completed(runId: string, key: string, rawState: string, rawResult: string): CompletedRecord {
+    const record = toRecord(runId, key, decodeState(runId, key, rawState), rawResult);
+    if (record.status !== "completed") throw corrupt(runId, key, "expected a completed record");
+    return record;
+  }
+
+  #claimLost(op: string, runId: string, key: string, owner: string, outcome: string, rawState: string) {
+    const holder = rawState === "" ? undefined : decodeState(runId, key, rawState);
+    const why =
+      outcome === "not_claimed"
+        ? "it was never claimed"
+        : outcome === "already_completed"
+          ? "it is already completed"
+          : `it is held by "${holder?.owner}" (attempt ${holder?.attempt})`;
+    return new RunnerError(
+      "JOURNAL_CLAIM_LOST",
+      `Cannot ${op} key "${key}" of run "${runId}" as owner "${owner}": ${why}. Only the current claim owner may ${op} it.`,
+      { data: { runId, key, owner, holder: holder?.owner, outcome } },
+    );
+  }
+
+  #unexpected(runId: string, key: string, reply: ScriptReply): RunnerError {
+    return new RunnerError(
+      "INTERNAL",
+      `journal script replied "${reply[0]}" for key "${key}" of run "${runId}"`,
+    );
+  }
+}
