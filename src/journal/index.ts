@@ -21,7 +21,7 @@ export {
   type JournalSnapshot,
   type ReclaimInput,
 } from "./journal.js";
-export { journalKey, MAX_ID_LENGTH, modelStepKey, type ToolCallKeyInput, toolCallKey } from "./keys.js";
+export { journalKey, MAX_ID_LENGTH, modelStepKey } from "./keys.js";
 export {
   type CompletedRecord,
   JOURNAL_STATUSES,

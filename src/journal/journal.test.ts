@@ -1,9 +1,9 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
-import { isRunnerError, ManualClock } from "../shared/index.js";
+import { isRunnerError, ManualClock, sha256Hex } from "../shared/index.js";
 import { Journal } from "./journal.js";
-import { modelStepKey, toolCallKey } from "./keys.js";
+import { modelStepKey } from "./keys.js";
 
 const redis = testRedisClient();
 const prefix = uniquePrefix("journal");
@@ -34,13 +34,7 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<void
 
 describe("Journal claim and complete", () => {
   it("claims a new key, records its result and replays it from a second claim and from readRun", async () => {
-    const key = toolCallKey({
-      traceId: "t1",
-      tool: "write_file",
-      step: 0,
-      callIndex: 0,
-      args: { path: "a" },
-    });
+    const key = sha256Hex("trace-1/write_file/0");
     const first = await journal.claim({ runId, key, owner: "w1", leaseMs: 30_000 });
     expect(first).toMatchObject({ state: "claimed", record: { status: "started", owner: "w1", attempt: 1 } });
     const result = {

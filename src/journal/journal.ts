@@ -35,7 +35,7 @@ export interface JournalOptions {
 /** Identifies one claim: a run, an idempotency key and the claimant. */
 export interface ClaimInput {
   runId: string;
-  /** Idempotency key, e.g. from `toolCallKey` or `modelStepKey`. */
+  /** Idempotency key: `ctx.idempotencyKey` of a tool call, or `modelStepKey(step)`. */
   key: string;
   /** Claimant id, unique per worker attempt (a restarted process must use a new one). */
   owner: string;

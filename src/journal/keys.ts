@@ -1,4 +1,4 @@
-import { hashCanonical, RunnerError } from "../shared/index.js";
+import { RunnerError } from "../shared/index.js";
 
 /** Longest accepted run id, idempotency key or owner id, in characters. */
 export const MAX_ID_LENGTH = 512;
@@ -54,36 +54,16 @@ export function journalKey(prefix: string, runId: string): string {
   return `${prefix}:{run:${runId}}:journal`;
 }
 
-/** The idempotency key of the model response of agent step `step` (0-based). */
+/**
+ * The idempotency key of the model response of agent step `step` (0-based). Tool calls are keyed by
+ * their `ctx.idempotencyKey` (tools' `computeIdempotencyKey`, a bare hex SHA-256), so the two kinds
+ * never collide.
+ */
 export function modelStepKey(step: number): string {
   if (!Number.isSafeInteger(step) || step < 0) {
     throw new RunnerError("JOURNAL_INPUT_INVALID", `step must be a whole number >= 0, got ${describe(step)}`);
   }
   return `model:${step}`;
-}
-
-/** What identifies one tool call of a run, for {@link toolCallKey}. */
-export interface ToolCallKeyInput {
-  /** Trace id of the run. */
-  traceId: string;
-  /** Tool name. */
-  tool: string;
-  /** Agent step the call belongs to (0-based). Stable across replays because model responses are journalled. */
-  step: number;
-  /** Position of the call in the model response of that step (0-based). */
-  callIndex: number;
-  /** The call's parsed arguments; hashed in canonical form, so key order does not matter. */
-  args: unknown;
-}
-
-/**
- * The idempotency key of a tool call (DESIGN.md §7): `tool:<sha-256 of canonical JSON of trace id,
- * tool, step, call index and arguments>`. The same call in a replay gets the same key; a call with
- * changed arguments gets a new one.
- */
-export function toolCallKey(input: ToolCallKeyInput): string {
-  const { traceId, tool, step, callIndex, args } = input;
-  return `tool:${hashCanonical({ traceId, tool, step, callIndex, args })}`;
 }
 
 function describe(value: unknown): string {
