@@ -1,9 +1,10 @@
 import type { CliCommand } from "../io.js";
 import { configCheckCommand } from "./config-check.js";
 import { configShowCommand } from "./config-show.js";
+import { startCommand } from "./start.js";
 
 /**
  * Every CLI command, one file each under commands/. Add a command by adding its file and one line
  * here. Longer word lists are matched first.
  */
-export const COMMANDS: readonly CliCommand[] = [configCheckCommand, configShowCommand];
+export const COMMANDS: readonly CliCommand[] = [configCheckCommand, configShowCommand, startCommand];

@@ -1,0 +1,101 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdir } from "node:fs/promises";
+import { resolve } from "node:path";
+import { Redis } from "ioredis";
+import { RunnerError } from "../src/shared/index.js";
+
+/** A redis-server that `echo-runner start` runs itself when REDIS_URL is not set. */
+export interface LocalRedis {
+  url: string;
+  dataDir: string;
+  /** Asks the server to shut down (it rewrites nothing: AOF is already on disk) and waits. */
+  stop(): Promise<void>;
+}
+
+export const REDIS_MISSING_HELP = [
+  "redis-server was not found on PATH. echo-runner needs Redis; any one of these works:",
+  "  1. install it:        sudo apt-get install redis-server   (macOS: brew install redis)",
+  "  2. use Docker:        docker compose up                  (Redis with AOF, the runner and Mailpit)",
+  "  3. use your own Redis: REDIS_URL=redis://host:6379 npm start",
+].join("\n");
+
+/**
+ * Starts redis-server on the port of `url` with AOF on (appendfsync everysec), maxmemory-policy
+ * noeviction and its files under `dataDir`. Fails with REDIS_BINARY_MISSING (and the three ways to
+ * get Redis) when the binary is missing.
+ */
+export async function startLocalRedis(url: string, dataDir: string): Promise<LocalRedis> {
+  const parsed = new URL(url);
+  const port = Number(parsed.port || "6379");
+  const dir = resolve(dataDir);
+  await mkdir(dir, { recursive: true });
+  const args = [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--dir",
+    dir,
+    "--appendonly",
+    "yes",
+    "--appendfsync",
+    "everysec",
+    "--save",
+    "",
+    "--maxmemory-policy",
+    "noeviction",
+    "--daemonize",
+    "no",
+  ];
+  const child: ChildProcess = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const collect = (chunk: Buffer) => {
+    if (output.length < 20_000) output += chunk.toString();
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  await new Promise<void>((resolveReady, reject) => {
+    child.once("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") reject(new RunnerError("REDIS_BINARY_MISSING", REDIS_MISSING_HELP));
+      else
+        reject(
+          new RunnerError("REDIS_UNAVAILABLE", `cannot start redis-server: ${err.message}`, { cause: err }),
+        );
+    });
+    const onExit = (code: number | null) =>
+      reject(
+        new RunnerError(
+          "REDIS_UNAVAILABLE",
+          `redis-server exited (code ${code}) before it was ready; is port ${port} taken?\n${output.slice(-2000)}`,
+        ),
+      );
+    child.once("exit", onExit);
+    const onData = () => {
+      if (!output.includes("Ready to accept connections")) return;
+      child.stdout?.off("data", onData);
+      child.off("exit", onExit);
+      resolveReady();
+    };
+    child.stdout?.on("data", onData);
+  });
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    dataDir: dir,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((done) => child.once("exit", () => done()));
+      const client = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, maxRetriesPerRequest: 0 });
+      client.on("error", () => undefined);
+      try {
+        await client.connect();
+        // SHUTDOWN flushes the AOF; the server exits on its own.
+        await client.call("SHUTDOWN").catch(() => undefined);
+      } catch {
+        child.kill("SIGTERM");
+      } finally {
+        client.disconnect();
+      }
+      await exited;
+    },
+  };
+}
