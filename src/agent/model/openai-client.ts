@@ -1,0 +1,191 @@
+import { RunnerError } from "../../shared/index.js";
+import type { ModelClient, ModelRequest, ModelResponse } from "./model-client.js";
+import type { ModelErrorCode } from "./model-errors.js";
+import { fromWireResponse, toWireRequest } from "./openai-wire.js";
+
+/** Default time limit of one model request (connect, wait, read the body), ms. */
+export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
+
+/** Options for {@link createOpenAiClient}. Values come from config; nothing is read from the environment. */
+export interface OpenAiClientOptions {
+  /** Base URL of the API including its version path, e.g. `https://api.openai.com/v1`. http or https. */
+  baseUrl: string;
+  /** Model name sent with every request. */
+  model: string;
+  /** Sent as `Authorization: Bearer <key>`; omit for local servers without auth. Never logged or put in errors. */
+  apiKey?: string;
+  /** Time limit of one request, ms. Default {@link DEFAULT_MODEL_TIMEOUT_MS}. */
+  timeoutMs?: number;
+  /** Sampling temperature; the server's default when omitted. */
+  temperature?: number;
+  /** `max_tokens` of each completion; the server's default when omitted. */
+  maxTokens?: number;
+  /** Extra request headers (e.g. an organisation header). */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A client for OpenAI-compatible chat-completions servers with tool calling. Every failure is a
+ * RunnerError with a MODEL_* code (see `isRetryableModelErrorCode` for which are transient).
+ */
+export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
+  const endpoint = resolveEndpoint(options.baseUrl);
+  if (typeof options.model !== "string" || options.model.trim() === "") {
+    throw invalidOption("model", "a non-empty model name", options.model);
+  }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
+    throw invalidOption("timeoutMs", "a positive whole number of milliseconds", timeoutMs);
+  }
+  const headers: Record<string, string> = { "content-type": "application/json", ...options.headers };
+  if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`;
+  const where = `${endpoint.host}${endpoint.pathname}`;
+
+  return {
+    async complete(request: ModelRequest): Promise<ModelResponse> {
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
+      const body = JSON.stringify(
+        toWireRequest(options.model, request.messages, request.tools, {
+          temperature: options.temperature,
+          maxTokens: options.maxTokens,
+        }),
+      );
+      let status: number;
+      let text: string;
+      let retryAfter: string | null;
+      try {
+        const response = await fetch(endpoint, { method: "POST", headers, body, signal });
+        status = response.status;
+        retryAfter = response.headers.get("retry-after");
+        text = await response.text();
+      } catch (cause) {
+        if (request.signal?.aborted) {
+          throw modelError("MODEL_ABORTED", `Model request to ${where} was cancelled by the caller`, cause);
+        }
+        if (timeout.aborted) {
+          throw modelError(
+            "MODEL_TIMEOUT",
+            `Model server ${where} did not answer within ${timeoutMs} ms`,
+            cause,
+            {
+              timeoutMs,
+            },
+          );
+        }
+        const reason = (cause as { cause?: { code?: string } }).cause?.code ?? (cause as Error).message;
+        throw modelError("MODEL_UNAVAILABLE", `Cannot reach model server ${where}: ${reason}`, cause);
+      }
+      if (status < 200 || status >= 300) throw httpError(where, options.model, status, text, retryAfter);
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch (cause) {
+        throw modelError(
+          "MODEL_RESPONSE_INVALID",
+          `Model server ${where} answered HTTP ${status} with a body that is not JSON: ${snippet(text)}`,
+          cause,
+        );
+      }
+      const mapped = fromWireResponse(json);
+      if (!mapped.ok) {
+        throw modelError(
+          "MODEL_RESPONSE_INVALID",
+          `Model server ${where} answered with a response that is not a chat completion (${mapped.problem})`,
+        );
+      }
+      return mapped.response;
+    },
+  };
+}
+
+function resolveEndpoint(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw invalidOption("baseUrl", "an absolute http(s) URL such as https://api.openai.com/v1", baseUrl);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw invalidOption("baseUrl", "an http: or https: URL", baseUrl);
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw invalidOption("baseUrl", "a URL without credentials (pass the key as apiKey)", "(redacted)");
+  }
+  return new URL(`${url.pathname.replace(/\/+$/, "")}/chat/completions`, url);
+}
+
+function httpError(
+  where: string,
+  model: string,
+  status: number,
+  text: string,
+  retryAfter: string | null,
+): RunnerError {
+  const detail = `HTTP ${status}: ${serverMessage(text)}`;
+  const data: Record<string, unknown> = { status };
+  if (status === 429) {
+    const seconds = retryAfter === null ? Number.NaN : Number(retryAfter);
+    if (Number.isFinite(seconds) && seconds >= 0) data.retryAfterMs = Math.round(seconds * 1000);
+    return modelError(
+      "MODEL_RATE_LIMITED",
+      `Model server ${where} is rate limiting (${detail})`,
+      undefined,
+      data,
+    );
+  }
+  if (status === 408)
+    return modelError("MODEL_TIMEOUT", `Model server ${where} timed out (${detail})`, undefined, data);
+  if (status >= 500) {
+    return modelError("MODEL_UNAVAILABLE", `Model server ${where} failed (${detail})`, undefined, data);
+  }
+  if (status === 401 || status === 403) {
+    return modelError(
+      "MODEL_AUTH_FAILED",
+      `Model server ${where} refused the credentials (${detail}); check the API key configured for it`,
+      undefined,
+      data,
+    );
+  }
+  return modelError(
+    "MODEL_REQUEST_REJECTED",
+    `Model server ${where} rejected the request for model "${model}" (${detail}); check the base URL, model name and tool schemas`,
+    undefined,
+    data,
+  );
+}
+
+// The server's own error message when it sends the usual {"error":{"message":...}} body.
+function serverMessage(text: string): string {
+  try {
+    const json = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
+    const message = typeof json.error === "string" ? json.error : (json.error?.message ?? json.message);
+    if (typeof message === "string") return snippet(message);
+  } catch {
+    // Not JSON: show the start of the body.
+  }
+  return snippet(text);
+}
+
+function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat === "") return "(empty body)";
+  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
+}
+
+function modelError(
+  code: ModelErrorCode,
+  message: string,
+  cause?: unknown,
+  data: Record<string, unknown> = {},
+): RunnerError {
+  return new RunnerError(code, message, { cause, data });
+}
+
+function invalidOption(name: string, allowed: string, value: unknown): RunnerError {
+  return new RunnerError(
+    "CONFIG_INVALID",
+    `OpenAI-compatible model client: ${name} must be ${allowed}, got ${JSON.stringify(value) ?? String(value)}`,
+    { data: { option: name } },
+  );
+}
