@@ -23,3 +23,14 @@ export {
   DEFAULT_MODEL_TIMEOUT_MS,
   type OpenAiClientOptions,
 } from "./model/openai-client.js";
+export {
+  createScriptedModelClient,
+  loadScriptedModel,
+  scriptedModelFromYaml,
+} from "./model/scripted-client.js";
+export {
+  parseScriptedScript,
+  ScriptedScript,
+  ScriptedToolCall,
+  ScriptedTurn,
+} from "./model/scripted-script.js";
