@@ -44,6 +44,9 @@ export const ERROR_CODES = [
   "MODEL_SCRIPT_EXHAUSTED",
   "TOOL_CONTEXT_INVALID",
   "TOOL_DEFINITION_INVALID",
+  "APPROVAL_CORRUPT",
+  "APPROVAL_INPUT_INVALID",
+  "APPROVAL_NOTIFY_FAILED",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
