@@ -1,0 +1,17 @@
+export {
+  APPROVAL_MODES,
+  type ApprovalMode,
+  EXEC_ASK_MODES,
+  EXEC_SECURITY_LEVELS,
+  type ExecAsk,
+  type ExecSecurity,
+  NETWORK_POLICIES,
+  type NetworkPolicy,
+  SECURITY_PROFILES,
+  SESSION_PERMISSION_MODES,
+  type SecurityProfile,
+  type SessionPermissionMode,
+  strictestOf,
+  UNATTENDED_POLICIES,
+  type UnattendedPolicy,
+} from "./settings.js";
