@@ -1,3 +1,29 @@
+export { auditKeys, chainHash, GENESIS_HASH } from "./audit-chain.js";
+export {
+  AUDIT_KINDS,
+  AUDIT_VERDICTS,
+  AuditEntry,
+  AuditEvent,
+  type AuditKind,
+  type AuditRecord,
+  type AuditVerdict,
+  EXECUTION_OUTCOMES,
+  type ExecutionOutcome,
+} from "./audit-entry.js";
+export { isSecretName, REDACTED, redactSecrets, SECRET_NAME_FRAGMENTS } from "./audit-redact.js";
+export {
+  type AuditAppendResult,
+  type AuditHead,
+  AuditTrail,
+  type AuditTrailOptions,
+} from "./audit-trail.js";
+export {
+  AUDIT_BREAKS,
+  type AuditBreak,
+  type AuditVerification,
+  type VerifyAuditOptions,
+  verifyAudit,
+} from "./audit-verify.js";
 export {
   IN_DOUBT_ACTIONS,
   IN_DOUBT_POLICIES,

@@ -1,0 +1,62 @@
+import { createHmac } from "node:crypto";
+import { canonicalJson, sha256Hex } from "../shared/index.js";
+
+/** The `prev` of the first entry. */
+export const GENESIS_HASH = "0".repeat(64);
+
+/**
+ * The hash of an entry: SHA-256 (or HMAC-SHA-256 when a key is configured) over the canonical JSON
+ * of `{ prev, entry }`. Chaining `prev` means editing, removing, inserting or reordering an entry
+ * breaks every later link.
+ */
+export function chainHash(prev: string, entry: unknown, hmacKey?: string): string {
+  const material = canonicalJson({ prev, entry });
+  return hmacKey === undefined
+    ? sha256Hex(material)
+    : createHmac("sha256", hmacKey).update(material, "utf8").digest("hex");
+}
+
+/** Keys of the audit trail. One hash tag (`{audit}`), so the append script may touch all of them on a Cluster. */
+export interface AuditKeys {
+  stream: string;
+  head: string;
+  trace(traceId: string): string;
+}
+
+/** The audit keys under `prefix`. */
+export function auditKeys(prefix: string): AuditKeys {
+  return {
+    stream: `${prefix}:{audit}:stream`,
+    head: `${prefix}:{audit}:head`,
+    trace: (traceId) => `${prefix}:{audit}:trace:${traceId}`,
+  };
+}
+
+/**
+ * Appends one entry if the chain head is still the one the client hashed against (compare and
+ * append, atomic). KEYS: stream, head, trace index. ARGV: expected prev hash, seq, hash, entry JSON.
+ * Replies `{'ok', id}` or `{'conflict', headHash, headSeq}` so the client can re-hash and retry.
+ */
+export const AUDIT_APPEND_LUA = `
+local head = redis.call('HMGET', KEYS[2], 'hash', 'seq')
+local cur = head[1] or '${GENESIS_HASH}'
+local curSeq = tonumber(head[2] or '0')
+if cur ~= ARGV[1] or curSeq + 1 ~= tonumber(ARGV[2]) then
+  return {'conflict', cur, string.format('%d', curSeq)}
+end
+local id = redis.call('XADD', KEYS[1], '*', 'entry', ARGV[4], 'prev', ARGV[1], 'hash', ARGV[3])
+redis.call('HSET', KEYS[2], 'hash', ARGV[3], 'seq', ARGV[2], 'id', id)
+redis.call('RPUSH', KEYS[3], id)
+return {'ok', id}
+`;
+
+/** The entries of one trace, in order, in one round trip. KEYS: stream, trace index. */
+export const AUDIT_READ_TRACE_LUA = `
+local ids = redis.call('LRANGE', KEYS[2], 0, -1)
+local out = {}
+for i, id in ipairs(ids) do
+  local found = redis.call('XRANGE', KEYS[1], id, id)
+  if found[1] then out[i] = {id, found[1][2]} else out[i] = {id, {}} end
+end
+return out
+`;

@@ -1,0 +1,124 @@
+import { z } from "zod";
+import { APPROVAL_SOURCES, CAPABILITIES, RISK_LEVELS, TOOL_ERROR_KINDS } from "../tools/index.js";
+
+/** What an audit entry records: a gate decision, or a tool execution. */
+export const AUDIT_KINDS = ["decision", "execution"] as const;
+export type AuditKind = (typeof AUDIT_KINDS)[number];
+
+/** Gate verdicts (DESIGN.md §6). */
+export const AUDIT_VERDICTS = ["allow", "deny", "ask"] as const;
+export type AuditVerdict = (typeof AUDIT_VERDICTS)[number];
+
+/** How an execution ended: success, or the tool result's error kind. */
+export const EXECUTION_OUTCOMES = ["success", ...TOOL_ERROR_KINDS] as const;
+export type ExecutionOutcome = (typeof EXECUTION_OUTCOMES)[number];
+
+// Ids end up in key names (the trace index), so they follow the journal's id rule.
+const id = z
+  .string()
+  .min(1)
+  .max(512)
+  .regex(/^[^{}]*$/, "must not contain { or }");
+
+const subject = {
+  /** Trace id of the run (the trace index is keyed by it). */
+  traceId: id,
+  /** Execution id of the call (ToolExecutionContext.executionId). */
+  executionId: id,
+  /** Run (job) id, when known. */
+  runId: id.optional(),
+  tool: z.string().min(1),
+  risk: z.enum(RISK_LEVELS),
+  /** Capability classes of the tool (seed 000: capabilities classify audit entries). */
+  capabilities: z.array(z.enum(CAPABILITIES)),
+  /** The call's idempotency key. */
+  idempotencyKey: z.string().min(1).optional(),
+  approvalSource: z.enum(APPROVAL_SOURCES).optional(),
+  /** Who approved (a person for `human`, the rule or list for `auto`). */
+  approver: z.string().min(1).optional(),
+  /** Gate step (1–11) that decided. */
+  step: z.number().int().min(1).max(11).optional(),
+  /** Human-readable reason (the gate's, or the first line of an error). */
+  reason: z.string().optional(),
+  /** Anything else worth keeping (args hash, rule id). Secret-named fields are redacted. */
+  detail: z.record(z.string(), z.unknown()).optional(),
+};
+
+const decision = {
+  kind: z.literal("decision"),
+  ...subject,
+  verdict: z.enum(AUDIT_VERDICTS),
+  step: z.number().int().min(1).max(11),
+  reason: z.string(),
+};
+
+const execution = {
+  kind: z.literal("execution"),
+  ...subject,
+  outcome: z.enum(EXECUTION_OUTCOMES),
+  durationMs: z.number().int().nonnegative(),
+  /** True when the result came from the journal and the tool did not run. */
+  isReplay: z.boolean(),
+};
+
+/** What a caller appends: a gate decision or a tool execution. */
+export const AuditEvent = z.discriminatedUnion("kind", [
+  z.object(decision).strict(),
+  z.object(execution).strict(),
+]);
+export type AuditEvent = z.infer<typeof AuditEvent>;
+
+const stamp = {
+  v: z.literal(1),
+  /** Position in the chain, from 1. */
+  seq: z.number().int().positive(),
+  /** When it was appended, ms since the epoch. */
+  at: z.number().int().nonnegative(),
+};
+
+/** A stored entry: the event plus version, sequence number and time. Hashed in canonical JSON. */
+export const AuditEntry = z.discriminatedUnion("kind", [
+  z.object({ ...stamp, ...decision }).strict(),
+  z.object({ ...stamp, ...execution }).strict(),
+]);
+export type AuditEntry = z.infer<typeof AuditEntry>;
+
+/** An entry as read back, with its stream id and chain links. */
+export interface AuditRecord {
+  /** Redis stream id. */
+  id: string;
+  /** Hash of the previous entry (64 zeros for the first). */
+  prev: string;
+  hash: string;
+  entry: AuditEntry;
+}
+
+/** Decodes the field list of one stream entry, or names what is wrong with it. */
+export function decodeAuditFields(
+  id: string,
+  fields: readonly string[],
+): { ok: true; record: AuditRecord } | { ok: false; problem: string } {
+  const map = new Map<string, string>();
+  for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i]!, fields[i + 1]!);
+  const raw = map.get("entry");
+  const prev = map.get("prev");
+  const hash = map.get("hash");
+  if (raw === undefined || prev === undefined || hash === undefined || map.size !== 3) {
+    return { ok: false, problem: "the stream entry does not have exactly the fields entry, prev and hash" };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return { ok: false, problem: "its entry is not valid JSON" };
+  }
+  const parsed = AuditEntry.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return {
+      ok: false,
+      problem: `its entry does not match the v1 schema at ${issue?.path.join(".") || "(entry)"}: ${issue?.message}`,
+    };
+  }
+  return { ok: true, record: { id, prev, hash, entry: parsed.data } };
+}

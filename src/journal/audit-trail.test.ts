@@ -1,0 +1,264 @@
+import type { Redis } from "ioredis";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
+import { isRunnerError, ManualClock } from "../shared/index.js";
+import { auditKeys, chainHash } from "./audit-chain.js";
+import type { AuditEvent } from "./audit-entry.js";
+import { REDACTED } from "./audit-redact.js";
+import { AuditTrail } from "./audit-trail.js";
+import { verifyAudit } from "./audit-verify.js";
+
+const redis = testRedisClient();
+const root = uniquePrefix("audit");
+const clock = new ManualClock(1_700_000_000_000);
+let prefix: string;
+let trail: AuditTrail;
+let n = 0;
+
+beforeEach(() => {
+  prefix = `${root}-${++n}`;
+  trail = new AuditTrail({ redis, keyPrefix: prefix, clock });
+});
+
+afterAll(async () => {
+  await deleteKeysWithPrefix(redis, root);
+  redis.disconnect();
+});
+
+function decision(traceId: string, i = 0): AuditEvent {
+  return {
+    kind: "decision",
+    traceId,
+    executionId: `exec-${i}`,
+    tool: "write_file",
+    risk: "write",
+    capabilities: ["fs.write"],
+    verdict: "allow",
+    step: 5,
+    reason: `write not flagged #${i}`,
+    approvalSource: "auto",
+  };
+}
+
+function execution(traceId: string, i = 0): AuditEvent {
+  return {
+    kind: "execution",
+    traceId,
+    executionId: `exec-${i}`,
+    tool: "write_file",
+    risk: "write",
+    capabilities: ["fs.write"],
+    outcome: "success",
+    durationMs: 12,
+    isReplay: false,
+    idempotencyKey: `key-${i}`,
+  };
+}
+
+async function appendMany(count: number, traceId = "trace-a"): Promise<void> {
+  for (let i = 0; i < count; i++)
+    await trail.append(i % 2 === 0 ? decision(traceId, i) : execution(traceId, i));
+}
+
+type Raw = [id: string, fields: string[]];
+
+/** Rebuilds the stream from `transform(entries)` with fresh increasing ids (as an attacker with Redis access could). */
+async function rewrite(transform: (entries: Raw[]) => Raw[]): Promise<void> {
+  const { stream } = auditKeys(prefix);
+  const entries = (await redis.xrange(stream, "-", "+")) as Raw[];
+  const next = transform(entries.map(([id, fields]) => [id, [...fields]]));
+  await redis.del(stream);
+  let i = 0;
+  for (const [, fields] of next) await redis.xadd(stream, `${++i}-1`, ...fields);
+}
+
+function field(fields: string[], name: string): string {
+  return fields[fields.indexOf(name) + 1]!;
+}
+
+function setField(fields: string[], name: string, value: string): void {
+  fields[fields.indexOf(name) + 1] = value;
+}
+
+describe("AuditTrail append and read", () => {
+  it("chains entries, reads a trace back in order and verifies the chain", async () => {
+    const first = await trail.append(decision("trace-a"));
+    await trail.append(decision("trace-b", 1));
+    const third = await trail.append(execution("trace-a", 2));
+    expect([first.seq, third.seq]).toEqual([1, 3]);
+    const records = await trail.readByTrace("trace-a");
+    expect(records.map((r) => r.entry.seq)).toEqual([1, 3]);
+    expect(records[0]).toMatchObject({ id: first.id, hash: first.hash, prev: "0".repeat(64) });
+    expect(records[0]?.entry).toEqual({ ...decision("trace-a"), v: 1, seq: 1, at: clock.now() });
+    expect(records[1]?.entry).toMatchObject({ kind: "execution", outcome: "success", durationMs: 12 });
+    expect(await trail.verify()).toEqual({ ok: true, checked: 3, head: { hash: third.hash, seq: 3 } });
+    expect(await trail.readByTrace("trace-none")).toEqual([]);
+  });
+
+  it("verifies an empty trail", async () => {
+    expect(await trail.verify()).toEqual({ ok: true, checked: 0, head: null });
+  });
+
+  it("redacts secret-named fields before they reach Redis", async () => {
+    await trail.append({
+      ...decision("trace-s"),
+      reason: "called with Authorization: Bearer sk-live-abcdef",
+      detail: { headers: { authorization: "Bearer sk-live-abcdef", "x-api-key": "k-123" }, path: "a.txt" },
+    });
+    const raw = JSON.stringify(await redis.xrange(auditKeys(prefix).stream, "-", "+"));
+    expect(raw).not.toContain("sk-live-abcdef");
+    expect(raw).not.toContain("k-123");
+    const [record] = await trail.readByTrace("trace-s");
+    expect(record?.entry.detail).toEqual({
+      headers: { authorization: REDACTED, "x-api-key": REDACTED },
+      path: "a.txt",
+    });
+    expect((await trail.verify()).ok).toBe(true);
+  });
+
+  it.each([
+    ["an unknown risk", { risk: "harmless" }],
+    ["an unknown capability", { capabilities: ["fs.everything"] }],
+    ["a gate step outside 1-11", { step: 12 }],
+    ["a trace id with a brace", { traceId: "a{b}" }],
+    ["an unknown field", { extra: 1 }],
+  ])("refuses an event with %s and writes nothing", async (_label, change) => {
+    const err = await trail
+      .append({ ...decision("trace-x"), ...change } as AuditEvent)
+      .catch((e: unknown) => e);
+    expect(isRunnerError(err, "AUDIT_ENTRY_INVALID")).toBe(true);
+    expect(await redis.exists(auditKeys(prefix).stream)).toBe(0);
+    await trail.append(decision("trace-x"));
+    expect((await trail.verify()).ok).toBe(true);
+  });
+
+  it("keeps one unforked chain when 10 clients append 20 entries each at once", async () => {
+    const clients: Redis[] = Array.from({ length: 10 }, () => testRedisClient());
+    try {
+      await Promise.all(
+        clients.map((client, c) => {
+          const writer = new AuditTrail({ redis: client, keyPrefix: prefix, clock });
+          return Promise.all(Array.from({ length: 20 }, (_, i) => writer.append(decision(`trace-${c}`, i))));
+        }),
+      );
+      const result = await trail.verify({ pageSize: 7 });
+      expect(result).toMatchObject({ ok: true, checked: 200, head: { seq: 200 } });
+      expect(await trail.readByTrace("trace-3")).toHaveLength(20);
+    } finally {
+      for (const client of clients) client.disconnect();
+    }
+  });
+});
+
+describe("verifyAudit detects tampering", () => {
+  it("reports an edited entry as a hash mismatch at that entry", async () => {
+    await appendMany(5);
+    await rewrite((entries) => {
+      const fields = entries[2]![1];
+      setField(fields, "entry", field(fields, "entry").replace("write not flagged #2", "nothing to see"));
+      return entries;
+    });
+    expect(await trail.verify()).toMatchObject({
+      ok: false,
+      checked: 2,
+      brokenAt: { seq: 3, problem: "hash_mismatch" },
+    });
+  });
+
+  it("reports an edited entry whose hash was recomputed at the next link", async () => {
+    await appendMany(5);
+    await rewrite((entries) => {
+      const fields = entries[1]![1];
+      const entry = JSON.parse(field(fields, "entry")) as Record<string, unknown>;
+      entry.isReplay = true;
+      setField(fields, "entry", JSON.stringify(entry));
+      setField(fields, "hash", chainHash(field(fields, "prev"), entry));
+      return entries;
+    });
+    expect(await trail.verify()).toMatchObject({
+      ok: false,
+      checked: 2,
+      brokenAt: { seq: 3, problem: "prev_mismatch" },
+    });
+  });
+
+  it("with an HMAC key, reports a re-hashed edit at the edited entry itself", async () => {
+    trail = new AuditTrail({ redis, keyPrefix: prefix, clock, hmacKey: "audit-key-1" });
+    await appendMany(3);
+    await rewrite((entries) => {
+      const fields = entries[1]![1];
+      const entry = JSON.parse(field(fields, "entry")) as Record<string, unknown>;
+      entry.durationMs = 1;
+      setField(fields, "entry", JSON.stringify(entry));
+      setField(fields, "hash", chainHash(field(fields, "prev"), entry));
+      return entries;
+    });
+    expect(await trail.verify()).toMatchObject({
+      ok: false,
+      checked: 1,
+      brokenAt: { seq: 2, problem: "hash_mismatch" },
+    });
+    expect((await verifyAudit({ redis, keyPrefix: prefix })).ok).toBe(false);
+  });
+
+  it("reports a removed entry at the entry after it", async () => {
+    await appendMany(5);
+    const entries = (await redis.xrange(auditKeys(prefix).stream, "-", "+")) as Raw[];
+    await redis.xdel(auditKeys(prefix).stream, entries[1]![0]);
+    expect(await trail.verify()).toMatchObject({
+      ok: false,
+      checked: 1,
+      brokenAt: { id: entries[2]![0], seq: 3, problem: "prev_mismatch" },
+    });
+  });
+
+  it("reports a removed last entry as a head mismatch", async () => {
+    await appendMany(4);
+    const entries = (await redis.xrange(auditKeys(prefix).stream, "-", "+")) as Raw[];
+    await redis.xdel(auditKeys(prefix).stream, entries[3]![0]);
+    expect(await trail.verify()).toMatchObject({
+      ok: false,
+      checked: 3,
+      brokenAt: { problem: "head_mismatch" },
+    });
+  });
+
+  it("reports an inserted entry where it was inserted", async () => {
+    await appendMany(4);
+    await rewrite((entries) => {
+      const forged = [...entries[1]![1]];
+      const entry = JSON.parse(field(forged, "entry")) as Record<string, unknown>;
+      entry.reason = "forged approval";
+      setField(forged, "entry", JSON.stringify(entry));
+      return [entries[0]!, entries[1]!, ["x", forged], entries[2]!, entries[3]!];
+    });
+    expect(await trail.verify()).toMatchObject({
+      ok: false,
+      checked: 2,
+      brokenAt: { problem: "prev_mismatch" },
+    });
+  });
+
+  it("reports reordered entries at the first one out of place", async () => {
+    await appendMany(4);
+    await rewrite((entries) => [entries[0]!, entries[2]!, entries[1]!, entries[3]!]);
+    expect(await trail.verify()).toMatchObject({
+      ok: false,
+      checked: 1,
+      brokenAt: { seq: 3, problem: "prev_mismatch" },
+    });
+  });
+
+  it("reports an entry that does not decode as malformed", async () => {
+    await appendMany(2);
+    await redis.xadd(auditKeys(prefix).stream, "*", "entry", "{not json", "prev", "x", "hash", "y");
+    expect(await trail.verify()).toMatchObject({ ok: false, checked: 2, brokenAt: { problem: "malformed" } });
+  });
+
+  it("raises AUDIT_CORRUPT when a trace's indexed entry is gone from the stream", async () => {
+    const { id } = await trail.append(decision("trace-gone"));
+    await redis.xdel(auditKeys(prefix).stream, id);
+    const err = await trail.readByTrace("trace-gone").catch((e: unknown) => e);
+    expect(isRunnerError(err, "AUDIT_CORRUPT")).toBe(true);
+  });
+});

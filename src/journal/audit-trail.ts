@@ -1,0 +1,183 @@
+import type { Cluster, Redis } from "ioredis";
+import { type Clock, canonicalJson, RunnerError, systemClock } from "../shared/index.js";
+import { AUDIT_APPEND_LUA, AUDIT_READ_TRACE_LUA, auditKeys, chainHash, GENESIS_HASH } from "./audit-chain.js";
+import { AuditEvent, type AuditRecord, decodeAuditFields } from "./audit-entry.js";
+import { redactSecrets } from "./audit-redact.js";
+import { type AuditVerification, verifyAudit } from "./audit-verify.js";
+import { assertKeyPrefix } from "./keys.js";
+
+/** Options for {@link AuditTrail}. */
+export interface AuditTrailOptions {
+  /** A connected ioredis client or cluster. */
+  redis: Redis | Cluster;
+  /** Key prefix (no braces, no trailing colon). Default "echo". */
+  keyPrefix?: string;
+  /** Time stamped on entries. Default the system clock. */
+  clock?: Clock;
+  /**
+   * When set, entry hashes are HMAC-SHA-256 with this key, so someone who can write to Redis but
+   * does not hold the key cannot forge a consistent chain. Verification needs the same key.
+   */
+  hmacKey?: string;
+  /** How many times an append re-hashes after losing a race to another writer. Default 100. */
+  maxAppendAttempts?: number;
+}
+
+/** The last entry of the chain. */
+export interface AuditHead {
+  hash: string;
+  seq: number;
+}
+
+/** Where an append landed. */
+export interface AuditAppendResult {
+  id: string;
+  seq: number;
+  hash: string;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+type ScriptFn = (...args: string[]) => Promise<unknown>;
+const APPEND = "echoAuditAppend";
+const READ_TRACE = "echoAuditReadTrace";
+
+/**
+ * The append-only, hash-chained audit trail of gate decisions and tool executions: one Redis stream,
+ * each entry carrying the previous entry's hash and its own, appended by compare-and-append in Lua so
+ * two writers never fork the chain. Reasoning in ARCHITECTURE.md.
+ */
+export class AuditTrail {
+  readonly keyPrefix: string;
+  readonly #redis: Redis | Cluster;
+  readonly #clock: Clock;
+  readonly #hmacKey: string | undefined;
+  readonly #maxAttempts: number;
+  readonly #keys: ReturnType<typeof auditKeys>;
+  #head: AuditHead | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: AuditTrailOptions) {
+    const prefix = options.keyPrefix ?? "echo";
+    assertKeyPrefix(prefix);
+    this.keyPrefix = prefix;
+    this.#redis = options.redis;
+    this.#clock = options.clock ?? systemClock;
+    this.#hmacKey = options.hmacKey;
+    this.#maxAttempts = options.maxAppendAttempts ?? 100;
+    this.#keys = auditKeys(prefix);
+    const commands = this.#redis as unknown as Record<string, unknown>;
+    if (typeof commands[APPEND] !== "function") {
+      this.#redis.defineCommand(APPEND, { numberOfKeys: 3, lua: AUDIT_APPEND_LUA });
+    }
+    if (typeof commands[READ_TRACE] !== "function") {
+      this.#redis.defineCommand(READ_TRACE, { numberOfKeys: 2, lua: AUDIT_READ_TRACE_LUA });
+    }
+  }
+
+  /**
+   * Appends a gate decision or an execution. Secret-named fields are redacted first; an event that
+   * does not match the schema is refused with AUDIT_ENTRY_INVALID (nothing is written).
+   * Appends from one instance are serialised; across instances the chain head decides the order.
+   */
+  append(event: AuditEvent): Promise<AuditAppendResult> {
+    const parsed = AuditEvent.safeParse(redactSecrets(event));
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(event)"}: ${i.message}`);
+      return Promise.reject(
+        new RunnerError("AUDIT_ENTRY_INVALID", `Audit event refused: ${problems.join("; ")}`, {
+          data: { problems },
+        }),
+      );
+    }
+    const run = this.#queue.then(() => this.#append(parsed.data));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #append(event: AuditEvent): Promise<AuditAppendResult> {
+    let head = this.#head ?? (await this.head()) ?? { hash: GENESIS_HASH, seq: 0 };
+    const at = Math.floor(this.#clock.now());
+    const append = this.#script(APPEND);
+    for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
+      const seq = head.seq + 1;
+      const entry = { ...event, v: 1 as const, seq, at };
+      const hash = chainHash(head.hash, entry, this.#hmacKey);
+      const reply = (await append(
+        this.#keys.stream,
+        this.#keys.head,
+        this.#keys.trace(event.traceId),
+        head.hash,
+        String(seq),
+        hash,
+        canonicalJson(entry),
+      )) as string[];
+      if (reply[0] === "ok") {
+        this.#head = { hash, seq };
+        return { id: reply[1]!, seq, hash };
+      }
+      head = { hash: reply[1]!, seq: Number(reply[2]) };
+      // The first retry goes at once with the fresh head; later ones back off with jitter, so the
+      // writer that just won (and already knows the head) does not keep winning every race.
+      if (attempt > 1) await sleep(Math.random() * Math.min(50, 2 ** attempt));
+    }
+    this.#head = undefined;
+    throw new RunnerError(
+      "AUDIT_APPEND_CONFLICT",
+      `Audit append lost the race to other writers ${this.#maxAttempts} times; the entry was not written`,
+      { data: { traceId: event.traceId, executionId: event.executionId } },
+    );
+  }
+
+  /** The current head of the chain, or null when the trail is empty. */
+  async head(): Promise<AuditHead | null> {
+    const [hash, seq] = await this.#redis.hmget(this.#keys.head, "hash", "seq");
+    if (hash == null || seq == null) return null;
+    return { hash, seq: Number(seq) };
+  }
+
+  /**
+   * Every entry of a trace, in append order, in one round trip. An indexed entry that is missing
+   * from the stream or does not decode is AUDIT_CORRUPT (evidence is never silently dropped).
+   */
+  async readByTrace(traceId: string): Promise<AuditRecord[]> {
+    if (typeof traceId !== "string" || traceId === "" || /[{}]/.test(traceId)) {
+      throw new RunnerError("AUDIT_ENTRY_INVALID", `trace id must be a non-empty string without braces`);
+    }
+    const rows = (await this.#script(READ_TRACE)(this.#keys.stream, this.#keys.trace(traceId))) as [
+      string,
+      string[],
+    ][];
+    return rows.map(([id, fields]) => {
+      if (fields.length === 0) {
+        throw new RunnerError(
+          "AUDIT_CORRUPT",
+          `Audit entry ${id} of trace "${traceId}" is indexed but missing from the stream; run \`echo-runner audit verify\``,
+          { data: { traceId, id } },
+        );
+      }
+      const decoded = decodeAuditFields(id, fields);
+      if (!decoded.ok) {
+        throw new RunnerError(
+          "AUDIT_CORRUPT",
+          `Audit entry ${id} of trace "${traceId}" is corrupt: ${decoded.problem}`,
+          {
+            data: { traceId, id },
+          },
+        );
+      }
+      return decoded.record;
+    });
+  }
+
+  /** Walks the whole chain (see {@link verifyAudit}). */
+  verify(options: { pageSize?: number } = {}): Promise<AuditVerification> {
+    return verifyAudit({ redis: this.#redis, keyPrefix: this.keyPrefix, hmacKey: this.#hmacKey, ...options });
+  }
+
+  #script(name: string): ScriptFn {
+    const fn = (this.#redis as unknown as Record<string, ScriptFn>)[name];
+    if (typeof fn !== "function") throw new RunnerError("INTERNAL", `audit command ${name} is not defined`);
+    return fn.bind(this.#redis);
+  }
+}
