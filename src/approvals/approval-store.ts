@@ -1,0 +1,381 @@
+import { randomBytes } from "node:crypto";
+import type { Cluster, Redis } from "ioredis";
+import { type Clock, canonicalJson, RunnerError, sha256Hex, systemClock } from "../shared/index.js";
+import type { RiskLevel } from "../tools/index.js";
+import { type ApprovalPolicy, resolveRequestPolicy, validateApprovalPolicy } from "./approval-policy.js";
+import { APPROVAL_SCRIPTS, type ApprovalScriptName } from "./approval-scripts.js";
+import { type ExecutableCheck, type ExecutableCheckInput, judgeExecutable } from "./executable-check.js";
+import {
+  ApprovalKeys,
+  approvalIdFor,
+  assertApprovalInput,
+  DEFAULT_APPROVALS_PREFIX,
+  isApprovalId,
+} from "./keys.js";
+import { findTokenHash, newLinkToken } from "./link-tokens.js";
+import type { ApprovalRecord, ApprovalRequestFields, ApprovalStatus, FetchEntry } from "./record.js";
+import { type DecodedRequest, decodeRequest, type StoredToken } from "./record-codec.js";
+import { type DecideInput, type DecideResult, decideArgs, toDecideResult } from "./store-decide.js";
+
+/** Default time a finished request is kept: 30 days. */
+export const DEFAULT_APPROVAL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/** Default largest canonical arguments accepted: 256 KiB. */
+export const DEFAULT_MAX_ARGS_BYTES = 256 * 1024;
+/** Fetches kept per request (newest first). */
+export const FETCH_LOG_CAP = 50;
+
+/** Options for {@link ApprovalStore}. */
+export interface ApprovalStoreOptions {
+  /** A connected ioredis client or cluster; the store defines its Lua commands on it. */
+  redis: Redis | Cluster;
+  /** Key prefix (`redis.key_prefix`). Default {@link DEFAULT_APPROVALS_PREFIX}. */
+  keyPrefix?: string;
+  /** Time source for deadlines and decisions. Default the system clock. */
+  clock?: Clock;
+  policy: ApprovalPolicy;
+  /** How long a finished request is kept, ms. Default {@link DEFAULT_APPROVAL_RETENTION_MS}. */
+  retentionMs?: number;
+  /** Largest canonical arguments accepted, bytes. Default {@link DEFAULT_MAX_ARGS_BYTES}. */
+  maxArgsBytes?: number;
+}
+
+/** Phase 1 input: the call the gate asked about, from the worker. */
+export interface RegisterInput {
+  runId: string;
+  jobId: string;
+  traceId: string;
+  /** `ctx.idempotencyKey` of the call: the request id is derived from it and the run id. */
+  idempotencyKey: string;
+  tool: string;
+  /** The validated arguments (stored as canonical JSON and hashed). */
+  args: unknown;
+  risk: RiskLevel;
+  flags?: readonly string[];
+  reason: string;
+  agent: string;
+  /** Origin channel of the run (`ctx.channel`), for the per-channel wait. */
+  channel: string;
+  scheduleId?: string | null;
+  parentRunId?: string | null;
+  /** Schedule author or user who started the run (for forbid_self_approval). */
+  owner?: string | null;
+}
+
+/** What {@link ApprovalStore.register} did. */
+export interface RegisterResult {
+  record: ApprovalRecord;
+  /** False when the request already existed (a replay): it is returned as it is, never reset. */
+  created: boolean;
+}
+
+/** A presented link token resolved against its request. */
+export interface TokenLookup {
+  record: ApprovalRecord;
+  approver: string;
+  tokenHash: string;
+  state: StoredToken["s"];
+}
+
+type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
+type Snapshot = [string[], string[]];
+
+/**
+ * The two-phase approval store (DESIGN.md §8; reasoning in ARCHITECTURE.md): register a request,
+ * decide it atomically, re-check it at execution. One Redis hash per request plus indexes, all under
+ * one hash tag.
+ */
+export class ApprovalStore {
+  readonly keys: ApprovalKeys;
+  readonly clock: Clock;
+  readonly retentionMs: number;
+  readonly #redis: Redis | Cluster;
+  readonly #policy: ApprovalPolicy;
+  readonly #maxArgsBytes: number;
+
+  constructor(options: ApprovalStoreOptions) {
+    validateApprovalPolicy(options.policy);
+    this.keys = new ApprovalKeys(options.keyPrefix ?? DEFAULT_APPROVALS_PREFIX);
+    this.clock = options.clock ?? systemClock;
+    this.retentionMs = options.retentionMs ?? DEFAULT_APPROVAL_RETENTION_MS;
+    this.#maxArgsBytes = options.maxArgsBytes ?? DEFAULT_MAX_ARGS_BYTES;
+    this.#redis = options.redis;
+    this.#policy = options.policy;
+    for (const [name, script] of Object.entries(APPROVAL_SCRIPTS)) {
+      if (typeof (this.#redis as unknown as Record<string, unknown>)[name] !== "function") {
+        this.#redis.defineCommand(name, { numberOfKeys: script.keys, lua: script.lua });
+      }
+    }
+  }
+
+  /** The approvers every request asks (from the policy). */
+  get approvers(): ApprovalPolicy["approvers"] {
+    return this.#policy.approvers;
+  }
+
+  /**
+   * Phase 1: stores the request of one call, pending until its deadline. Idempotent: a second
+   * register of the same call returns the existing request unchanged (`created: false`).
+   */
+  async register(input: RegisterInput): Promise<RegisterResult> {
+    for (const what of ["runId", "jobId", "traceId", "idempotencyKey", "tool", "agent", "channel"] as const) {
+      assertApprovalInput(what, input[what]);
+    }
+    const id = approvalIdFor(input.runId, input.idempotencyKey);
+    let argsCanonical: string;
+    try {
+      argsCanonical = canonicalJson(input.args === undefined ? null : input.args);
+    } catch (cause) {
+      throw new RunnerError("APPROVAL_INPUT_INVALID", `arguments of ${input.tool} cannot be canonicalised`, {
+        cause,
+      });
+    }
+    if (Buffer.byteLength(argsCanonical) > this.#maxArgsBytes) {
+      throw new RunnerError(
+        "APPROVAL_INPUT_INVALID",
+        `arguments of ${input.tool} are ${Buffer.byteLength(argsCanonical)} bytes; at most ${this.#maxArgsBytes} can be shown to an approver`,
+      );
+    }
+    const now = Math.floor(this.clock.now());
+    const policy = resolveRequestPolicy(this.#policy, input);
+    const deadline = now + policy.waitMs;
+    const remindAt = policy.reminderBeforeMs > 0 ? deadline - policy.reminderBeforeMs : null;
+    const fields: ApprovalRequestFields = {
+      v: 1,
+      id,
+      idempotencyKey: input.idempotencyKey,
+      jobId: input.jobId,
+      runId: input.runId,
+      traceId: input.traceId,
+      tool: input.tool,
+      argsCanonical,
+      argsHash: sha256Hex(argsCanonical),
+      risk: input.risk,
+      flags: [...(input.flags ?? [])],
+      reason: input.reason,
+      agent: input.agent,
+      scheduleId: input.scheduleId ?? null,
+      parentRunId: input.parentRunId ?? null,
+      owner: input.owner ?? null,
+      channel: input.channel,
+      requestedAt: now,
+      deadline,
+      remindAt: remindAt !== null && remindAt > now ? remindAt : null,
+      requiredApprovals: policy.requiredApprovals,
+      forbidSelfApproval: policy.forbidSelfApproval,
+      alwaysAllowed: policy.alwaysAllowed,
+      approvers: policy.approvers,
+    };
+    const reply = (await this.#script("echoApprovalRegister")(
+      this.keys.request(id),
+      this.keys.base,
+      id,
+      JSON.stringify(fields),
+      deadline,
+      fields.remindAt ?? "",
+      policy.requiredApprovals,
+      fields.owner ?? "",
+      policy.forbidSelfApproval ? "1" : "0",
+      policy.alwaysAllowed ? "1" : "0",
+      policy.executeGraceMs,
+      input.runId,
+      input.jobId,
+      now,
+      this.retentionMs,
+    )) as [string, Snapshot];
+    return { record: this.#decode(id, reply[1]).record, created: reply[0] === "created" };
+  }
+
+  /** The request, or null when there is none (or the id is not an approval id). */
+  async get(id: string): Promise<ApprovalRecord | null> {
+    return (await this.#read(id))?.record ?? null;
+  }
+
+  /** The request; APPROVAL_NOT_FOUND when there is none. */
+  async require(id: string): Promise<ApprovalRecord> {
+    const record = await this.get(id);
+    if (record === null) {
+      throw new RunnerError("APPROVAL_NOT_FOUND", `no approval request ${JSON.stringify(id)}`, {
+        data: { id },
+      });
+    }
+    return record;
+  }
+
+  /**
+   * Resolves a presented link token against request `id` (constant-time comparison), without
+   * changing anything. Null when the request or the token is unknown: callers show the same page.
+   */
+  async lookupToken(id: string, token: unknown): Promise<TokenLookup | null> {
+    const read = await this.#read(id);
+    if (read === null || typeof token !== "string") return null;
+    const hash = findTokenHash(read.tokens.keys(), token);
+    const stored = hash === null ? undefined : read.tokens.get(hash);
+    if (hash === null || stored === undefined) return null;
+    return { record: read.record, approver: stored.a, tokenHash: hash, state: stored.s };
+  }
+
+  /**
+   * Phase 2: records one person's decision atomically (Lua). A second decision of the request, a
+   * used or replaced token, an expired request, self-approval when forbidden, or a second vote of
+   * the same person are refused and reported with the current record.
+   */
+  async decide(input: DecideInput): Promise<DecideResult> {
+    if (!isApprovalId(input.id)) return { outcome: "not_found", record: null };
+    let tokenHash = "";
+    if (input.actor.kind === "token") {
+      const lookup = await this.lookupToken(input.id, input.actor.token);
+      if (lookup === null) return { outcome: "token_invalid", record: null };
+      tokenHash = lookup.tokenHash;
+    }
+    const args = decideArgs(input, tokenHash, Math.floor(this.clock.now()), this.retentionMs);
+    const reply = (await this.#script("echoApprovalDecide")(
+      this.keys.request(input.id),
+      this.keys.base,
+      input.id,
+      ...args,
+    )) as [string, Snapshot?];
+    const record = reply[1] === undefined ? null : this.#decode(input.id, reply[1]).record;
+    return toDecideResult(input.id, reply[0], record);
+  }
+
+  /** Marks every pending request of a run cancelled (run cancelled or removed); returns their ids. */
+  async cancelRun(runId: string): Promise<string[]> {
+    assertApprovalInput("run id", runId);
+    const fn = this.#script("echoApprovalCancelRun");
+    return (await fn(
+      this.keys.run(runId),
+      this.keys.base,
+      Math.floor(this.clock.now()),
+      this.retentionMs,
+    )) as string[];
+  }
+
+  /** Marks pending requests whose deadline passed as expired (for listings); returns their ids. */
+  async expireDue(limit = 100): Promise<string[]> {
+    const fn = this.#script("echoApprovalExpireDue");
+    const now = Math.floor(this.clock.now());
+    return (await fn(this.keys.pending, this.keys.base, now, this.retentionMs, limit)) as string[];
+  }
+
+  /**
+   * Issues a new link token for one approver of a pending request, replacing the approver's previous
+   * one (one live token per approver). Returns the token (to be mailed, never stored) or null when
+   * the request is no longer pending.
+   */
+  async issueToken(id: string, approverId: string): Promise<string | null> {
+    const record = await this.require(id);
+    if (!record.approvers.some((a) => a.id === approverId)) {
+      throw new RunnerError("APPROVAL_INPUT_INVALID", `"${approverId}" is not an approver of request ${id}`);
+    }
+    const { token, hash } = newLinkToken();
+    const fn = this.#script("echoApprovalIssueToken");
+    const outcome = await fn(this.keys.request(id), approverId, hash, Math.floor(this.clock.now()));
+    return outcome === "issued" ? token : null;
+  }
+
+  /** Records that one notification target ("email:<approver>", "webhook", ...) was reached. */
+  async markDelivered(id: string, target: string): Promise<void> {
+    await this.#script("echoApprovalMarkDelivered")(
+      this.keys.request(id),
+      target,
+      Math.floor(this.clock.now()),
+    );
+  }
+
+  /** Records that the notification went out; a crash before this re-sends it. */
+  async markNotified(id: string): Promise<void> {
+    const fn = this.#script("echoApprovalMarkNotified");
+    await fn(this.keys.request(id), this.keys.unsent, id, Math.floor(this.clock.now()));
+  }
+
+  /** Ids of requests whose notification has not gone out, oldest first. */
+  async unsentIds(limit = 100): Promise<string[]> {
+    return this.#redis.zrange(this.keys.unsent, 0, limit - 1);
+  }
+
+  /** Claims due reminders for `leaseMs` (a failed send is tried again after the lease). */
+  async claimReminders(leaseMs: number, limit = 100): Promise<string[]> {
+    const fn = this.#script("echoApprovalClaimReminders");
+    return (await fn(
+      this.keys.remind,
+      this.keys.base,
+      Math.floor(this.clock.now()),
+      leaseMs,
+      limit,
+    )) as string[];
+  }
+
+  /** Records that the reminder went out (once). */
+  async markReminded(id: string): Promise<void> {
+    const fn = this.#script("echoApprovalMarkReminded");
+    await fn(this.keys.request(id), this.keys.remind, id, Math.floor(this.clock.now()));
+  }
+
+  /** Appends a fetch of a link to an existing request's capped log (unknown ids record nothing). */
+  async recordFetch(id: string, fetch: Omit<FetchEntry, "at">): Promise<void> {
+    if (!isApprovalId(id)) return;
+    const entry: FetchEntry = {
+      at: Math.floor(this.clock.now()),
+      method: fetch.method,
+      ip: fetch.ip.slice(0, 64),
+      userAgent: fetch.userAgent.slice(0, 300),
+      approver: fetch.approver,
+    };
+    const fn = this.#script("echoApprovalRecordFetch");
+    await fn(this.keys.request(id), this.keys.fetches(id), JSON.stringify(entry), FETCH_LOG_CAP);
+  }
+
+  /**
+   * The check at the moment of execution: this run, this tool, arguments with the approved hash,
+   * status approved and the approval fresh. Reads the request now; never trusts an earlier read.
+   */
+  async checkExecutable(input: ExecutableCheckInput, now = this.clock.now()): Promise<ExecutableCheck> {
+    return judgeExecutable(await this.get(input.id), input, now);
+  }
+
+  /** Requests, newest first (pending: soonest deadline first), at most `limit`. */
+  async list(options: { status?: ApprovalStatus; limit?: number } = {}): Promise<ApprovalRecord[]> {
+    const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000);
+    const ids =
+      options.status === "pending"
+        ? await this.#redis.zrange(this.keys.pending, 0, limit - 1)
+        : await this.#redis.zrevrange(this.keys.all, 0, (options.status ? 10 : 1) * limit - 1);
+    const records: ApprovalRecord[] = [];
+    for (const id of ids) {
+      const record = await this.get(id);
+      if (record && (options.status === undefined || record.status === options.status)) records.push(record);
+      if (records.length >= limit) break;
+    }
+    return records;
+  }
+
+  /** The HMAC secret of page nonces: made once (SET NX) and shared by every HTTP process. */
+  async pageSecret(): Promise<Buffer> {
+    await this.#redis.set(this.keys.pageSecret, randomBytes(32).toString("base64"), "NX");
+    const value = await this.#redis.get(this.keys.pageSecret);
+    if (value === null)
+      throw new RunnerError("INTERNAL", "the approval page secret vanished right after SET NX");
+    return Buffer.from(value, "base64");
+  }
+
+  async #read(id: string): Promise<DecodedRequest | null> {
+    if (!isApprovalId(id)) return null;
+    const [flat, fetches] = await Promise.all([
+      this.#redis.hgetall(this.keys.request(id)),
+      this.#redis.lrange(this.keys.fetches(id), 0, -1),
+    ]);
+    if (Object.keys(flat).length === 0) return null;
+    return decodeRequest(id, Object.entries(flat).flat(), fetches);
+  }
+
+  #decode(id: string, snapshot: Snapshot): DecodedRequest {
+    return decodeRequest(id, snapshot[0], snapshot[1]);
+  }
+
+  #script(name: ApprovalScriptName): ScriptFn {
+    const fn = (this.#redis as unknown as Record<string, ScriptFn>)[name];
+    if (typeof fn !== "function")
+      throw new RunnerError("INTERNAL", `approval command ${name} is not defined`);
+    return fn.bind(this.#redis);
+  }
+}

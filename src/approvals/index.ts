@@ -1,0 +1,59 @@
+export {
+  type ApprovalPolicy,
+  DEFAULT_EXECUTE_GRACE_MS,
+  MAX_REQUIRED_APPROVALS,
+  type PolicySubject,
+  type ResolvedRequestPolicy,
+  resolveRequestPolicy,
+  validateApprovalPolicy,
+} from "./approval-policy.js";
+export {
+  ApprovalStore,
+  type ApprovalStoreOptions,
+  DEFAULT_APPROVAL_RETENTION_MS,
+  DEFAULT_MAX_ARGS_BYTES,
+  FETCH_LOG_CAP,
+  type RegisterInput,
+  type RegisterResult,
+  type TokenLookup,
+} from "./approval-store.js";
+export {
+  type ExecutableCheck,
+  type ExecutableCheckInput,
+  judgeExecutable,
+  NOT_EXECUTABLE_REASONS,
+  type NotExecutableReason,
+} from "./executable-check.js";
+export { ApprovalKeys, approvalIdFor, DEFAULT_APPROVALS_PREFIX, isApprovalId } from "./keys.js";
+export {
+  createPageNonce,
+  findTokenHash,
+  hashLinkToken,
+  isLinkTokenShape,
+  PAGE_NONCE_MAX_AGE_MS,
+  secretsEqual,
+  verifyPageNonce,
+} from "./link-tokens.js";
+export {
+  APPROVAL_DECISIONS,
+  APPROVAL_STATUSES,
+  type ApprovalDecision,
+  ApprovalRecord,
+  type ApprovalStatus,
+  Approver,
+  approvalOutcome,
+  DECISION_CHANNELS,
+  type DecisionChannel,
+  DecisionEntry,
+  effectiveStatus,
+  FetchEntry,
+} from "./record.js";
+export {
+  DECIDE_REFUSALS,
+  type DecideInput,
+  type DecideRefusal,
+  type DecideResult,
+  type DecisionActor,
+  describeRefusal,
+  MAX_COMMENT_LENGTH,
+} from "./store-decide.js";
