@@ -1,0 +1,148 @@
+import type { Field } from "./shell-words.js";
+import type { Invocation } from "./unwrap.js";
+
+/**
+ * Small facts about an invocation's arguments that several rules need: option clusters, long
+ * options resolved by unique prefix (GNU getopt accepts `--recur` for `--recursive`), operands.
+ */
+
+/** Resolves a long option name written in full or as a unique prefix of one of `known`. */
+export function resolveLong(name: string, known: readonly string[]): string | undefined {
+  if (known.includes(name)) return name;
+  const matches = known.filter((k) => k.startsWith(name));
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
+/** Parsed arguments: short flags seen, long options seen (resolved), operands. */
+export interface ParsedArgs {
+  short: Set<string>;
+  long: Set<string>;
+  operands: Field[];
+}
+
+/**
+ * Splits args into flags and operands. `valueShort` / `valueLong` name options that take a value
+ * (the value is neither a flag nor an operand). Options may follow operands (GNU permutation).
+ */
+export function parseArgs(
+  args: readonly Field[],
+  knownLong: readonly string[],
+  valueShort = "",
+  valueLong: readonly string[] = [],
+): ParsedArgs {
+  const out: ParsedArgs = { short: new Set(), long: new Set(), operands: [] };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as Field;
+    const text = arg.text;
+    if (text === "--") {
+      out.operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (text.startsWith("--")) {
+      const raw = text.slice(2).split("=")[0] ?? "";
+      const name = resolveLong(raw, knownLong) ?? raw;
+      out.long.add(name);
+      if (!text.includes("=") && valueLong.includes(name)) i++;
+    } else if (text.startsWith("-") && text.length > 1) {
+      for (let j = 1; j < text.length; j++) {
+        const ch = text[j] as string;
+        out.short.add(ch);
+        if (valueShort.includes(ch)) {
+          if (j === text.length - 1) i++;
+          break;
+        }
+      }
+    } else {
+      out.operands.push(arg);
+    }
+  }
+  return out;
+}
+
+/** Every path-like value in the args: operands and the values of `--opt=value` / `key=value`. */
+export function pathCandidates(inv: Invocation): Field[] {
+  const out: Field[] = [];
+  const skipNext = MESSAGE_FLAG_COMMANDS.has(inv.name);
+  for (let i = 0; i < inv.args.length; i++) {
+    const arg = inv.args[i] as Field;
+    if (skipNext && MESSAGE_FLAGS.has(arg.text)) {
+      i++;
+      continue;
+    }
+    out.push(arg);
+    const eq = arg.text.indexOf("=");
+    if (eq > 0) out.push({ ...arg, text: arg.text.slice(eq + 1) });
+  }
+  out.push(...inv.implicitOperands);
+  return out;
+}
+
+const MESSAGE_FLAG_COMMANDS = new Set(["git", "gh", "hg", "svn", "jj", "glab"]);
+const MESSAGE_FLAGS = new Set(["-m", "--message", "--title", "--body", "-t", "-b"]);
+
+/** Programs that only print or test their arguments; a path among them is text, not a read. */
+export const TEXT_ONLY_PROGRAMS = new Set([
+  "echo",
+  "printf",
+  "true",
+  "false",
+  ":",
+  "test",
+  "[",
+  "[[",
+  "type",
+  "which",
+  "hash",
+  "whereis",
+  "command",
+]);
+
+/** Programs that fetch from the network (a script they print is a remote script). */
+export const DOWNLOADERS = new Set([
+  "curl",
+  "wget",
+  "fetch",
+  "aria2c",
+  "http",
+  "https",
+  "xh",
+  "nc",
+  "ncat",
+  "netcat",
+  "socat",
+  "lwp-download",
+  "lwp-request",
+  "ftp",
+  "tftp",
+  "scp",
+  "sftp",
+  "rsync",
+  "git",
+  "invoke-webrequest",
+  "iwr",
+  "irm",
+]);
+
+/** Shell programs (their `-c` argument and stdin are scripts). */
+export const SHELL_PROGRAMS = new Set([
+  "sh",
+  "bash",
+  "dash",
+  "zsh",
+  "ksh",
+  "mksh",
+  "ash",
+  "yash",
+  "fish",
+  "rbash",
+  "csh",
+  "tcsh",
+]);
+
+const INTERPRETER =
+  /^(python[\d.]*|pypy[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs|deno|bun|php[\d.]*|lua[\d.]*|luajit|tclsh|osascript|pwsh|powershell|rscript|jshell|groovy|scala|irb|source|\.)$/;
+
+/** True for programs that run code they are given (shells, python, node, perl, ...). */
+export function isInterpreter(name: string): boolean {
+  return SHELL_PROGRAMS.has(name) || INTERPRETER.test(name);
+}

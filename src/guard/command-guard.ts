@@ -1,0 +1,241 @@
+import { SHELL_PROGRAMS } from "./command-facts.js";
+import { hardInvocationFindings, hardRedirectFindings } from "./hard-families.js";
+import { createShellParser, type ShellParser, type ShellParserOptions } from "./shell-parser.js";
+import { type SimpleCommand, walkShell } from "./shell-walk.js";
+import { BRACE_MARK, literalField } from "./shell-words.js";
+import { softInvocationFindings, softRedirectFindings } from "./soft-families.js";
+import { hasHiddenCharacters } from "./text-normalise.js";
+import { type Invocation, programName, unwrapCommand } from "./unwrap.js";
+import {
+  type CommandVerdict,
+  decideCommand,
+  type GuardFinding,
+  hardFinding,
+  softFinding,
+} from "./verdict.js";
+
+/** Longest command the guard parses; longer input needs approval. */
+export const MAX_COMMAND_LENGTH = 100_000;
+/** How deep `sh -c 'sh -c ...'` nesting is followed before the guard gives up and asks. */
+export const MAX_SCRIPT_NESTING = 6;
+
+const KEYWORD_PREFIX =
+  /(^|[;&|(){\n`!]|\$\(|\b(?:do|then|else|elif|if|while|until)\b)(\s*)(time(?:\s+-p)?|coproc)(?=\s|$)/g;
+const BRACE_WORD = /(^|[\s;&|(`])\{(?=[^\s}])/;
+const BRACE_WORD_ALL = new RegExp(BRACE_WORD.source, "g");
+
+/** What the guard saw in a command: its findings and every simple command (nested scripts included). */
+export interface CommandAnalysis {
+  findings: GuardFinding[];
+  /** Every simple command, top level and nested, in the order found. */
+  commands: SimpleCommand[];
+  /** Function definitions (a command using its own functions is never a safe-bin command). */
+  functionCount: number;
+  /** False when the input could not be parsed as written. */
+  parsed: boolean;
+}
+
+/** The command guard for `exec`, `execute_code` and `process`. `check` is synchronous and pure. */
+export interface CommandGuard {
+  /** Verdict for a shell command line. */
+  check(command: string): CommandVerdict;
+  /** Verdict for an argv run without a shell (`execve`), e.g. `["rm", "-rf", "/"]`. */
+  checkArgv(argv: readonly string[]): CommandVerdict;
+  /** Findings plus the simple commands, for callers that also apply safe-bin profiles. */
+  analyse(command: string): CommandAnalysis;
+  /** Like {@link analyse}, for an argv run without a shell. */
+  analyseArgv(argv: readonly string[]): CommandAnalysis;
+}
+
+class Analyser {
+  readonly findings: GuardFinding[] = [];
+  readonly commands: SimpleCommand[] = [];
+  functionCount = 0;
+  parsed = true;
+
+  constructor(private readonly parser: ShellParser) {}
+
+  script(source: string, depth: number, cwd: string | undefined): void {
+    if (source.length > MAX_COMMAND_LENGTH) {
+      this.findings.push(
+        softFinding(
+          "soft.too-complex",
+          `the command is ${source.length} characters long, more than the ${MAX_COMMAND_LENGTH} the guard analyses`,
+        ),
+      );
+      this.parsed = false;
+      return;
+    }
+    if (hasHiddenCharacters(source)) {
+      this.findings.push(
+        softFinding("soft.hidden-characters", "the command contains invisible or control characters"),
+      );
+    }
+    // tree-sitter-bash glues a line that starts with `\` to the previous line's last word; a blank
+    // after the newline changes nothing bash runs and gives the parser the right split.
+    let text = source.includes("\n\\") ? source.replace(/\n\\/g, "\n \\") : source;
+    // `time` and `coproc` are reserved words to bash but plain words to tree-sitter-bash, which then
+    // misreads `time { ...; }` and `time while ...`. Blanking them changes nothing bash would run.
+    if (text.includes("time") || text.includes("coproc")) {
+      text = text.replace(
+        KEYWORD_PREFIX,
+        (_m, before: string, space: string, word: string) => before + space + " ".repeat(word.length),
+      );
+    }
+    const clean = this.parse(text, depth, cwd);
+    // `{rm,-rf,/}` is brace expansion to bash but an unclosed group to tree-sitter. A `{` followed
+    // by a non-blank never opens a group in bash, so it is re-read as a plain word character.
+    if (!clean && BRACE_WORD.test(text))
+      this.parse(text.replace(BRACE_WORD_ALL, `$1${BRACE_MARK}`), depth, cwd);
+    // bash joins `\`-newline inside words (`r\<newline>m` is `rm`); tree-sitter splits them, so the
+    // joined text is analysed as well and the stricter result stands.
+    if (/\\\r?\n/.test(text)) this.parse(text.replace(/\\\r?\n/g, ""), depth, cwd);
+  }
+
+  /** Parses and analyses one text; false when the parser had to recover from errors. */
+  private parse(source: string, depth: number, cwd: string | undefined, variant = false): boolean {
+    let tree: ReturnType<ShellParser["parse"]>;
+    try {
+      tree = this.parser.parse(source);
+    } catch {
+      this.parsed = false;
+      this.findings.push(
+        softFinding("soft.unparseable", "the command could not be parsed as a shell command"),
+      );
+      return false;
+    }
+    try {
+      if (tree.hasError) {
+        this.parsed = false;
+        this.findings.push(
+          softFinding(
+            "soft.unparseable",
+            "the command is not valid shell syntax (unbalanced quotes, brackets or keywords), so what it would run is unclear",
+          ),
+        );
+      }
+      const walked = walkShell(tree.root, new Map(), cwd);
+      if (walked.tooComplex)
+        this.findings.push(
+          softFinding("soft.too-complex", "the command nests or expands too deeply to analyse"),
+        );
+      this.functionCount += walked.functions.length;
+      for (const fn of walked.functions) {
+        if (fn.forkBomb)
+          this.findings.push(
+            hardFinding(
+              "hard.fork-bomb",
+              `the function ${fn.name} calls itself in a pipe or in the background: a fork bomb`,
+            ),
+          );
+      }
+      for (const cmd of walked.commands) this.command(cmd, depth);
+      if (walked.strayDollar && !variant) {
+        this.parse(source.replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, "$${$1}"), depth, cwd, true);
+      }
+      return !tree.hasError;
+    } finally {
+      tree.dispose();
+    }
+  }
+
+  command(cmd: SimpleCommand, depth: number): void {
+    this.commands.push(cmd);
+    this.findings.push(...hardRedirectFindings(cmd), ...softRedirectFindings(cmd));
+    const { invocations, scripts } = unwrapCommand(cmd);
+    for (const inv of invocations) {
+      this.invocation(inv);
+      if (inv.nameField.dynamic && inv.nameField.bare !== "" && inv.nameField.bare !== inv.nameField.text) {
+        // `rm${EMPTY} -rf /`: judge the name as if the unknown parts were empty, too.
+        const bareField = literalField(inv.nameField.bare);
+        this.invocation({ ...inv, name: programName(bareField), nameField: bareField });
+      }
+      if (inv.name === "alias") {
+        for (const a of inv.args) {
+          const eq = a.text.indexOf("=");
+          if (eq > 0) scripts.push({ text: a.text.slice(eq + 1), dynamic: a.dynamic, via: ["alias"] });
+        }
+      }
+      if (
+        SHELL_PROGRAMS.has(inv.name) &&
+        inv.source.stdinText.length > 0 &&
+        !inv.args.some((a) => !a.text.startsWith("-"))
+      ) {
+        for (const text of inv.source.stdinText)
+          scripts.push({ text, dynamic: false, via: [...inv.via, inv.name] });
+      }
+    }
+    for (const script of scripts) {
+      if (depth >= MAX_SCRIPT_NESTING) {
+        this.findings.push(
+          softFinding("soft.too-complex", `scripts are nested more than ${MAX_SCRIPT_NESTING} levels deep`),
+        );
+        continue;
+      }
+      this.script(script.text, depth + 1, cmd.cwd);
+    }
+  }
+
+  private invocation(inv: Invocation): void {
+    this.findings.push(...hardInvocationFindings(inv), ...softInvocationFindings(inv));
+  }
+
+  result(): CommandAnalysis {
+    return {
+      findings: this.findings,
+      commands: this.commands,
+      functionCount: this.functionCount,
+      parsed: this.parsed,
+    };
+  }
+}
+
+function argvCommand(argv: readonly string[]): SimpleCommand {
+  const fields = argv.map(literalField);
+  return {
+    argv: fields,
+    argInner: fields.map(() => []),
+    assignments: [],
+    redirects: [],
+    stdinText: [],
+    upstream: [],
+    cwd: undefined,
+  };
+}
+
+/** Builds a command guard over an already loaded parser. */
+export function commandGuardFromParser(parser: ShellParser): CommandGuard {
+  const analyse = (command: string): CommandAnalysis => {
+    const analyser = new Analyser(parser);
+    analyser.script(command, 0, undefined);
+    return analyser.result();
+  };
+  const analyseArgv = (argv: readonly string[]): CommandAnalysis => {
+    const analyser = new Analyser(parser);
+    if (argv.length === 0) {
+      analyser.findings.push(softFinding("soft.unparseable", "the argv is empty"));
+      analyser.parsed = false;
+    } else {
+      if (argv.some(hasHiddenCharacters))
+        analyser.findings.push(
+          softFinding("soft.hidden-characters", "an argument contains invisible or control characters"),
+        );
+      analyser.command(argvCommand(argv), 0);
+    }
+    return analyser.result();
+  };
+  return {
+    analyse,
+    analyseArgv,
+    check: (command) => decideCommand(analyse(command).findings),
+    checkArgv: (argv) => decideCommand(analyseArgv(argv).findings),
+  };
+}
+
+/**
+ * Loads the bash grammar and returns the command guard. Loading is asynchronous and done once;
+ * every check afterwards is synchronous, pure and about as fast as one tree-sitter parse.
+ */
+export async function createCommandGuard(options: ShellParserOptions = {}): Promise<CommandGuard> {
+  return commandGuardFromParser(await createShellParser(options));
+}

@@ -1,0 +1,326 @@
+import { posix } from "node:path";
+import type { Node } from "web-tree-sitter";
+import { expandWord, type Field, type WordContext } from "./shell-words.js";
+
+/** A redirection: operator, file descriptor and target fields. */
+export interface Redirect {
+  /** The operator as written: `>`, `>>`, `&>`, `>|`, `<`, `<>`, `>&`, ... */
+  op: string;
+  fd: string | undefined;
+  target: Field[];
+  /** Commands inside process substitutions in the target (`< <(curl x)`). */
+  inner: SimpleCommand[];
+}
+
+/** One simple command as bash would run it, before wrappers are unwrapped. */
+export interface SimpleCommand {
+  /** Name and arguments after expansion. Empty for a bare redirection (`> /dev/sda`). */
+  argv: Field[];
+  /** For each argv entry, the commands inside substitutions in that word (`$(curl x)`, `<(...)`). */
+  argInner: SimpleCommand[][];
+  /** Names of `NAME=value` assignments in front of the command. */
+  assignments: string[];
+  redirects: Redirect[];
+  /** Text fed on standard input by here-documents and here-strings. */
+  stdinText: string[];
+  /** Commands in earlier stages of the same pipeline (they feed this command's stdin). */
+  upstream: SimpleCommand[];
+  /** Working directory known from an earlier literal `cd`, or undefined when unknown. */
+  cwd: string | undefined;
+}
+
+/** A shell function definition and whether its body calls itself in a pipe or in the background. */
+export interface FunctionDefinition {
+  name: string;
+  forkBomb: boolean;
+}
+
+/** Everything the walk found in one script. */
+export interface WalkResult {
+  commands: SimpleCommand[];
+  functions: FunctionDefinition[];
+  tooComplex: boolean;
+  /** The parser split a word at a lone `$` (see {@link WordContext.strayDollar}). */
+  strayDollar: boolean;
+}
+
+interface Frame {
+  upstream: SimpleCommand[];
+  fn: string | undefined;
+  /** Inside a pipeline stage or a backgrounded statement (what makes self-recursion a fork bomb). */
+  spawning: boolean;
+  depth: number;
+}
+
+const MAX_DEPTH = 150;
+const REDIRECT_TYPES = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);
+const LITERAL_VALUE_TYPES = new Set([
+  "word",
+  "raw_string",
+  "string",
+  "number",
+  "concatenation",
+  "ansi_c_string",
+]);
+
+class Walker {
+  readonly commands: SimpleCommand[] = [];
+  readonly functions: FunctionDefinition[] = [];
+  readonly words: WordContext;
+  cwd: string | undefined;
+  selfCalls = 0;
+
+  constructor(vars: Map<string, string>, cwd: string | undefined) {
+    this.words = { vars, tooComplex: false, strayDollar: false };
+    this.cwd = cwd;
+  }
+
+  walk(node: Node, frame: Frame): void {
+    if (frame.depth > MAX_DEPTH) {
+      this.words.tooComplex = true;
+      return;
+    }
+    switch (node.type) {
+      case "command":
+        this.command(node, [], frame);
+        return;
+      case "redirected_statement":
+        this.redirected(node, frame);
+        return;
+      case "pipeline":
+        this.pipeline(node, frame);
+        return;
+      case "function_definition":
+        this.functionDefinition(node, frame);
+        return;
+      case "command_substitution":
+      case "process_substitution":
+        this.children(node, { upstream: [], fn: frame.fn, spawning: false, depth: frame.depth + 1 });
+        return;
+      case "variable_assignment":
+        this.assignment(node, frame);
+        return;
+      case "comment":
+        return;
+      default:
+        if (REDIRECT_TYPES.has(node.type)) {
+          this.bareRedirects([node], frame);
+          return;
+        }
+        this.children(node, frame);
+    }
+  }
+
+  private children(node: Node, frame: Frame): void {
+    const next = { ...frame, depth: frame.depth + 1 };
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (!child || child.childCount === 0) continue;
+      const background = node.child(i + 1)?.type === "&";
+      this.walk(child, background ? { ...next, spawning: true } : next);
+    }
+  }
+
+  /** Walks the substitutions inside a word and returns the commands they run. */
+  private inner(node: Node, frame: Frame): SimpleCommand[] {
+    if (node.childCount === 0) return [];
+    const before = this.commands.length;
+    this.walk(node, { upstream: [], fn: frame.fn, spawning: false, depth: frame.depth + 1 });
+    return this.commands.slice(before);
+  }
+
+  private expand(node: Node): Field[] {
+    return expandWord(node, this.words);
+  }
+
+  private command(node: Node, outer: Node[], frame: Frame): SimpleCommand {
+    const cmd: SimpleCommand = {
+      argv: [],
+      argInner: [],
+      assignments: [],
+      redirects: [],
+      stdinText: [],
+      upstream: frame.upstream,
+      cwd: this.cwd,
+    };
+    const redirectNodes: Node[] = [];
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (!child) continue;
+      const field = node.fieldNameForChild(i);
+      if (field === "name" || field === "argument") {
+        const word = field === "name" ? (child.namedChild(0) ?? child) : child;
+        // `$"..."` sometimes parses as a lone `$` before a string; bash drops that `$`.
+        if (word.type === "$" && node.child(i + 1)?.startIndex === word.endIndex) {
+          if (node.child(i + 1)?.type !== "string") this.words.strayDollar = true;
+          continue;
+        }
+        const inner = this.inner(word, frame);
+        for (const f of this.expand(word)) {
+          cmd.argv.push(f);
+          cmd.argInner.push(inner);
+        }
+      } else if (child.type === "variable_assignment") {
+        const name = child.childForFieldName("name")?.text;
+        if (name !== undefined) cmd.assignments.push(name);
+        const value = child.childForFieldName("value");
+        if (value) this.inner(value, frame);
+      } else if (REDIRECT_TYPES.has(child.type)) {
+        redirectNodes.push(child);
+      } else if (child.childCount > 0) {
+        this.inner(child, frame);
+      }
+    }
+    for (const r of [...redirectNodes, ...outer]) this.redirect(r, cmd, frame);
+    const name = cmd.argv[0]?.text;
+    if (frame.fn !== undefined && name === frame.fn && frame.spawning) this.selfCalls++;
+    if (name === "cd" || name === "pushd") this.changeDirectory(cmd.argv.slice(1));
+    this.commands.push(cmd);
+    return cmd;
+  }
+
+  private redirect(node: Node, cmd: SimpleCommand, frame: Frame): void {
+    if (node.type === "heredoc_redirect") {
+      for (let i = 0; i < node.childCount; i++) {
+        const child = node.child(i);
+        if (child?.type === "heredoc_body") {
+          cmd.stdinText.push(child.text);
+          this.inner(child, frame);
+        }
+      }
+      return;
+    }
+    if (node.type === "herestring_redirect") {
+      for (let i = 0; i < node.childCount; i++) {
+        const child = node.child(i);
+        if (!child?.isNamed) continue;
+        this.inner(child, frame);
+        cmd.stdinText.push(
+          this.expand(child)
+            .map((f) => f.text)
+            .join(" "),
+        );
+      }
+      return;
+    }
+    let op = "";
+    let fd: string | undefined;
+    const target: Field[] = [];
+    const inner: SimpleCommand[] = [];
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (!child) continue;
+      const field = node.fieldNameForChild(i);
+      if (field === "descriptor") fd = child.text;
+      else if (field === "destination") {
+        inner.push(...this.inner(child, frame));
+        target.push(...this.expand(child));
+      } else if (!child.isNamed) op += child.type;
+      else if (child.type === "ERROR") op += child.text;
+    }
+    cmd.redirects.push({ op, fd, target, inner });
+  }
+
+  private redirected(node: Node, frame: Frame): void {
+    const body = node.childForFieldName("body");
+    const redirects: Node[] = [];
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (child && REDIRECT_TYPES.has(child.type)) redirects.push(child);
+      else if (child && child !== body && child.childCount > 0) this.walk(child, frame);
+    }
+    if (body?.type === "command") {
+      this.command(body, redirects, frame);
+      return;
+    }
+    const before = this.commands.length;
+    if (body) this.walk(body, { ...frame, depth: frame.depth + 1 });
+    const inside = this.commands.slice(before);
+    const bare = this.bareRedirects(redirects, frame);
+    // Input fed to a compound statement reaches every command in it.
+    for (const cmd of inside) cmd.stdinText.push(...bare.stdinText);
+  }
+
+  private bareRedirects(redirects: Node[], frame: Frame): SimpleCommand {
+    const cmd: SimpleCommand = {
+      argv: [],
+      argInner: [],
+      assignments: [],
+      redirects: [],
+      stdinText: [],
+      upstream: frame.upstream,
+      cwd: this.cwd,
+    };
+    for (const r of redirects) this.redirect(r, cmd, frame);
+    this.commands.push(cmd);
+    return cmd;
+  }
+
+  private pipeline(node: Node, frame: Frame): void {
+    let upstream = frame.upstream;
+    for (let i = 0; i < node.childCount; i++) {
+      const stage = node.child(i);
+      if (!stage?.isNamed) continue;
+      const before = this.commands.length;
+      this.walk(stage, { upstream, fn: frame.fn, spawning: true, depth: frame.depth + 1 });
+      upstream = [...upstream, ...this.commands.slice(before)];
+    }
+  }
+
+  private functionDefinition(node: Node, frame: Frame): void {
+    const name = node.childForFieldName("name")?.text ?? "";
+    const body = node.childForFieldName("body");
+    const savedCalls = this.selfCalls;
+    this.selfCalls = 0;
+    if (body) this.walk(body, { upstream: [], fn: name, spawning: false, depth: frame.depth + 1 });
+    this.functions.push({ name, forkBomb: this.selfCalls > 0 });
+    this.selfCalls = savedCalls;
+  }
+
+  private assignment(node: Node, frame: Frame): void {
+    const name = node.childForFieldName("name")?.text;
+    const value = node.childForFieldName("value");
+    if (value) this.inner(value, frame);
+    if (name === undefined) return;
+    if (value && LITERAL_VALUE_TYPES.has(value.type)) {
+      const fields = this.expand(value);
+      if (fields.every((f) => !f.dynamic)) {
+        this.words.vars.set(name, fields.map((f) => f.text).join(" "));
+        return;
+      }
+    }
+    this.words.vars.delete(name);
+  }
+
+  private changeDirectory(args: Field[]): void {
+    const operands = args.filter((a) => !a.text.startsWith("-") || a.text === "-");
+    const target = operands[0];
+    if (target === undefined) {
+      this.cwd = "~";
+      return;
+    }
+    if (target.dynamic || target.glob || target.text === "-") {
+      this.cwd = undefined;
+      return;
+    }
+    const text = target.text;
+    if (text.startsWith("/") || text === "~" || text.startsWith("~/")) this.cwd = posix.normalize(text);
+    else if (this.cwd !== undefined) this.cwd = posix.normalize(posix.join(this.cwd, text));
+  }
+}
+
+/**
+ * Walks a parsed script and lists every simple command bash could run: in lists, pipelines,
+ * subshells, compound statements, functions, command and process substitutions (also inside double
+ * quotes and here-documents) and redirections.
+ */
+export function walkShell(root: Node, vars = new Map<string, string>(), cwd?: string): WalkResult {
+  const walker = new Walker(vars, cwd);
+  walker.walk(root, { upstream: [], fn: undefined, spawning: false, depth: 0 });
+  return {
+    commands: walker.commands,
+    functions: walker.functions,
+    tooComplex: walker.words.tooComplex,
+    strayDollar: walker.words.strayDollar,
+  };
+}

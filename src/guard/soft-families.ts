@@ -1,0 +1,393 @@
+import {
+  DOWNLOADERS,
+  isInterpreter,
+  parseArgs,
+  pathCandidates,
+  SHELL_PROGRAMS,
+  TEXT_ONLY_PROGRAMS,
+} from "./command-facts.js";
+import { isCredentialFile, isPrivateKey, isSystemPath, normaliseTarget } from "./command-paths.js";
+import { isWriteRedirect } from "./hard-families.js";
+import type { SimpleCommand } from "./shell-walk.js";
+import type { Field } from "./shell-words.js";
+import { type Invocation, programName } from "./unwrap.js";
+import { type GuardFinding, softFinding } from "./verdict.js";
+
+function describe(inv: Invocation): string {
+  return inv.via.length > 0 ? `${inv.name} (through ${inv.via.join(" → ")})` : inv.name;
+}
+
+function operands(args: readonly Field[]): Field[] {
+  return args.filter((a) => !a.text.startsWith("-") || a.text === "-");
+}
+
+function chmodFindings(inv: Invocation): GuardFinding[] {
+  if (inv.name !== "chmod") return [];
+  const mode = operands(inv.args)[0]?.text;
+  if (mode === undefined) return [];
+  const out: GuardFinding[] = [];
+  if (/^[0-7]{1,4}$/.test(mode)) {
+    const digits = mode.padStart(4, "0");
+    if (Number(digits[3]) & 2)
+      out.push(softFinding("soft.world-writable", `chmod ${mode} lets every user write the files`));
+    if (Number(digits[0]) & 4) out.push(softFinding("soft.setuid", `chmod ${mode} sets the set-user-id bit`));
+    return out;
+  }
+  for (const clause of mode.split(",")) {
+    const m = /^([ugoa]*)((?:[-+=][rwxXst]*)+)$/.exec(clause);
+    if (!m) continue;
+    const who = m[1] ?? "";
+    for (const op of (m[2] ?? "").match(/[-+=][rwxXst]*/g) ?? []) {
+      if (op[0] === "-") continue;
+      if (op.includes("w") && (who.includes("a") || who.includes("o"))) {
+        out.push(softFinding("soft.world-writable", `chmod ${mode} lets every user write the files`));
+      }
+      if (op.includes("s") && (who === "" || who.includes("u") || who.includes("a"))) {
+        out.push(softFinding("soft.setuid", `chmod ${mode} sets the set-user-id bit`));
+      }
+    }
+  }
+  return out;
+}
+
+function chownFindings(inv: Invocation): GuardFinding[] {
+  if (inv.name !== "chown" && inv.name !== "chgrp") return [];
+  const parsed = parseArgs(
+    inv.args,
+    ["recursive", "reference", "from", "dereference", "no-dereference"],
+    "",
+    ["reference", "from"],
+  );
+  if (!parsed.short.has("R") && !parsed.long.has("recursive")) return [];
+  for (const f of parsed.operands.slice(1)) {
+    const path = normaliseTarget(f, inv.source.cwd);
+    if (isSystemPath(path))
+      return [
+        softFinding("soft.chown-system", `${describe(inv)} -R changes the owner of the system path ${path}`),
+      ];
+  }
+  return [];
+}
+
+const SERVICE_VERBS =
+  /^(stop|restart|disable|mask|kill|isolate|try-restart|reload-or-restart|try-reload-or-restart|daemon-reexec|unload|bootout|remove)$/;
+
+function serviceFindings(inv: Invocation): GuardFinding[] {
+  if (inv.name === "systemctl" || inv.name === "launchctl") {
+    const verb = operands(inv.args).find((a) => SERVICE_VERBS.test(a.text));
+    if (verb)
+      return [
+        softFinding(
+          "soft.service-control",
+          `${describe(inv)} ${verb.text} stops or restarts a system service`,
+        ),
+      ];
+  }
+  if (inv.name === "service" || inv.name === "rc-service") {
+    const verb = operands(inv.args)[1];
+    if (verb && SERVICE_VERBS.test(verb.text))
+      return [
+        softFinding(
+          "soft.service-control",
+          `${describe(inv)} ${operands(inv.args)[0]?.text} ${verb.text} stops or restarts a system service`,
+        ),
+      ];
+  }
+  return [];
+}
+
+function hasDownloader(cmds: readonly SimpleCommand[]): string | undefined {
+  for (const c of cmds) {
+    const first = c.argv[0];
+    if (first === undefined) continue;
+    let name = programName(first);
+    // `sudo curl`, `env curl`: look one wrapper deep; the full unwrap runs on those commands anyway.
+    if (!DOWNLOADERS.has(name)) {
+      const next = c.argv.find((a, i) => i > 0 && !a.text.startsWith("-") && !a.text.includes("="));
+      if (next && DOWNLOADERS.has(programName(next))) name = programName(next);
+    }
+    if (DOWNLOADERS.has(name) || (first.dynamic && /curl|wget/.test(first.text))) return name;
+    for (const inner of c.argInner) {
+      const found = hasDownloader(inner);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+const INLINE: Array<[RegExp, RegExp]> = [
+  [/^(python[\d.]*|pypy[\d.]*)$/, /^-[A-Za-z]*c/],
+  [/^(node|nodejs|bun)$/, /^(-[a-z]*[ep]|--eval|--print)(=|$)/],
+  [/^(perl[\d.]*)$/, /^-[A-Za-z]*[eE]/],
+  [/^(ruby[\d.]*)$/, /^-[A-Za-z]*e/],
+  [/^(php[\d.]*)$/, /^-r$/],
+  [/^(lua[\d.]*|luajit|osascript|rscript)$/, /^-e$/],
+  [/^(pwsh|powershell)$/, /^-(c|command|encodedcommand|ec|e)$/i],
+];
+
+function inlineFindings(inv: Invocation): GuardFinding[] {
+  if (inv.name === "eval")
+    return [
+      softFinding(
+        "soft.inline-interpreter",
+        `eval runs a string as a command: ${inv.args.map((a) => a.text).join(" ")}`,
+      ),
+    ];
+  if (SHELL_PROGRAMS.has(inv.name)) {
+    for (const a of inv.args) {
+      if (!a.text.startsWith("-")) break;
+      if (/^-[a-z]*c[a-z]*$/i.test(a.text))
+        return [softFinding("soft.inline-interpreter", `${describe(inv)} -c runs an inline script`)];
+    }
+    return [];
+  }
+  if (inv.name === "deno" && inv.args[0]?.text === "eval")
+    return [softFinding("soft.inline-interpreter", "deno eval runs inline code")];
+  for (const [names, flag] of INLINE) {
+    if (!names.test(inv.name)) continue;
+    for (const a of inv.args) {
+      if (flag.test(a.text))
+        return [softFinding("soft.inline-interpreter", `${describe(inv)} ${a.text} runs inline code`)];
+      if (!a.text.startsWith("-")) break;
+    }
+  }
+  if (/^(awk|gawk|mawk|nawk|busybox-awk)$/.test(inv.name)) {
+    const program = inv.args.map((a) => a.text).join(" ");
+    if (/\bsystem\s*\(|\|\s*getline|\bprint[^;}]*\|\s*"|\|&/.test(program)) {
+      return [softFinding("soft.inline-interpreter", `${inv.name} program runs shell commands`)];
+    }
+  }
+  return [];
+}
+
+function readsScriptFromStdin(inv: Invocation): boolean {
+  if (inv.name === "source" || inv.name === ".") return false;
+  const ops = operands(inv.args);
+  if (SHELL_PROGRAMS.has(inv.name) && inv.args.some((a) => /^-[a-z]*c[a-z]*$/i.test(a.text))) return false;
+  if (SHELL_PROGRAMS.has(inv.name) && inv.args.some((a) => a.text === "-s")) return true;
+  if (inv.name === "deno" || inv.name === "bun") return false;
+  return ops.length === 0 || ops[0]?.text === "-";
+}
+
+function scriptSourceFindings(inv: Invocation): GuardFinding[] {
+  if (!isInterpreter(inv.name) && inv.name !== "eval" && inv.name !== "xargs") return [];
+  const src = inv.source;
+  const out: GuardFinding[] = [];
+  if (
+    isInterpreter(inv.name) &&
+    readsScriptFromStdin(inv) &&
+    !inv.via.includes("xargs") &&
+    !inv.via.includes("find")
+  ) {
+    if (src.upstream.length > 0) {
+      const dl = hasDownloader(src.upstream);
+      out.push(
+        dl
+          ? softFinding("soft.remote-script", `a script downloaded with ${dl} is piped into ${inv.name}`)
+          : softFinding(
+              "soft.piped-interpreter",
+              `${inv.name} runs a script produced by another command (${src.upstream.map((u) => u.argv[0]?.text ?? "").join(" | ")})`,
+            ),
+      );
+    }
+    for (const r of src.redirects) {
+      if ((r.op === "<" || r.op === "<&") && r.target.some((t) => t.dynamic)) {
+        const dl = hasDownloader(r.inner);
+        out.push(
+          dl
+            ? softFinding("soft.remote-script", `a script downloaded with ${dl} is fed to ${inv.name}`)
+            : softFinding("soft.piped-interpreter", `${inv.name} runs a script produced by another command`),
+        );
+      }
+    }
+  }
+  // `bash <(curl ...)`, `sh -c "$(curl ...)"`, `source <(wget -O- ...)`, `eval "$(curl ...)"`.
+  const argIndex = (f: Field) => src.argv.indexOf(f);
+  for (const a of inv.args) {
+    const idx = argIndex(a);
+    const inner = idx >= 0 ? (src.argInner[idx] ?? []) : [];
+    if (inner.length === 0) continue;
+    const dl = hasDownloader(inner);
+    if (dl) {
+      out.push(softFinding("soft.remote-script", `a script downloaded with ${dl} is run by ${inv.name}`));
+      break;
+    }
+    if ((inv.name === "source" || inv.name === ".") && a === operands(inv.args)[0]) {
+      out.push(
+        softFinding("soft.piped-interpreter", `${inv.name} runs a script produced by another command`),
+      );
+      break;
+    }
+  }
+  return out;
+}
+
+const CREDENTIAL_WRITERS = /^(cp|mv|install|ln|rsync|scp)$/;
+
+function credentialWriteFindings(inv: Invocation): GuardFinding[] {
+  const cwd = inv.source.cwd;
+  let dests: Field[] = [];
+  if (inv.name === "tee") dests = operands(inv.args);
+  else if (CREDENTIAL_WRITERS.test(inv.name)) dests = operands(inv.args).slice(-1);
+  else if (inv.name === "dd")
+    dests = inv.args.filter((a) => a.text.startsWith("of=")).map((a) => ({ ...a, text: a.text.slice(3) }));
+  else if (
+    /^(sed|gsed|perl)$/.test(inv.name) &&
+    inv.args.some((a) => /^(-[a-zA-Z]*i|--in-place)/.test(a.text))
+  ) {
+    dests = operands(inv.args).slice(inv.name === "sed" || inv.name === "gsed" ? 1 : 0);
+  } else if (inv.name === "truncate" || inv.name === "touch") {
+    dests = operands(inv.args);
+  }
+  for (const d of dests) {
+    const path = normaliseTarget(d, cwd);
+    if (isCredentialFile(path) || /(^|\/)\.ssh$/.test(path)) {
+      return [softFinding("soft.credential-write", `${describe(inv)} writes the credential file ${path}`)];
+    }
+    if (/^\/(etc\/cron|var\/spool\/cron)/.test(path))
+      return [softFinding("soft.crontab", `${describe(inv)} writes ${path}, a cron table`)];
+  }
+  return [];
+}
+
+const KEY_READ_EXEMPT = new Set([
+  "ssh",
+  "ssh-add",
+  "ssh-keygen",
+  "ssh-copy-id",
+  "chmod",
+  "chown",
+  "chgrp",
+  "ls",
+  "stat",
+  "rm",
+  "touch",
+  "mkdir",
+  "file",
+  "git",
+]);
+
+function privateKeyFindings(inv: Invocation): GuardFinding[] {
+  if (TEXT_ONLY_PROGRAMS.has(inv.name) || KEY_READ_EXEMPT.has(inv.name)) return [];
+  for (const f of pathCandidates(inv)) {
+    const path = normaliseTarget(f, inv.source.cwd);
+    if (isPrivateKey(path, f.glob))
+      return [
+        softFinding(
+          "soft.private-key-read",
+          `${describe(inv)} reads ${path}, which looks like a private key`,
+        ),
+      ];
+  }
+  return [];
+}
+
+const SQL_CLIENTS =
+  /^(psql|mysql|mariadb|sqlite3?|sqlcmd|clickhouse-client|clickhouse|cockroach|duckdb|pgcli|mycli|litecli|usql|trino|snowsql|bq)$/;
+
+/** True when SQL text holds DROP, TRUNCATE, or a DELETE / UPDATE without WHERE. */
+export function isDestructiveSql(sql: string): string | undefined {
+  for (const statement of sql.split(";")) {
+    const s = statement.replace(/--[^\n]*/g, " ").replace(/\/\*[\s\S]*?\*\//g, " ");
+    if (
+      /\bdrop\s+(table|database|schema|view|index|user|role|function|procedure|trigger|materialized|extension|owned|sequence|type|column|if)\b/i.test(
+        s,
+      )
+    )
+      return "DROP";
+    if (/\btruncate\b/i.test(s)) return "TRUNCATE";
+    if (/\bdelete\s+from\b/i.test(s) && !/\bwhere\b/i.test(s)) return "DELETE without WHERE";
+    if (/\bupdate\s+\S+\s+set\b/i.test(s) && !/\bwhere\b/i.test(s)) return "UPDATE without WHERE";
+  }
+  return undefined;
+}
+
+function sqlFindings(inv: Invocation): GuardFinding[] {
+  if (!SQL_CLIENTS.test(inv.name)) return [];
+  const texts = [...inv.args.map((a) => a.text), ...inv.source.stdinText];
+  for (const up of inv.source.upstream) {
+    texts.push(...up.argv.slice(1).map((a) => a.text), ...up.stdinText);
+  }
+  for (const text of texts) {
+    const kind = isDestructiveSql(text);
+    if (kind) return [softFinding("soft.destructive-sql", `${describe(inv)} runs destructive SQL (${kind})`)];
+  }
+  return [];
+}
+
+function killFindings(inv: Invocation): GuardFinding[] {
+  if (/^(killall|killall5|pkill|skill|slay)$/.test(inv.name))
+    return [softFinding("soft.kill-all", `${describe(inv)} kills processes by name or pattern`)];
+  if (inv.name === "kill") {
+    if (inv.args.some((a) => a.text === "-1" || a.text === "1"))
+      return [
+        softFinding(
+          "soft.kill-all",
+          `kill ${inv.args.map((a) => a.text).join(" ")} signals init or every process`,
+        ),
+      ];
+  }
+  return [];
+}
+
+function crontabFindings(inv: Invocation): GuardFinding[] {
+  if (inv.name !== "crontab") return [];
+  const ops = inv.args.filter((a) => a.text !== "-u" && !/^-u/.test(a.text));
+  if (ops.length === 1 && ops[0]?.text === "-l") return [];
+  return [
+    softFinding(
+      "soft.crontab",
+      `${describe(inv)} ${inv.args.map((a) => a.text).join(" ")} edits a cron table`,
+    ),
+  ];
+}
+
+function computedFindings(inv: Invocation): GuardFinding[] {
+  if (!inv.nameField.dynamic) return [];
+  return [
+    softFinding("soft.computed-command", `the command name ${inv.nameField.text} is computed at run time`),
+  ];
+}
+
+/** Soft rules over one invocation. */
+export function softInvocationFindings(inv: Invocation): GuardFinding[] {
+  return [
+    ...chmodFindings(inv),
+    ...chownFindings(inv),
+    ...serviceFindings(inv),
+    ...scriptSourceFindings(inv),
+    ...inlineFindings(inv),
+    ...credentialWriteFindings(inv),
+    ...privateKeyFindings(inv),
+    ...sqlFindings(inv),
+    ...killFindings(inv),
+    ...crontabFindings(inv),
+    ...computedFindings(inv),
+  ];
+}
+
+/** Soft rules over a command's redirections: writes to credential files and cron tables, key reads. */
+export function softRedirectFindings(cmd: SimpleCommand): GuardFinding[] {
+  const out: GuardFinding[] = [];
+  for (const r of cmd.redirects) {
+    for (const t of r.target) {
+      const path = normaliseTarget(t, cmd.cwd);
+      if (isWriteRedirect(r)) {
+        if (isCredentialFile(path))
+          out.push(
+            softFinding(
+              "soft.credential-write",
+              `a redirection (${r.op}) writes the credential file ${path}`,
+            ),
+          );
+        if (/^\/(etc\/cron|var\/spool\/cron)/.test(path))
+          out.push(softFinding("soft.crontab", `a redirection writes ${path}, a cron table`));
+      } else if (isPrivateKey(path, t.glob)) {
+        out.push(
+          softFinding("soft.private-key-read", `a redirection reads ${path}, which looks like a private key`),
+        );
+      }
+    }
+  }
+  return out;
+}
