@@ -20,7 +20,9 @@ export type FakeReply =
   /** Never answers; the connection stays open until the client gives up or the server closes. */
   | { kind: "hang" }
   /** Drops the connection without an answer. */
-  | { kind: "destroy" };
+  | { kind: "destroy" }
+  /** Answers with `then` after `ms` milliseconds (a slow server). */
+  | { kind: "delay"; ms: number; then: FakeReply };
 
 /** A tool call in a scripted completion. A string `arguments` is sent as is (e.g. invalid JSON). */
 export interface FakeToolCall {
@@ -71,6 +73,9 @@ export const reply = {
   },
   destroy(): FakeReply {
     return { kind: "destroy" };
+  },
+  delayed(ms: number, then: FakeReply): FakeReply {
+    return { kind: "delay", ms, then };
   },
 };
 
@@ -173,6 +178,11 @@ export async function startFakeChatServer(handler?: FakeHandler): Promise<FakeCh
         res.writeHead(chosen.status, { "content-type": "text/plain", ...chosen.headers });
         res.end(chosen.body);
         return;
+      case "delay": {
+        const timer = setTimeout(() => send(res, chosen.then), chosen.ms);
+        res.once("close", () => clearTimeout(timer));
+        return;
+      }
     }
   }
 

@@ -166,6 +166,16 @@ describe("the OpenAI-compatible client", () => {
     expect(shouldRetryModelError(err)).toBe(true);
   });
 
+  it("waits for a slow server within the time limit and gives up on one slower than it", async () => {
+    server.enqueue(
+      reply.delayed(50, reply.content("slow but fine")),
+      reply.delayed(2_000, reply.content("too late")),
+    );
+    const c = client({ timeoutMs: 500 });
+    expect((await c.complete(request)).message.content).toBe("slow but fine");
+    expect((await failure(c.complete(request))).code).toBe("MODEL_TIMEOUT");
+  });
+
   it("reports a cancellation by the caller as MODEL_ABORTED, not retryable", async () => {
     server.enqueue(reply.hang());
     const controller = new AbortController();
