@@ -7,9 +7,8 @@ import {
   SECURITY_PROFILES,
   SESSION_PERMISSION_MODES,
   UNATTENDED_POLICIES,
-} from "../policy/settings.js";
-import { TOOL_PROFILES } from "../tools/profiles.js";
-import { RISK_LEVELS } from "../tools/risk.js";
+} from "../policy/index.js";
+import { RISK_LEVELS, TOOL_PROFILES } from "../tools/index.js";
 
 /**
  * The schema of config.yaml. Every object is strict (an unknown key is an error: a typo must never
