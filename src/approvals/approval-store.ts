@@ -294,15 +294,9 @@ export class ApprovalStore {
   }
 
   /** Claims due reminders for `leaseMs` (a failed send is tried again after the lease). */
-  async claimReminders(leaseMs: number, limit = 100): Promise<string[]> {
+  async claimReminders(leaseMs: number, limit = 100, now = this.clock.now()): Promise<string[]> {
     const fn = this.#script("echoApprovalClaimReminders");
-    return (await fn(
-      this.keys.remind,
-      this.keys.base,
-      Math.floor(this.clock.now()),
-      leaseMs,
-      limit,
-    )) as string[];
+    return (await fn(this.keys.remind, this.keys.base, Math.floor(now), leaseMs, limit)) as string[];
   }
 
   /** Records that the reminder went out (once). */

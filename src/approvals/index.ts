@@ -1,4 +1,15 @@
 export {
+  approvalLink,
+  composeMessage,
+  formatTime,
+  MAIL_ARGS_LIMIT,
+  MESSAGE_KINDS,
+  type MessageContent,
+  type MessageKind,
+  renderArgs,
+  requestFacts,
+} from "./approval-message.js";
+export {
   type ApprovalPolicy,
   DEFAULT_EXECUTE_GRACE_MS,
   MAX_REQUIRED_APPROVALS,
@@ -17,6 +28,7 @@ export {
   type RegisterResult,
   type TokenLookup,
 } from "./approval-store.js";
+export { EmailNotifier, type SmtpSettings } from "./email-notifier.js";
 export {
   type ExecutableCheck,
   type ExecutableCheckInput,
@@ -35,6 +47,12 @@ export {
   verifyPageNonce,
 } from "./link-tokens.js";
 export {
+  ApprovalNotifications,
+  type ApprovalNotificationsOptions,
+  type NotifyOutcome,
+} from "./notifications.js";
+export { type ApprovalNotifier, LogNotifier, type NotificationMessage } from "./notifier.js";
+export {
   APPROVAL_DECISIONS,
   APPROVAL_STATUSES,
   type ApprovalDecision,
@@ -48,6 +66,7 @@ export {
   effectiveStatus,
   FetchEntry,
 } from "./record.js";
+export { type RetryOptions, withRetry } from "./retry.js";
 export {
   DECIDE_REFUSALS,
   type DecideInput,
@@ -57,3 +76,4 @@ export {
   describeRefusal,
   MAX_COMMENT_LENGTH,
 } from "./store-decide.js";
+export { WebhookNotifier, type WebhookSettings } from "./webhook-notifier.js";

@@ -1,0 +1,118 @@
+import escapeHtml from "escape-html";
+import type { ApprovalRecord } from "./record.js";
+
+/** What a notification is about. */
+export const MESSAGE_KINDS = ["request", "reminder"] as const;
+export type MessageKind = (typeof MESSAGE_KINDS)[number];
+
+/** A composed message: subject, plain text and HTML (every value escaped). */
+export interface MessageContent {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** Longest rendering of the arguments in a mail; the page always shows them whole. */
+export const MAIL_ARGS_LIMIT = 4000;
+
+/** The personal link of one approver: `${publicUrl}/approvals/<id>?t=<token>`. */
+export function approvalLink(publicUrl: string, id: string, token: string): string {
+  return `${publicUrl.replace(/\/+$/, "")}/approvals/${encodeURIComponent(id)}?t=${encodeURIComponent(token)}`;
+}
+
+/** The arguments as a person reads them: the canonical JSON, indented. */
+export function renderArgs(argsCanonical: string): string {
+  try {
+    return JSON.stringify(JSON.parse(argsCanonical), null, 2);
+  } catch {
+    return argsCanonical;
+  }
+}
+
+/** ISO time in UTC, the form used on pages and in mails. */
+export function formatTime(ms: number): string {
+  return new Date(ms).toISOString().replace(".000Z", "Z");
+}
+
+/** The labelled facts of a request, in display order (shared by mails and pages). */
+export function requestFacts(record: ApprovalRecord): [label: string, value: string][] {
+  const facts: [string, string][] = [
+    ["Tool", record.tool],
+    ["Risk", record.risk],
+    ["Reason", record.reason || "(none given)"],
+  ];
+  if (record.flags.length > 0) facts.push(["Flags", record.flags.join(", ")]);
+  facts.push(["Agent", record.agent]);
+  if (record.scheduleId !== null) facts.push(["Schedule", record.scheduleId]);
+  if (record.parentRunId !== null) facts.push(["Parent run", record.parentRunId]);
+  if (record.owner !== null) facts.push(["Owner", record.owner]);
+  facts.push(
+    ["Run", record.runId],
+    ["Requested", formatTime(record.requestedAt)],
+    ["Deadline", `${formatTime(record.deadline)} (no decision by then counts as deny)`],
+  );
+  if (record.requiredApprovals > 1) facts.push(["Approvals needed", String(record.requiredApprovals)]);
+  return facts;
+}
+
+/**
+ * Composes the mail to one approver. `link` is null for channels without personal links (a
+ * webhook). The arguments are cut at {@link MAIL_ARGS_LIMIT} characters with a note; their hash
+ * always covers the whole call.
+ */
+export function composeMessage(
+  kind: MessageKind,
+  record: ApprovalRecord,
+  link: string | null,
+): MessageContent {
+  const rendered = renderArgs(record.argsCanonical);
+  const args =
+    rendered.length > MAIL_ARGS_LIMIT
+      ? `${rendered.slice(0, MAIL_ARGS_LIMIT)}\n… (${rendered.length - MAIL_ARGS_LIMIT} more characters: the page shows the whole call)`
+      : rendered;
+  const lead =
+    kind === "reminder"
+      ? `Reminder: a request is still waiting for a decision and expires at ${formatTime(record.deadline)}.`
+      : `Agent "${record.agent}" wants to make a call that needs a person's approval.`;
+  const subject =
+    `[echo-runner] ${kind === "reminder" ? "Reminder: " : ""}approve ${record.tool} (${record.risk}) for agent ${record.agent}?`
+      .replace(/\p{Cc}+/gu, " ")
+      .slice(0, 200);
+  const facts = requestFacts(record);
+  const width = Math.max(...facts.map(([label]) => label.length)) + 2;
+  const text = [
+    lead,
+    "",
+    ...facts.map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`),
+    "",
+    `Arguments (SHA-256 ${record.argsHash}):`,
+    args,
+    "",
+    ...(link === null
+      ? ["Decide with `echo-runner approvals approve|deny <id>` or the JSON API.", `Request id: ${record.id}`]
+      : [
+          "Review and decide here (this link is personal: do not forward it):",
+          link,
+          "",
+          "Opening the link changes nothing; you decide on the page.",
+          ...(kind === "reminder" ? ["This link replaces the one in the earlier message."] : []),
+        ]),
+  ].join("\n");
+  const rows = facts.map(
+    ([label, value]) => `<tr><th>${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`,
+  );
+  const html = [
+    "<!doctype html><html><body>",
+    `<p>${escapeHtml(lead)}</p>`,
+    `<table>${rows.join("")}</table>`,
+    `<p>Arguments (SHA-256 <code>${escapeHtml(record.argsHash)}</code>):</p>`,
+    `<pre>${escapeHtml(args)}</pre>`,
+    link === null
+      ? `<p>Request id: <code>${escapeHtml(record.id)}</code></p>`
+      : `<p><a href="${escapeHtml(link)}">Review and decide</a> (this link is personal: do not forward it). Opening it changes nothing; you decide on the page.</p>${
+          kind === "reminder" ? "<p>This link replaces the one in the earlier message.</p>" : ""
+        }`,
+    "</body></html>",
+  ].join("\n");
+  return { subject, text, html };
+}

@@ -1,0 +1,187 @@
+import type { Logger } from "../logging/index.js";
+import { RunnerError } from "../shared/index.js";
+import { approvalLink, composeMessage, type MessageKind } from "./approval-message.js";
+import type { ApprovalStore } from "./approval-store.js";
+import type { ApprovalNotifier } from "./notifier.js";
+import { type ApprovalRecord, type Approver, effectiveStatus } from "./record.js";
+import { type RetryOptions, withRetry } from "./retry.js";
+
+/** Options for {@link ApprovalNotifications}. */
+export interface ApprovalNotificationsOptions {
+  store: ApprovalStore;
+  /** Email (or the log notifier when no SMTP host is set), and optionally a webhook. */
+  notifiers: readonly ApprovalNotifier[];
+  /** `http.public_url`: the base of approval links. */
+  publicUrl: string;
+  logger: Logger;
+  retry?: RetryOptions;
+  /** How long a claimed reminder waits before another try after a failure, ms. Default 5 minutes. */
+  reminderLeaseMs?: number;
+}
+
+/** What {@link ApprovalNotifications.notify} did. */
+export interface NotifyOutcome {
+  status: "sent" | "already_sent" | "not_pending";
+  /** Targets reached by this call ("email:alice", "webhook", ...). */
+  delivered: string[];
+}
+
+interface Delivery {
+  target: string;
+  notifier: ApprovalNotifier;
+  approver: Approver | null;
+}
+
+/**
+ * Sends approval notifications exactly once per target and never loses a request: each target is
+ * marked delivered after it succeeded, the request is marked notified only when every target was
+ * reached, and until then it stays in the unsent index for {@link retryUnsent}. Sends are retried
+ * with backoff. Links carry a fresh token per approver (one live token per approver).
+ */
+export class ApprovalNotifications {
+  readonly #options: ApprovalNotificationsOptions;
+
+  constructor(options: ApprovalNotificationsOptions) {
+    const names = options.notifiers.map((n) => n.name);
+    if (new Set(names).size !== names.length) {
+      throw new RunnerError(
+        "APPROVAL_INPUT_INVALID",
+        `notifier names must be unique, got ${names.join(", ")}`,
+      );
+    }
+    if (!/^https?:\/\//.test(options.publicUrl)) {
+      throw new RunnerError("APPROVAL_INPUT_INVALID", `public url must be http(s), got ${options.publicUrl}`);
+    }
+    this.#options = options;
+  }
+
+  /**
+   * Phase 1's notification: sends the request to every target not yet reached. Call it right after
+   * `register` (also when `created` is false: a crash may have come before the mail). Throws
+   * APPROVAL_NOTIFY_FAILED when a target still fails after the retries; the request stays pending
+   * and unsent, and a later call (or {@link retryUnsent}) sends only what is missing.
+   */
+  async notify(id: string): Promise<NotifyOutcome> {
+    const record = await this.#options.store.require(id);
+    if (record.notifiedAt !== null) return { status: "already_sent", delivered: [] };
+    if (effectiveStatus(record, this.#options.store.clock.now()) !== "pending") {
+      return { status: "not_pending", delivered: [] };
+    }
+    const pending = this.#deliveries(record, "").filter((d) => !record.deliveredTo.includes(d.target));
+    const result = await this.#send("request", record, pending);
+    if (result === "not_pending") return { status: "not_pending", delivered: [] };
+    if (result.failed.length > 0) throw this.#failure(record.id, result.failed);
+    await this.#options.store.markNotified(id);
+    if (this.#deliveries(record, "").length === 0) {
+      this.#options.logger.warn(
+        { approvalId: id },
+        "no notifier can reach any approver: decide with `echo-runner approvals` or the JSON API",
+      );
+    }
+    return { status: "sent", delivered: result.delivered };
+  }
+
+  /** Tries again every request whose notification has not gone out; returns what happened to each. */
+  async retryUnsent(limit = 100): Promise<{ id: string; ok: boolean; error?: string }[]> {
+    const outcomes: { id: string; ok: boolean; error?: string }[] = [];
+    for (const id of await this.#options.store.unsentIds(limit)) {
+      try {
+        await this.notify(id);
+        outcomes.push({ id, ok: true });
+      } catch (err) {
+        outcomes.push({ id, ok: false, error: (err as Error).message });
+      }
+    }
+    return outcomes;
+  }
+
+  /**
+   * Sends the reminder of every request whose reminder time passed, once: a claimed reminder that
+   * fails is tried again after the lease. The reminder carries a new link that replaces the first.
+   * Returns the ids reminded by this call. `now` defaults to the store's clock.
+   */
+  async remindDue(now?: number, limit = 100): Promise<string[]> {
+    const { store, logger } = this.#options;
+    const reminded: string[] = [];
+    for (const id of await store.claimReminders(this.#options.reminderLeaseMs ?? 300_000, limit, now)) {
+      const record = await store.get(id);
+      if (record === null || record.remindedAt !== null) continue;
+      const targets = this.#deliveries(record, "reminder:").filter(
+        (d) => !record.deliveredTo.includes(d.target),
+      );
+      const result = await this.#send("reminder", record, targets);
+      if (result === "not_pending") continue;
+      if (result.failed.length > 0) {
+        logger.warn(
+          { err: this.#failure(id, result.failed).message, approvalId: id },
+          "reminder not sent; will retry",
+        );
+        continue;
+      }
+      await store.markReminded(id);
+      reminded.push(id);
+    }
+    return reminded;
+  }
+
+  #deliveries(record: ApprovalRecord, prefix: string): Delivery[] {
+    const deliveries: Delivery[] = [];
+    for (const notifier of this.#options.notifiers) {
+      if (notifier.scope === "per_request") {
+        deliveries.push({ target: `${prefix}${notifier.name}`, notifier, approver: null });
+        continue;
+      }
+      for (const approver of record.approvers) {
+        if (notifier.reaches(approver)) {
+          deliveries.push({ target: `${prefix}${notifier.name}:${approver.id}`, notifier, approver });
+        }
+      }
+    }
+    return deliveries;
+  }
+
+  async #send(
+    kind: MessageKind,
+    record: ApprovalRecord,
+    deliveries: readonly Delivery[],
+  ): Promise<{ delivered: string[]; failed: [string, unknown][] } | "not_pending"> {
+    const { store, publicUrl, retry } = this.#options;
+    const links = new Map<string, string>();
+    for (const approver of new Set(deliveries.flatMap((d) => (d.approver ? [d.approver] : [])))) {
+      const token = await store.issueToken(record.id, approver.id);
+      if (token === null) return "not_pending";
+      links.set(approver.id, approvalLink(publicUrl, record.id, token));
+    }
+    const delivered: string[] = [];
+    const failed: [string, unknown][] = [];
+    for (const delivery of deliveries) {
+      const link = delivery.approver ? (links.get(delivery.approver.id) ?? null) : null;
+      const message = {
+        kind,
+        record,
+        approver: delivery.approver,
+        link,
+        content: composeMessage(kind, record, link),
+      };
+      try {
+        await withRetry(() => delivery.notifier.send(message), retry);
+        await store.markDelivered(record.id, delivery.target);
+        delivered.push(delivery.target);
+      } catch (err) {
+        failed.push([delivery.target, err]);
+      }
+    }
+    return { delivered, failed };
+  }
+
+  #failure(id: string, failed: readonly [string, unknown][]): RunnerError {
+    const detail = failed
+      .map(([target, err]) => `${target}: ${(err as Error)?.message ?? String(err)}`)
+      .join("; ");
+    return new RunnerError(
+      "APPROVAL_NOTIFY_FAILED",
+      `approval ${id}: could not notify ${detail}; the request stays pending and will be sent again`,
+      { data: { id, targets: failed.map(([target]) => target) } },
+    );
+  }
+}

@@ -1,0 +1,55 @@
+import type { Logger } from "../logging/index.js";
+import type { MessageContent, MessageKind } from "./approval-message.js";
+import type { ApprovalRecord, Approver } from "./record.js";
+
+/** One message handed to a notifier. */
+export interface NotificationMessage {
+  kind: MessageKind;
+  record: ApprovalRecord;
+  /** The addressee (per-approver notifiers), or null (per-request notifiers). */
+  approver: Approver | null;
+  /** The approver's personal link, or null for per-request notifiers (links are never broadcast). */
+  link: string | null;
+  content: MessageContent;
+}
+
+/**
+ * A way to tell people about a request. `per_approver` notifiers get one message per approver they
+ * can reach, with that approver's personal link; `per_request` notifiers get one message per request
+ * without any link (a link is a capability and must reach only its approver).
+ */
+export interface ApprovalNotifier {
+  /** Names the delivery targets ("email" → "email:alice"); unique among the notifiers in use. */
+  readonly name: string;
+  readonly scope: "per_approver" | "per_request";
+  /** Whether this notifier can reach the approver (email needs an address). */
+  reaches(approver: Approver): boolean;
+  /** Sends one message; throws on failure (the caller retries with backoff). */
+  send(message: NotificationMessage): Promise<void>;
+}
+
+/**
+ * Development notifier used when no SMTP host is configured: writes each mail, link included, to
+ * the log. The link goes into the message text on purpose: the logger redacts `link` fields, and here
+ * the log is the only way the operator gets the link.
+ */
+export class LogNotifier implements ApprovalNotifier {
+  readonly name = "log";
+  readonly scope = "per_approver";
+  readonly #logger: Logger;
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  reaches(): boolean {
+    return true;
+  }
+
+  async send(message: NotificationMessage): Promise<void> {
+    this.#logger.warn(
+      { approvalId: message.record.id, approver: message.approver?.id ?? null, kind: message.kind },
+      `approval mail (no SMTP host configured, so it is logged instead)\nTo: ${message.approver?.id ?? "-"}\nSubject: ${message.content.subject}\n\n${message.content.text}`,
+    );
+  }
+}
