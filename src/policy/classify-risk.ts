@@ -1,0 +1,105 @@
+import {
+  type Capability,
+  capabilitiesOf,
+  catalogEntry,
+  maxRisk,
+  type RiskLevel,
+  riskOf,
+} from "../tools/index.js";
+
+/**
+ * What the tool itself says about one call (seed 003's argument-aware metadata), gathered by the
+ * caller from `tool.isReadOnly(args)` and `tool.isDestructive(args)`: policy never calls tool code.
+ */
+export interface ArgumentRiskFacts {
+  /** `isReadOnly(args)`; false raises the call to at least `write`. */
+  readOnly?: boolean;
+  /** `isDestructive(args)`; true raises the call to at least `exec` (it needs an allowlist or a person). */
+  destructive?: boolean;
+}
+
+/** A risk classification with each source, for `policy explain` and the audit trail. */
+export interface RiskClassification {
+  /** The classified risk: the most severe of the three sources. */
+  readonly level: RiskLevel;
+  /** The catalog's static risk; undefined for external and unknown tools. */
+  readonly staticRisk: RiskLevel | undefined;
+  /** The declared risk as given (external tools without one count as exec, unknown ones as dangerous). */
+  readonly declaredRisk: RiskLevel | undefined;
+  /** The most severe risk the arguments imply, when they imply any. */
+  readonly argumentRisk: RiskLevel | undefined;
+  /** Why the arguments raised the risk (empty when they did not). */
+  readonly reasons: readonly string[];
+}
+
+/**
+ * The risk of one call: `max(static, declared, argument-derived)` by severity (seed 000). The
+ * argument-derived part can only raise: a child-agent tool (delegate_task, spawn_task) is as risky
+ * as the most risky tool in its `allowed_tools` argument, a call the tool calls not read-only is at
+ * least `write`, and a destructive one at least `exec`. External tools without a declared risk are
+ * `exec`; names that are neither declared nor external are `dangerous`.
+ */
+export function classifyRisk(
+  tool: string,
+  args: unknown,
+  declared?: RiskLevel,
+  facts?: ArgumentRiskFacts,
+): RiskLevel {
+  return explainRisk(tool, args, declared, facts).level;
+}
+
+/** {@link classifyRisk} with each source and the reasons the arguments raised it. */
+export function explainRisk(
+  tool: string,
+  args: unknown,
+  declared?: RiskLevel,
+  facts: ArgumentRiskFacts = {},
+): RiskClassification {
+  const staticRisk = catalogEntry(tool)?.risk;
+  const base = riskOf(tool, declared);
+  const reasons: string[] = [];
+  let argumentRisk: RiskLevel | undefined;
+  const raise = (level: RiskLevel, reason: string) => {
+    argumentRisk = argumentRisk === undefined ? level : maxRisk(argumentRisk, level);
+    reasons.push(reason);
+  };
+  const children = childTools(tool, args);
+  if (children !== undefined && children.length > 0) {
+    const worst = maxRisk(...children.map((child) => riskOf(child)));
+    raise(
+      worst,
+      `it starts a child agent with ${children.join(", ")} (the most severe of those is ${worst})`,
+    );
+  }
+  if (facts.readOnly === false) raise("write", "the tool says this call is not read-only");
+  if (facts.destructive === true) raise("exec", "the tool says this call is destructive (irreversible)");
+  const level = argumentRisk === undefined ? base : maxRisk(base, argumentRisk);
+  return { level, staticRisk, declaredRisk: declared, argumentRisk, reasons };
+}
+
+/**
+ * The capabilities of one call: the tool's static and declared ones, plus, for a child-agent tool,
+ * every capability of the tools it hands its child (seed 000: "继承子代理能力").
+ */
+export function capabilitiesOfCall(
+  tool: string,
+  args: unknown,
+  declared: readonly Capability[] = [],
+): readonly Capability[] {
+  const own = capabilitiesOf(tool, declared);
+  const children = childTools(tool, args);
+  if (children === undefined || children.length === 0) return own;
+  return [...new Set([...own, ...children.flatMap((child) => capabilitiesOf(child))])];
+}
+
+/**
+ * The tool names a child-agent call hands its child, or undefined when the tool has no child or the
+ * argument is absent (the child then inherits the parent's set, which already passed policy).
+ */
+export function childTools(tool: string, args: unknown): readonly string[] | undefined {
+  const argument = catalogEntry(tool)?.childToolsArgument;
+  if (argument === undefined || args === null || typeof args !== "object") return undefined;
+  const value = (args as Record<string, unknown>)[argument];
+  if (!Array.isArray(value)) return undefined;
+  return value.filter((v): v is string => typeof v === "string");
+}
