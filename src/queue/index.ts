@@ -1,0 +1,8 @@
+export {
+  AgentJobPayload,
+  AgentSpec,
+  parseAgentJobPayload,
+  RUN_ORIGINS,
+  type RunOrigin,
+} from "./payload.js";
+export { bullPrefix, QUEUE_NAMES, type QueueName } from "./queues.js";

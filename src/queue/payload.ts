@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { RunnerError } from "../shared/index.js";
+
+/** Where a run came from. */
+export const RUN_ORIGINS = ["schedule", "parent", "api", "cli"] as const;
+export type RunOrigin = (typeof RUN_ORIGINS)[number];
+
+/** Session permission modes a run may carry (same literals as policy's SESSION_PERMISSION_MODES). */
+const SESSION_MODES = ["full", "workspace", "guarded", "read-only"] as const;
+
+const id = z.string().min(1).max(200);
+
+/** What the agent is and may do. */
+export const AgentSpec = z.strictObject({
+  /** Name of a model in config `models`. */
+  model: z.string().min(1).max(200),
+  /** The task / prompt given to the agent. */
+  task: z.string().min(1).max(100_000),
+  /** The per-job tool subset; omitted = every tool the policy leaves. */
+  allowedTools: z.array(z.string().min(1).max(200)).max(500).optional(),
+  /** Upper bound of model turns. */
+  maxSteps: z.number().int().positive().max(10_000),
+  /** Absolute path of the run's workspace. */
+  workspace: z.string().min(1).max(4096),
+  sessionMode: z.enum(SESSION_MODES).optional(),
+});
+export type AgentSpec = z.infer<typeof AgentSpec>;
+
+/**
+ * The payload of a job on the `agent` queue, version 1. Validated on enqueue and on pick-up; an
+ * invalid payload fails its job at once, without retries.
+ */
+export const AgentJobPayload = z.strictObject({
+  v: z.literal(1),
+  /** Execution id of this run (also the BullMQ job id). */
+  runId: id,
+  traceId: id,
+  agent: AgentSpec,
+  origin: z.strictObject({
+    kind: z.enum(RUN_ORIGINS),
+    scheduleId: id.optional(),
+    /** The scheduled instant (ms) a schedule firing was for. */
+    scheduledFor: z.number().int().nonnegative().optional(),
+  }),
+  sessionKey: id,
+  userId: id,
+  agentId: id,
+  channel: z.string().min(1).max(200),
+  chatId: z.string().max(200),
+  unattended: z.boolean(),
+  parentExecutionId: id.nullable(),
+  /** Nesting depth: 0 for a top-level run. */
+  depth: z.number().int().nonnegative().max(100),
+  createdAt: z.number().int().nonnegative(),
+});
+export type AgentJobPayload = z.infer<typeof AgentJobPayload>;
+
+/** Parses a payload; throws RunnerError PAYLOAD_INVALID naming every bad field. */
+export function parseAgentJobPayload(data: unknown): AgentJobPayload {
+  const result = AgentJobPayload.safeParse(data);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map(
+    (issue) => `${issue.path.join(".") || "(payload)"}: ${issue.message}`,
+  );
+  throw new RunnerError("PAYLOAD_INVALID", `invalid agent job payload: ${problems.join("; ")}`, {
+    data: { problems },
+  });
+}
