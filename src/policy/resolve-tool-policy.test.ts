@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TOOL_CATALOG } from "../tools/index.js";
+import type { ToolPolicyInput } from "./prepare.js";
 import { checkToolCall, resolveToolPolicy } from "./resolve-tool-policy.js";
 import { catalogDescriptors, mcpDescriptor, openInput, READY } from "./test-support.js";
 
@@ -125,7 +126,8 @@ describe("resolveToolPolicy: each layer removes with its reason", () => {
       "web_search",
       'Tool "web_search" removed by layer deferred_loading: it is deferred (loaded only through tool_search) and tool_search is not available',
     ],
-  ])("layer %s removes the tool under %j", (layer, patch, tool, reason) => {
+  ])("layer %s removes the tool under %j", (layer, tablePatch, tool, reason) => {
+    const patch: Partial<ToolPolicyInput> = tablePatch;
     const base = openInput();
     const input = {
       ...base,
