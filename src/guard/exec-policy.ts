@@ -1,0 +1,189 @@
+import { posix } from "node:path";
+import type { ExecAsk, ExecSecurity } from "../policy/index.js";
+import { assertNever } from "../shared/index.js";
+import type { CommandAnalysis, CommandGuard } from "./command-guard.js";
+import { resolveSafeBinProfiles } from "./safe-bin-profiles.js";
+import { type SafeBinProfile, type SafeBinProfileConfig, validateSafeBinArgv } from "./safe-bins.js";
+import type { SimpleCommand } from "./shell-walk.js";
+import { programName } from "./unwrap.js";
+import { type CommandRule, decideCommand, type GuardFinding, type GuardVerdictKind } from "./verdict.js";
+
+/** Rules only the exec policy gives (the command guard's rules come through unchanged). */
+export const EXEC_RULES = [
+  "exec.security-deny",
+  "exec.ask-always",
+  "exec.allowlist-miss",
+  "exec.safe-bins",
+] as const;
+export type ExecRule = (typeof EXEC_RULES)[number];
+
+/** Directories whose programs count as the real thing; a safe bin elsewhere is not safe. */
+export const DEFAULT_TRUSTED_DIRS = [
+  "/bin",
+  "/usr/bin",
+  "/sbin",
+  "/usr/sbin",
+  "/usr/local/bin",
+  "/opt/homebrew/bin",
+] as const;
+
+/** Inputs of the exec policy (mapped from `tools.exec.*` by the config module). */
+export interface ExecPolicyOptions {
+  /** `tools.exec.security`: deny | allowlist | full. */
+  security: ExecSecurity;
+  /** `tools.exec.ask`: off | on-miss | always. */
+  ask: ExecAsk;
+  /** `tools.exec.safe_bins`: operator profiles, replacing shipped ones of the same name. */
+  safeBins?: Readonly<Record<string, SafeBinProfileConfig>>;
+  /** Trusted directories for safe bins. Default {@link DEFAULT_TRUSTED_DIRS}. */
+  trustedDirs?: readonly string[];
+  /**
+   * The PATH lookup: the real path (symlinks resolved) of the program a command word runs, or
+   * undefined when there is none. Injected so the policy stays pure.
+   */
+  resolveBinary: (command: string) => string | undefined;
+}
+
+/** The exec policy's answer. */
+export interface ExecVerdict {
+  verdict: GuardVerdictKind;
+  rule: CommandRule | ExecRule;
+  reason: string;
+  /** The command guard's findings behind the verdict. */
+  findings: readonly GuardFinding[];
+  /** True when every simple command is a safe bin with an argv that fits its profile. */
+  safeBins: boolean;
+}
+
+/** `tools.exec.security` and `tools.exec.ask` applied on top of the command guard. */
+export interface ExecPolicy {
+  check(command: string): ExecVerdict;
+  checkArgv(argv: readonly string[]): ExecVerdict;
+}
+
+const NULL_SINK = /^\/dev\/null$/;
+
+function redirectsAreHarmless(cmd: SimpleCommand): string | undefined {
+  for (const r of cmd.redirects) {
+    const target = r.target.map((t) => t.text).join(" ");
+    if ((r.op === ">&" || r.op === "<&") && r.target.every((t) => /^(\d+|-)$/.test(t.text))) continue;
+    if (/^(>|>>|&>|&>>|>\|)$/.test(r.op) && r.target.length === 1 && NULL_SINK.test(target)) continue;
+    return `the redirection ${r.op} ${target} reads or writes a file`;
+  }
+  return undefined;
+}
+
+/**
+ * Builds the exec policy. Profiles are compiled once; an invalid operator profile throws
+ * `CONFIG_INVALID` here, at start-up, not at the first command.
+ */
+export function createExecPolicy(guard: CommandGuard, options: ExecPolicyOptions): ExecPolicy {
+  const profiles = resolveSafeBinProfiles(options.safeBins);
+  const trusted = new Set(
+    (options.trustedDirs ?? DEFAULT_TRUSTED_DIRS).map((d) => posix.normalize(d).replace(/\/$/, "")),
+  );
+
+  function safeBinMiss(cmd: SimpleCommand): string | undefined {
+    const nameField = cmd.argv[0];
+    if (nameField === undefined) return "a bare redirection is not a safe-bin command";
+    const shown = cmd.argv.map((a) => a.text).join(" ");
+    if (cmd.assignments.length > 0)
+      return `${shown}: setting environment variables (${cmd.assignments.join(", ")}) is not allowed`;
+    if (nameField.dynamic || nameField.glob) return `${shown}: the program name is computed at run time`;
+    const name = programName(nameField);
+    const profile: SafeBinProfile | undefined = profiles.get(name);
+    if (profile === undefined) return `${name} is not a safe bin`;
+    const real = options.resolveBinary(nameField.text);
+    if (real === undefined) return `${name} was not found on the PATH`;
+    if (!trusted.has(posix.dirname(real)))
+      return `${name} resolves to ${real}, outside the trusted directories`;
+    const redirect = redirectsAreHarmless(cmd);
+    if (redirect) return `${shown}: ${redirect}`;
+    const check = validateSafeBinArgv(cmd.argv.slice(1), profile);
+    return check.ok ? undefined : `${shown}: ${check.reason}`;
+  }
+
+  function decide(analysis: CommandAnalysis): ExecVerdict {
+    const guardVerdict = decideCommand(analysis.findings);
+    const base = { findings: guardVerdict.findings };
+    let miss: string | undefined;
+    if (!analysis.parsed) miss = "the command could not be parsed";
+    else if (analysis.functionCount > 0) miss = "the command defines shell functions";
+    else if (analysis.commands.length === 0) miss = "the command is empty";
+    else for (const cmd of analysis.commands) if ((miss = safeBinMiss(cmd)) !== undefined) break;
+    const safeBins = miss === undefined;
+    const security = options.security;
+    switch (security) {
+      case "deny":
+        return {
+          ...base,
+          verdict: "deny",
+          rule: "exec.security-deny",
+          reason: "running commands is turned off (tools.exec.security = deny)",
+          safeBins,
+        };
+      case "full":
+        if (guardVerdict.verdict !== "deny" && options.ask === "always") {
+          return {
+            ...base,
+            verdict: "ask",
+            rule: "exec.ask-always",
+            reason: "every command needs approval (tools.exec.ask = always)",
+            safeBins,
+          };
+        }
+        return {
+          ...base,
+          verdict: guardVerdict.verdict,
+          rule: guardVerdict.rule,
+          reason: guardVerdict.reason,
+          safeBins,
+        };
+      case "allowlist":
+        if (guardVerdict.verdict === "deny")
+          return { ...base, verdict: "deny", rule: guardVerdict.rule, reason: guardVerdict.reason, safeBins };
+        if (!safeBins || guardVerdict.verdict === "ask") {
+          const reason = guardVerdict.verdict === "ask" ? guardVerdict.reason : (miss as string);
+          if (options.ask === "off") {
+            return {
+              ...base,
+              verdict: "deny",
+              rule: "exec.allowlist-miss",
+              reason: `not on the allowlist and asking is off (tools.exec.ask = off): ${reason}`,
+              safeBins,
+            };
+          }
+          return {
+            ...base,
+            verdict: "ask",
+            rule: guardVerdict.verdict === "ask" ? guardVerdict.rule : "exec.allowlist-miss",
+            reason,
+            safeBins,
+          };
+        }
+        if (options.ask === "always") {
+          return {
+            ...base,
+            verdict: "ask",
+            rule: "exec.ask-always",
+            reason: "every command needs approval (tools.exec.ask = always)",
+            safeBins,
+          };
+        }
+        return {
+          ...base,
+          verdict: "allow",
+          rule: "exec.safe-bins",
+          reason: "every command is a safe bin used within its profile",
+          safeBins,
+        };
+      default:
+        return assertNever(security);
+    }
+  }
+
+  return {
+    check: (command) => decide(guard.analyse(command)),
+    checkArgv: (argv) => decide(guard.analyseArgv(argv)),
+  };
+}
