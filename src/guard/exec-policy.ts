@@ -103,14 +103,21 @@ export function createExecPolicy(guard: CommandGuard, options: ExecPolicyOptions
     return check.ok ? undefined : `${shown}: ${check.reason}`;
   }
 
+  function allowlistMiss(analysis: CommandAnalysis): string | undefined {
+    if (!analysis.parsed) return "the command could not be parsed";
+    if (analysis.functionCount > 0) return "the command defines shell functions";
+    if (analysis.commands.length === 0) return "the command is empty";
+    for (const cmd of analysis.commands) {
+      const miss = safeBinMiss(cmd);
+      if (miss !== undefined) return miss;
+    }
+    return undefined;
+  }
+
   function decide(analysis: CommandAnalysis): ExecVerdict {
     const guardVerdict = decideCommand(analysis.findings);
     const base = { findings: guardVerdict.findings };
-    let miss: string | undefined;
-    if (!analysis.parsed) miss = "the command could not be parsed";
-    else if (analysis.functionCount > 0) miss = "the command defines shell functions";
-    else if (analysis.commands.length === 0) miss = "the command is empty";
-    else for (const cmd of analysis.commands) if ((miss = safeBinMiss(cmd)) !== undefined) break;
+    const miss = allowlistMiss(analysis);
     const safeBins = miss === undefined;
     const security = options.security;
     switch (security) {
