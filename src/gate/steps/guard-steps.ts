@@ -1,0 +1,84 @@
+import { EXEC_CLASS_TOOLS } from "../gate-input.js";
+import { type GateState, type GateStep, NEXT } from "../step.js";
+
+const EXEC_CLASS: ReadonlySet<string> = new Set(EXEC_CLASS_TOOLS);
+
+/** Exec-class call (exec, execute_code, process). */
+export function isExecClass(tool: string): boolean {
+  return EXEC_CLASS.has(tool);
+}
+
+/**
+ * Step 1: the static guard. A guard deny is final (no approval lifts it); a guard ask, the tool's
+ * own ask, `tools.exec.ask: always` and a session in ask mode flag the call, so it cannot pass
+ * steps 4–8 automatically.
+ */
+export const staticGuardStep: GateStep = {
+  name: "static_guard",
+  run(state: GateState) {
+    const { call, config } = state;
+    if (call.guard?.verdict === "deny") return { verdict: "deny", reason: call.guard.reason };
+    if (call.toolPermission?.behavior === "deny")
+      return { verdict: "deny", reason: call.toolPermission.reason };
+    if (isExecClass(call.tool) && (config.execSecurity === "deny" || config.sessionExecMode === "deny")) {
+      return {
+        verdict: "deny",
+        reason: `Tool "${call.tool}" cannot run: command execution is off (tools.exec.security=${config.execSecurity}, session exec mode ${config.sessionExecMode})`,
+      };
+    }
+    if (call.guard?.verdict === "ask") state.flags.push(call.guard.reason);
+    if (call.toolPermission?.behavior === "ask") state.flags.push(call.toolPermission.reason);
+    if (isExecClass(call.tool) && config.execAsk === "always") {
+      state.flags.push("tools.exec.ask is always: every command needs a person");
+      state.forceHuman = true;
+    }
+    if (isExecClass(call.tool) && config.sessionExecMode === "ask") {
+      state.flags.push("the session's permission mode (guarded) asks before every command");
+      state.forceHuman = true;
+    }
+    return NEXT;
+  },
+};
+
+/** Whether the run's source may elevate: admin users always; else `allow_from` per channel or "*". */
+export function isElevatedSource(state: GateState): boolean {
+  const { ctx, config } = state;
+  // A child run never holds elevation of its own: it cannot gain what its parent may lack.
+  if (ctx.parentExecutionId !== null) return false;
+  if (config.adminUsers.includes(ctx.userId)) return true;
+  const allowFrom = config.elevated.allowFrom;
+  for (const channel of [ctx.channel, "*"]) {
+    const users = allowFrom[channel];
+    if (users && (users.includes("*") || users.includes(ctx.userId))) return true;
+  }
+  return false;
+}
+
+/**
+ * Step 2: elevation (seed 000). With `permissions.elevated.enabled`, an exec-class call that lands on
+ * a local or remote host, or runs with `tools.exec.security: full`, needs an elevated source. With the
+ * mechanism disabled this step passes every call on and the later steps decide. Other tools never
+ * need elevation.
+ */
+export const elevationStep: GateStep = {
+  name: "elevation",
+  run(state) {
+    const { call, config, ctx } = state;
+    if (!config.elevated.enabled || !isExecClass(call.tool)) return NEXT;
+    const needs =
+      config.execHost === "local" || config.execHost === "remote" || config.execSecurity === "full";
+    if (!needs || isElevatedSource(state)) return NEXT;
+    const who =
+      ctx.parentExecutionId !== null ? "a child run" : `user "${ctx.userId}" on channel "${ctx.channel}"`;
+    return {
+      verdict: "deny",
+      reason: `Tool "${call.tool}" runs on the ${config.execHost} host and needs an elevated source; ${who} is not in permissions.elevated.allow_from or permissions.admin_users`,
+    };
+  },
+};
+
+/** Step 3: risk classification. The risk was classified before the gate (max of every source); recorded here. */
+export const riskStep: GateStep = {
+  name: "risk",
+  run: () => NEXT,
+};
