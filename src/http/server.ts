@@ -1,21 +1,32 @@
 import Fastify, { LogController } from "fastify";
 import type { Redis } from "ioredis";
 import type { Logger } from "../logging/index.js";
+import { approvalApiRoutes } from "./approval-api.js";
+import { type ApprovalHttpOptions, approvalHttpContext } from "./approval-http-context.js";
+import { approvalPageRoutes } from "./approval-routes.js";
 
 /** Options for {@link createHttpServer}. */
 export interface HttpServerOptions {
   redis: Redis;
   logger: Logger;
+  /** Approval pages and JSON API; omitted = not served. */
+  approvals?: ApprovalHttpOptions;
+  /**
+   * Fastify's `trustProxy` (`http.trust_proxy`): set it behind a reverse proxy so recorded fetch
+   * addresses and rate limits use the client's address, not the proxy's. Default false.
+   */
+  trustProxy?: boolean | string;
 }
 
 /**
- * The HTTP server: health now; approval pages, the JSON API, metrics and the dashboard register
- * their routes here as they arrive.
+ * The HTTP server: health, the approval pages and the approval JSON API; metrics and the dashboard
+ * register their routes here as they arrive.
  */
 export function createHttpServer(options: HttpServerOptions) {
   const app = Fastify({
     loggerInstance: options.logger,
     logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: options.trustProxy ?? false,
   });
   app.get("/healthz", async (_request, reply) => {
     try {
@@ -26,5 +37,10 @@ export function createHttpServer(options: HttpServerOptions) {
       return { ok: false, redis: "down" };
     }
   });
+  if (options.approvals) {
+    const ctx = approvalHttpContext(options.approvals, options.redis, options.logger);
+    app.register(async (scope) => approvalPageRoutes(scope, ctx));
+    app.register(async (scope) => approvalApiRoutes(scope, ctx));
+  }
   return app;
 }

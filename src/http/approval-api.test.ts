@@ -1,0 +1,157 @@
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
+import { type ApprovalRecord, ApprovalStore } from "../approvals/index.js";
+import { createLogger } from "../logging/index.js";
+import { ManualClock } from "../shared/index.js";
+import { createHttpServer } from "./server.js";
+
+const TOKEN = "api-token-for-tests-0123456789";
+let redis: Redis;
+const prefixes: string[] = [];
+let n = 0;
+
+beforeAll(() => {
+  redis = testRedisClient();
+});
+afterAll(async () => {
+  for (const prefix of prefixes) await deleteKeysWithPrefix(redis, prefix);
+  redis.disconnect();
+});
+
+async function setup(apiToken: string | undefined = TOKEN) {
+  const prefix = uniquePrefix("apprapi");
+  prefixes.push(prefix);
+  const store = new ApprovalStore({
+    redis,
+    keyPrefix: prefix,
+    clock: new ManualClock(1_700_000_000_000),
+    policy: { waitTimeoutMs: 3_600_000, forbidSelfApproval: true, approvers: [{ id: "alice", email: null }] },
+  });
+  const decided: ApprovalRecord[] = [];
+  const app = createHttpServer({
+    redis,
+    logger: createLogger({ level: "silent", format: "json" }),
+    approvals: {
+      store,
+      publicUrl: "http://127.0.0.1:8787",
+      apiToken,
+      onDecided: (r) => void decided.push(r),
+    },
+  });
+  await app.ready();
+  return { app, store, decided };
+}
+
+async function register(store: ApprovalStore) {
+  n += 1;
+  const { record } = await store.register({
+    runId: `run-${n}`,
+    jobId: `job-${n}`,
+    traceId: "t",
+    idempotencyKey: `k-${n}`,
+    tool: "exec",
+    args: { command: "make" },
+    risk: "exec",
+    reason: "r",
+    agent: "a",
+    channel: "cron",
+    owner: "carol",
+  });
+  return record;
+}
+
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+describe("approval JSON API", () => {
+  it.each([
+    ["no Authorization header", {}],
+    ["a wrong token", { authorization: "Bearer nope" }],
+    ["a token of another scheme", { authorization: `Basic ${TOKEN}` }],
+  ])("refuses %s with 401", async (_name, headers) => {
+    const { app } = await setup();
+    const res = await app.inject({ method: "GET", url: "/api/approvals", headers });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers["www-authenticate"]).toContain("Bearer");
+  });
+
+  it("refuses everything with 503 when no token is configured", async () => {
+    const { app, store } = await setup("");
+    const record = await register(store);
+    const res = await app.inject({
+      method: "POST",
+      url: `/api/approvals/${record.id}/decision`,
+      headers: { authorization: "Bearer " },
+      payload: { decision: "approve", by: "ops" },
+    });
+    expect(res.statusCode).toBe(503);
+    expect((await store.get(record.id))?.status).toBe("pending");
+  });
+
+  it("lists pending requests and shows one", async () => {
+    const { app, store } = await setup();
+    const record = await register(store);
+    const list = await app.inject({ method: "GET", url: "/api/approvals?status=pending", headers: auth });
+    expect(list.statusCode).toBe(200);
+    expect(list.json().approvals.map((a: ApprovalRecord) => a.id)).toEqual([record.id]);
+    const show = await app.inject({ method: "GET", url: `/api/approvals/${record.id}`, headers: auth });
+    expect(show.json().approval).toMatchObject({
+      id: record.id,
+      argsHash: record.argsHash,
+      status: "pending",
+    });
+    const missing = await app.inject({
+      method: "GET",
+      url: `/api/approvals/${"0".repeat(32)}`,
+      headers: auth,
+    });
+    expect(missing.statusCode).toBe(404);
+    const bad = await app.inject({ method: "GET", url: "/api/approvals?status=maybe", headers: auth });
+    expect(bad.statusCode).toBe(400);
+  });
+
+  it("decides as the named user, fires onDecided, and refuses a second decision with the first", async () => {
+    const { app, store, decided } = await setup();
+    const record = await register(store);
+    const url = `/api/approvals/${record.id}/decision`;
+    const first = await app.inject({
+      method: "POST",
+      url,
+      headers: auth,
+      payload: { decision: "deny", by: "ops", comment: "no" },
+    });
+    expect(first.statusCode).toBe(200);
+    expect(first.json()).toMatchObject({ outcome: "decided", final: true, approval: { status: "denied" } });
+    expect(decided.map((r) => r.status)).toEqual(["denied"]);
+    const second = await app.inject({
+      method: "POST",
+      url,
+      headers: auth,
+      payload: { decision: "approve", by: "dev" },
+    });
+    expect(second.statusCode).toBe(409);
+    expect(second.json()).toMatchObject({
+      outcome: "not_pending",
+      approval: { decisions: [{ by: "ops", via: "api" }] },
+    });
+  });
+
+  it.each([
+    ["no body", undefined, 400],
+    ["an unknown decision", { decision: "maybe", by: "ops" }, 400],
+    ["no approver identity", { decision: "approve" }, 400],
+    ["an extra field", { decision: "approve", by: "ops", as: "admin" }, 400],
+    ["the run's owner when self-approval is forbidden", { decision: "approve", by: "carol" }, 409],
+  ])("does not approve with %s", async (_name, payload, code) => {
+    const { app, store } = await setup();
+    const record = await register(store);
+    const res = await app.inject({
+      method: "POST",
+      url: `/api/approvals/${record.id}/decision`,
+      headers: auth,
+      payload,
+    });
+    expect(res.statusCode).toBe(code);
+    expect((await store.get(record.id))?.status).toBe("pending");
+  });
+});

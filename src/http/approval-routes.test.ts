@@ -1,0 +1,297 @@
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
+import { type ApprovalRecord, ApprovalStore } from "../approvals/index.js";
+import { createLogger } from "../logging/index.js";
+import { ManualClock } from "../shared/index.js";
+import { createHttpServer } from "./server.js";
+
+const T0 = 1_700_000_000_000;
+let redis: Redis;
+const prefixes: string[] = [];
+let n = 0;
+
+beforeAll(() => {
+  redis = testRedisClient();
+});
+afterAll(async () => {
+  for (const prefix of prefixes) await deleteKeysWithPrefix(redis, prefix);
+  redis.disconnect();
+});
+
+async function setup(options: { decisionRateMax?: number } = {}) {
+  const prefix = uniquePrefix("apprhttp");
+  prefixes.push(prefix);
+  const clock = new ManualClock(T0);
+  const store = new ApprovalStore({
+    redis,
+    keyPrefix: prefix,
+    clock,
+    policy: {
+      waitTimeoutMs: 3_600_000,
+      approvers: [
+        { id: "alice", email: "a@example.test" },
+        { id: "bob", email: null },
+      ],
+    },
+  });
+  const decided: ApprovalRecord[] = [];
+  const logger = createLogger({ level: "silent", format: "json" });
+  const app = createHttpServer({
+    redis,
+    logger,
+    approvals: {
+      store,
+      publicUrl: "http://127.0.0.1:8787",
+      onDecided: (record) => void decided.push(record),
+      decisionRateMax: options.decisionRateMax ?? 100,
+    },
+  });
+  await app.ready();
+  return { app, store, clock, decided };
+}
+
+type Setup = Awaited<ReturnType<typeof setup>>;
+
+async function request(s: Setup, args: unknown = { command: "echo '<script>alert(1)</script>'" }) {
+  n += 1;
+  const { record } = await s.store.register({
+    runId: `run-${n}`,
+    jobId: `job-${n}`,
+    traceId: "trace",
+    idempotencyKey: `k-${n}`,
+    tool: "exec",
+    args,
+    risk: "exec",
+    reason: "a <b>bold</b> reason",
+    agent: "nightly",
+    channel: "cron",
+  });
+  const token = (await s.store.issueToken(record.id, "alice"))!;
+  return { record, token };
+}
+
+async function openPage(s: Setup, id: string, token: string) {
+  const res = await s.app.inject({
+    method: "GET",
+    url: `/approvals/${id}?t=${token}`,
+    headers: { "user-agent": "TestBrowser/1" },
+  });
+  const nonce = /name="nonce" value="([^"]+)"/.exec(res.body)?.[1];
+  return { res, nonce };
+}
+
+function post(s: Setup, id: string, fields: Record<string, string>) {
+  return s.app.inject({
+    method: "POST",
+    url: `/approvals/${id}/decision`,
+    headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": "TestBrowser/1" },
+    payload: new URLSearchParams(fields).toString(),
+  });
+}
+
+const statusOf = async (s: Setup, id: string) => (await s.store.get(id))?.status;
+
+describe("GET /approvals/:id", () => {
+  it("renders the exact call, escaped, with strict headers, and changes nothing", async () => {
+    const s = await setup();
+    const { record, token } = await request(s);
+    const { res, nonce } = await openPage(s, record.id, token);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["cache-control"]).toBe("no-store");
+    expect(res.headers["referrer-policy"]).toBe("no-referrer");
+    expect(res.headers["content-security-policy"]).toContain("default-src 'none'");
+    expect(res.headers["content-security-policy"]).not.toContain("unsafe-inline");
+    expect(res.body).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(res.body).not.toContain("<script");
+    expect(res.body).toContain("a &lt;b&gt;bold&lt;/b&gt; reason");
+    expect(res.body).toContain(record.argsHash);
+    expect(res.body).toContain("alice (you)");
+    expect(res.body).toContain("2023-11-14T23:13:20Z");
+    expect(nonce).toBeTruthy();
+    const after = (await s.store.get(record.id))!;
+    expect(after).toMatchObject({ status: "pending", decisions: [] });
+    expect(after.fetches[0]).toMatchObject({ method: "GET", userAgent: "TestBrowser/1", approver: "alice" });
+  });
+
+  it("answers HEAD like GET without a body and records the fetch", async () => {
+    const s = await setup();
+    const { record, token } = await request(s);
+    const res = await s.app.inject({ method: "HEAD", url: `/approvals/${record.id}?t=${token}` });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe("");
+    expect(res.headers["cache-control"]).toBe("no-store");
+    const after = (await s.store.get(record.id))!;
+    expect(after.status).toBe("pending");
+    expect(after.fetches[0]?.method).toBe("HEAD");
+  });
+
+  it("shows the same plain page for an unknown request and a wrong token", async () => {
+    const s = await setup();
+    const { record } = await request(s);
+    const forged = "A".repeat(43);
+    const unknown = await s.app.inject({ method: "GET", url: `/approvals/${"0".repeat(32)}?t=${forged}` });
+    const wrong = await s.app.inject({ method: "GET", url: `/approvals/${record.id}?t=${forged}` });
+    expect(unknown.statusCode).toBe(404);
+    expect(wrong.statusCode).toBe(404);
+    expect(wrong.body).toBe(unknown.body);
+    expect(wrong.body).not.toContain(record.id);
+    expect(wrong.body).not.toContain("exec");
+    expect(wrong.headers["referrer-policy"]).toBe("no-referrer");
+  });
+
+  it("serves the stylesheet the pages link to", async () => {
+    const s = await setup();
+    const res = await s.app.inject({ method: "GET", url: "/assets/approval.css" });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toContain("text/css");
+  });
+});
+
+describe("POST /approvals/:id/decision", () => {
+  it("decides with the token and nonce, fires onDecided, and a second click shows who decided", async () => {
+    const s = await setup();
+    const { record, token } = await request(s);
+    const { nonce } = await openPage(s, record.id, token);
+    const res = await post(s, record.id, {
+      t: token,
+      nonce: nonce!,
+      decision: "approve",
+      comment: "looks fine",
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain("Your decision (approve) was recorded");
+    expect(await statusOf(s, record.id)).toBe("approved");
+    expect(s.decided.map((r) => [r.id, r.status])).toEqual([[record.id, "approved"]]);
+    const again = await post(s, record.id, { t: token, nonce: nonce!, decision: "deny" });
+    expect(again.statusCode).toBe(409);
+    expect(again.body).toContain("<b>alice</b> approved at 2023-11-14T22:13:20Z");
+    const reopened = await openPage(s, record.id, token);
+    expect(reopened.res.body).toContain("You have already decided with this link.");
+    expect(reopened.nonce).toBeUndefined();
+    expect(await statusOf(s, record.id)).toBe("approved");
+  });
+
+  it("shows a cancelled run's request as no longer pending and refuses its decision", async () => {
+    const s = await setup();
+    const { record, token } = await request(s);
+    const { nonce } = await openPage(s, record.id, token);
+    await s.store.cancelRun(record.runId);
+    const page = await openPage(s, record.id, token);
+    expect(page.res.body).toContain("This request is no longer pending");
+    expect(page.res.body).toContain("cancelled");
+    const res = await post(s, record.id, { t: token, nonce: nonce!, decision: "approve" });
+    expect(res.statusCode).toBe(409);
+    expect(await statusOf(s, record.id)).toBe("cancelled");
+    expect(s.decided).toEqual([]);
+  });
+
+  it("refuses an expired request", async () => {
+    const s = await setup();
+    const { record, token } = await request(s);
+    const { nonce } = await openPage(s, record.id, token);
+    s.clock.set(record.deadline);
+    const res = await post(s, record.id, { t: token, nonce: nonce!, decision: "approve" });
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toContain("expired");
+    expect(await statusOf(s, record.id)).toBe("expired");
+  });
+
+  it.each([
+    [
+      "a forged token",
+      async (s: Setup, r: { id: string; token: string; nonce: string }) =>
+        post(s, r.id, { t: "B".repeat(43), nonce: r.nonce, decision: "approve" }),
+      404,
+    ],
+    [
+      "no token",
+      async (s: Setup, r: { id: string; token: string; nonce: string }) =>
+        post(s, r.id, { nonce: r.nonce, decision: "approve" }),
+      400,
+    ],
+    [
+      "no nonce",
+      async (s: Setup, r: { id: string; token: string; nonce: string }) =>
+        post(s, r.id, { t: r.token, decision: "approve" }),
+      400,
+    ],
+    [
+      "a made-up nonce",
+      async (s: Setup, r: { id: string; token: string; nonce: string }) =>
+        post(s, r.id, { t: r.token, nonce: `${T0}.${"x".repeat(43)}`, decision: "approve" }),
+      403,
+    ],
+    [
+      "an unknown decision",
+      async (s: Setup, r: { id: string; token: string; nonce: string }) =>
+        post(s, r.id, { t: r.token, nonce: r.nonce, decision: "approve_everything" }),
+      400,
+    ],
+    [
+      "a GET on the decision URL",
+      async (s: Setup, r: { id: string; token: string; nonce: string }) =>
+        s.app.inject({
+          method: "GET",
+          url: `/approvals/${r.id}/decision?t=${r.token}&nonce=${r.nonce}&decision=approve`,
+        }),
+      405,
+    ],
+    [
+      "a HEAD on the decision URL",
+      async (s: Setup, r: { id: string; token: string; nonce: string }) =>
+        s.app.inject({ method: "HEAD", url: `/approvals/${r.id}/decision?t=${r.token}&decision=approve` }),
+      405,
+    ],
+  ])("does not approve with %s", async (_name, attack, code) => {
+    const s = await setup();
+    const { record, token } = await request(s);
+    const { nonce } = await openPage(s, record.id, token);
+    const res = await attack(s, { id: record.id, token, nonce: nonce! });
+    expect(res.statusCode).toBe(code);
+    expect(res.headers["cache-control"]).toBe("no-store");
+    expect(await statusOf(s, record.id)).toBe("pending");
+    expect(s.decided).toEqual([]);
+  });
+
+  it("does not approve a request with a valid token and nonce of another request", async () => {
+    const s = await setup();
+    const mine = await request(s);
+    const other = await request(s);
+    const { nonce } = await openPage(s, other.record.id, other.token);
+    const res = await post(s, mine.record.id, { t: other.token, nonce: nonce!, decision: "approve" });
+    expect(res.statusCode).toBe(404);
+    expect(await statusOf(s, mine.record.id)).toBe("pending");
+    expect(await statusOf(s, other.record.id)).toBe("pending");
+  });
+
+  it("records exactly one decision when the same form is posted 20 times at once", async () => {
+    const s = await setup();
+    const { record, token } = await request(s);
+    const { nonce } = await openPage(s, record.id, token);
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        post(s, record.id, { t: token, nonce: nonce!, decision: i % 2 ? "deny" : "approve" }),
+      ),
+    );
+    expect(responses.filter((r) => r.statusCode === 200)).toHaveLength(1);
+    expect(responses.filter((r) => r.statusCode === 409)).toHaveLength(19);
+    expect((await s.store.get(record.id))?.decisions).toHaveLength(1);
+    expect(s.decided).toHaveLength(1);
+  });
+
+  it("rate-limits decision posts per address with a plain page", async () => {
+    const s = await setup({ decisionRateMax: 3 });
+    const { record } = await request(s);
+    const codes: number[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      codes.push(
+        (await post(s, record.id, { t: "C".repeat(43), nonce: "x", decision: "approve" })).statusCode,
+      );
+    }
+    expect(codes).toEqual([404, 404, 404, 429]);
+    const limited = await post(s, record.id, { t: "C".repeat(43), nonce: "x", decision: "approve" });
+    expect(limited.headers["content-type"]).toContain("text/html");
+    expect(limited.headers["content-security-policy"]).toContain("default-src 'none'");
+  });
+});

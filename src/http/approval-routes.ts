@@ -1,0 +1,193 @@
+import formbody from "@fastify/formbody";
+import rateLimit from "@fastify/rate-limit";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import {
+  APPROVAL_DECISIONS,
+  type ApprovalDecision,
+  createPageNonce,
+  describeRefusal,
+  effectiveStatus,
+  formatTime,
+  isApprovalId,
+  isLinkTokenShape,
+  verifyPageNonce,
+} from "../approvals/index.js";
+import {
+  type ApprovalHttpContext,
+  decisionRateLimit,
+  rateLimitPluginOptions,
+  reportDecided,
+} from "./approval-http-context.js";
+import { APPROVAL_CSS, confirmationPage, errorPage, statusPage } from "./approval-pages.js";
+
+/**
+ * Headers of every approval page: nothing cached or forwarded, no script at all, styles only from
+ * this origin, forms only to this origin, never framed.
+ */
+export const APPROVAL_PAGE_HEADERS = {
+  "cache-control": "no-store",
+  "referrer-policy": "no-referrer",
+  "content-security-policy":
+    "default-src 'none'; style-src 'self'; img-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "x-robots-tag": "noindex, nofollow",
+} as const;
+
+const INVALID_LINK = "This link is not valid. Open the link from your most recent approval message.";
+
+/**
+ * The pages approvers reach from their mail: `GET|HEAD /approvals/:id?t=` (shows, changes nothing),
+ * `POST /approvals/:id/decision` (decides; rate-limited), and the stylesheet.
+ */
+export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttpContext): Promise<void> {
+  const { store, basePath } = ctx;
+  const secret = await store.pageSecret();
+  await app.register(formbody, { bodyLimit: 16 * 1024 });
+  await app.register(rateLimit, rateLimitPluginOptions(ctx, "page"));
+
+  app.addHook("onSend", async (_request, reply, payload) => {
+    reply.headers(APPROVAL_PAGE_HEADERS);
+    return payload;
+  });
+  app.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
+    const status =
+      error.statusCode === 429 ? 429 : error.statusCode === 400 || error.statusCode === 415 ? 400 : 500;
+    const [title, message] =
+      status === 429
+        ? [
+            "Too many requests",
+            "Too many attempts from your address. Wait a minute and open your link again.",
+          ]
+        : status === 400
+          ? ["Bad request", "The form could not be read. Open the link from your message again."]
+          : [
+              "Something went wrong",
+              "The request could not be handled. Nothing was decided; try again later.",
+            ];
+    if (status === 500) ctx.logger.error({ err: error }, "approval page failed");
+    return html(reply, status, errorPage(title, message, basePath));
+  });
+
+  app.get("/assets/approval.css", async (_request, reply) =>
+    reply.type("text/css; charset=utf-8").send(APPROVAL_CSS),
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { t?: string } }>(
+    "/approvals/:id",
+    async (request, reply) => {
+      const { id } = request.params;
+      const token = request.query.t;
+      const lookup = isApprovalId(id) && isLinkTokenShape(token) ? await store.lookupToken(id, token) : null;
+      await store.recordFetch(id, fetchOf(request, lookup?.approver ?? null));
+      if (lookup === null) return html(reply, 404, errorPage("Link not valid", INVALID_LINK, basePath));
+      const { record } = lookup;
+      const status = effectiveStatus(record, store.clock.now());
+      if (lookup.state === "replaced") {
+        return html(reply, 410, errorPage("Link replaced", describeRefusal("token_replaced"), basePath));
+      }
+      if (lookup.state === "used" || status !== "pending") {
+        const notice =
+          lookup.state === "used"
+            ? "You have already decided with this link."
+            : describeRefusal("not_pending");
+        return html(reply, 200, statusPage(record, status, notice, basePath));
+      }
+      const nonce = createPageNonce(secret, id, lookup.tokenHash, Math.floor(store.clock.now()));
+      return html(
+        reply,
+        200,
+        confirmationPage({ record, approver: lookup.approver, token: token!, nonce, basePath }),
+      );
+    },
+  );
+
+  const notHere = async (_request: FastifyRequest, reply: FastifyReply) => {
+    reply.header("allow", "POST");
+    return html(
+      reply,
+      405,
+      errorPage("Use the page", "Open the link from your message and decide with its buttons.", basePath),
+    );
+  };
+  app.get("/approvals/:id/decision", notHere);
+
+  app.post<{ Params: { id: string }; Body: Record<string, unknown> | undefined }>(
+    "/approvals/:id/decision",
+    { config: { rateLimit: decisionRateLimit(ctx) } },
+    async (request, reply) => {
+      const { id } = request.params;
+      const body = request.body && typeof request.body === "object" ? request.body : {};
+      const token = body.t;
+      const lookup = isApprovalId(id) && isLinkTokenShape(token) ? await store.lookupToken(id, token) : null;
+      await store.recordFetch(id, fetchOf(request, lookup?.approver ?? null));
+      if (typeof token !== "string" || typeof body.nonce !== "string") {
+        return html(
+          reply,
+          400,
+          errorPage(
+            "Incomplete form",
+            "Nothing was decided: the form lacked its link token or nonce.",
+            basePath,
+          ),
+        );
+      }
+      if (lookup === null) return html(reply, 404, errorPage("Link not valid", INVALID_LINK, basePath));
+      if (!verifyPageNonce(secret, id, lookup.tokenHash, body.nonce, store.clock.now())) {
+        return html(
+          reply,
+          403,
+          errorPage(
+            "Page expired",
+            "Nothing was decided: this form is stale or was not served here. Open your link again.",
+            basePath,
+          ),
+        );
+      }
+      const decision = body.decision;
+      if (typeof decision !== "string" || !(APPROVAL_DECISIONS as readonly string[]).includes(decision)) {
+        return html(
+          reply,
+          400,
+          errorPage("Bad request", "Nothing was decided: choose Approve or Deny.", basePath),
+        );
+      }
+      const comment = typeof body.comment === "string" ? body.comment.slice(0, 2000) : "";
+      const result = await store.decide({
+        id,
+        actor: { kind: "token", token },
+        decision: decision as ApprovalDecision,
+        comment,
+      });
+      if (result.record === null)
+        return html(reply, 404, errorPage("Link not valid", INVALID_LINK, basePath));
+      const status = effectiveStatus(result.record, store.clock.now());
+      if (result.outcome !== "decided") {
+        return html(reply, 409, statusPage(result.record, status, describeRefusal(result.outcome), basePath));
+      }
+      if (result.final) await reportDecided(ctx, result.record);
+      const mine = result.record.decisions.at(-1);
+      const notice = `Your decision (${decision}) was recorded at ${formatTime(mine?.at ?? 0)}.${
+        result.final
+          ? ""
+          : ` ${result.record.requiredApprovals - result.record.decisions.length} more approval(s) needed.`
+      }`;
+      return html(reply, 200, statusPage(result.record, status, notice, basePath));
+    },
+  );
+}
+
+function html(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type("text/html; charset=utf-8").send(body);
+}
+
+function fetchOf(request: FastifyRequest, approver: string | null) {
+  const method = request.method === "HEAD" ? "HEAD" : request.method === "POST" ? "POST" : "GET";
+  const userAgent = request.headers["user-agent"];
+  return {
+    method,
+    ip: request.ip,
+    userAgent: typeof userAgent === "string" ? userAgent : "",
+    approver,
+  } as const;
+}
