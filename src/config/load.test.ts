@@ -159,9 +159,9 @@ describe("config validation rejects bad values and names what is wrong", () => {
     ["an invalid log level", "logging:\n  level: loud\n", "logging.level", ["trace, debug, info"]],
     [
       "an unknown key in a safe-bin profile",
-      "tools:\n  exec:\n    safe_bins:\n      head:\n        allowed_flag: [-n]\n",
-      "tools.exec.safe_bins.head.allowed_flag",
-      ["allowed_flags"],
+      "tools:\n  exec:\n    safe_bins:\n      head:\n        allowed_flags: [-n]\n",
+      "tools.exec.safe_bins.head.allowed_flags",
+      ["value_flags", "denied_flags"],
     ],
   ])("rejects %s", async (_what, yaml, path, fragments) => {
     const err = await loadError(yaml);

@@ -102,7 +102,10 @@ export function mergeSources(sources: readonly ConfigSource[]): MergedConfig {
 }
 
 /** The origins recorded for a path, or for its nearest ancestor. */
-export function originsOf(origins: ReadonlyMap<string, readonly string[]>, dotted: string): readonly string[] {
+export function originsOf(
+  origins: ReadonlyMap<string, readonly string[]>,
+  dotted: string,
+): readonly string[] {
   let path = dotted;
   for (;;) {
     const found = origins.get(path);

@@ -33,15 +33,17 @@ const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
 const httpUrl = z.url({ protocol: /^https?$/ });
 
-/** An operator-written safe-bin profile (the guard module validates its semantics). */
+/** An operator-written safe-bin profile (the guard module compiles and checks it; see src/guard/SAFE_BINS.md). */
 const SafeBinProfileConfig = z.strictObject({
-  allowed_flags: z.array(z.string()).optional(),
-  value_flags: z.array(z.string()).optional(),
-  denied_flags: z.array(z.string()).optional(),
+  flags: z.array(z.string().min(1)).optional(),
+  value_flags: z.array(z.string().min(1)).optional(),
+  two_value_flags: z.array(z.string().min(1)).optional(),
+  denied_flags: z.array(z.string().min(1)).optional(),
+  numeric_flag: z.boolean().optional(),
+  min_positional: nonNegativeInt.optional(),
   max_positional: nonNegativeInt.optional(),
-  allow_path_operands: z.boolean().optional(),
-  allow_globs: z.boolean().optional(),
-  trusted_dirs: z.array(z.string()).optional(),
+  path_operands: z.boolean().optional(),
+  denied_operand_words: z.array(z.string().min(1)).optional(),
 });
 
 const McpServerConfig = z.union([
