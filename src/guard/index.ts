@@ -1,0 +1,65 @@
+export {
+  type CommandAnalysis,
+  type CommandGuard,
+  commandGuardFromParser,
+  createCommandGuard,
+  MAX_COMMAND_LENGTH,
+  MAX_SCRIPT_NESTING,
+} from "./command-guard.js";
+export {
+  createExecPolicy,
+  DEFAULT_TRUSTED_DIRS,
+  EXEC_RULES,
+  type ExecPolicy,
+  type ExecPolicyOptions,
+  type ExecRule,
+  type ExecVerdict,
+} from "./exec-policy.js";
+export { FS_ENTRY_KINDS, type FsEntryKind, type FsView, memoryFsView } from "./fs-view.js";
+export { type AddressClass, classifyAddress } from "./ip-ranges.js";
+export {
+  createPathFence,
+  isInside,
+  PATH_ACCESS,
+  PATH_RULES,
+  type PathAccess,
+  type PathFence,
+  type PathFenceOptions,
+  type PathRule,
+  type PathVerdict,
+  type RealPath,
+  resolveRealPath,
+} from "./path-fence.js";
+export { DEFAULT_SAFE_BIN_PROFILES, resolveSafeBinProfiles } from "./safe-bin-profiles.js";
+export {
+  compileSafeBinProfile,
+  NEVER_SAFE_BINS,
+  type SafeBinCheck,
+  type SafeBinProfile,
+  type SafeBinProfileConfig,
+  validateSafeBinArgv,
+} from "./safe-bins.js";
+export { createShellParser, type ShellParser, type ShellParserOptions } from "./shell-parser.js";
+export {
+  checkUrl,
+  checkUrlWithAddresses,
+  FETCHABLE_SCHEMES,
+  type HostResolver,
+  inspectUrl,
+  URL_RULES,
+  type UrlRule,
+  type UrlTarget,
+  type UrlVerdict,
+} from "./ssrf.js";
+export {
+  COMMAND_RULES,
+  type CommandRule,
+  type CommandVerdict,
+  decideCommand,
+  GUARD_VERDICTS,
+  type GuardFinding,
+  type GuardVerdictKind,
+  HARD_RULES,
+  SOFT_RULES,
+  stricterVerdict,
+} from "./verdict.js";
