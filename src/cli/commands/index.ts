@@ -1,10 +1,23 @@
 import type { CliCommand } from "../io.js";
+import { approvalsApproveCommand, approvalsDenyCommand } from "./approvals-decide.js";
+import { approvalsListCommand } from "./approvals-list.js";
+import { approvalsShowCommand } from "./approvals-show.js";
 import { configCheckCommand } from "./config-check.js";
 import { configShowCommand } from "./config-show.js";
+import { policyExplainCommand } from "./policy-explain.js";
 import { startCommand } from "./start.js";
 
 /**
  * Every CLI command, one file each under commands/. Add a command by adding its file and one line
  * here. Longer word lists are matched first.
  */
-export const COMMANDS: readonly CliCommand[] = [configCheckCommand, configShowCommand, startCommand];
+export const COMMANDS: readonly CliCommand[] = [
+  configCheckCommand,
+  configShowCommand,
+  startCommand,
+  approvalsListCommand,
+  approvalsShowCommand,
+  approvalsApproveCommand,
+  approvalsDenyCommand,
+  policyExplainCommand,
+];

@@ -1,0 +1,100 @@
+import { Redis } from "ioredis";
+import {
+  type ApprovalPolicy,
+  type ApprovalRecord,
+  ApprovalStore,
+  formatTime,
+} from "../../approvals/index.js";
+import { type EchoRunnerConfig, loadConfig } from "../../config/index.js";
+import { type DeepReadonly, RunnerError } from "../../shared/index.js";
+import type { CliIo } from "../io.js";
+
+/** The approval policy of a loaded config (`permissions.approval.*` and `approvers`). */
+export function approvalPolicyFromConfig(config: DeepReadonly<EchoRunnerConfig>): ApprovalPolicy {
+  const approval = config.permissions.approval;
+  return {
+    waitTimeoutMs: approval.wait_timeout_seconds * 1000,
+    requiredApprovals: { ...approval.required_approvals },
+    forbidSelfApproval: approval.forbid_self_approval,
+    reminderBeforeMs: approval.reminder_before_seconds * 1000,
+    approvers: config.approvers.map((a) => ({ id: a.id, email: a.email })),
+  };
+}
+
+/**
+ * Who the CLI records as the approver: config `operator`, else $USER. Fails when neither is set,
+ * so no decision is ever recorded under an empty or made-up name.
+ */
+export function operatorIdentity(config: DeepReadonly<EchoRunnerConfig>, env: NodeJS.ProcessEnv): string {
+  const id = config.operator || env.USER || "";
+  if (id.length === 0) {
+    throw new RunnerError(
+      "CLI_USAGE",
+      "no operator identity: set `operator` in the config or the USER variable",
+    );
+  }
+  return id;
+}
+
+/** An open approval store for one CLI command; `close()` disconnects. */
+export interface CliApprovals {
+  store: ApprovalStore;
+  config: DeepReadonly<EchoRunnerConfig>;
+  close(): Promise<void>;
+}
+
+/** Loads the config and connects to Redis (REDIS_URL wins over `redis.url`). */
+export async function openApprovals(io: CliIo, configPath: string | undefined): Promise<CliApprovals> {
+  const { config } = await loadConfig({ configPath, env: io.env, cwd: io.cwd });
+  const url = io.env.REDIS_URL || config.redis.url;
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  redis.on("error", () => undefined);
+  try {
+    await redis.connect();
+  } catch (cause) {
+    redis.disconnect();
+    throw new RunnerError(
+      "REDIS_UNAVAILABLE",
+      `cannot reach Redis at ${url.replace(/\/\/[^@]*@/, "//***@")}`,
+      { cause },
+    );
+  }
+  const store = new ApprovalStore({
+    redis,
+    keyPrefix: config.redis.key_prefix,
+    policy: approvalPolicyFromConfig(config),
+  });
+  return {
+    store,
+    config,
+    async close() {
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+/** One line per request for `approvals list`. */
+export function summaryLine(record: ApprovalRecord): string {
+  const decided = record.decisions
+    .map((d) => `${d.decision === "deny" ? "denied" : "approved"} by ${d.by}`)
+    .join(", ");
+  return [
+    record.id,
+    record.status.padEnd(9),
+    `${record.tool} (${record.risk})`.padEnd(20),
+    `agent ${record.agent}`,
+    `run ${record.runId}`,
+    `deadline ${formatTime(record.deadline)}`,
+    decided,
+  ]
+    .filter(Boolean)
+    .join("  ");
+}
+
+/** The single positional request id of show / approve / deny. */
+export function requestIdArg(positionals: readonly string[], usage: string): string {
+  if (positionals.length !== 1 || !positionals[0]) {
+    throw new RunnerError("CLI_USAGE", `expected exactly one request id; usage: ${usage}`);
+  }
+  return positionals[0];
+}
