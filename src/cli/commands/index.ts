@@ -4,7 +4,6 @@ import { approvalsListCommand } from "./approvals-list.js";
 import { approvalsShowCommand } from "./approvals-show.js";
 import { configCheckCommand } from "./config-check.js";
 import { configShowCommand } from "./config-show.js";
-import { policyExplainCommand } from "./policy-explain.js";
 import { startCommand } from "./start.js";
 
 /**
@@ -19,5 +18,4 @@ export const COMMANDS: readonly CliCommand[] = [
   approvalsShowCommand,
   approvalsApproveCommand,
   approvalsDenyCommand,
-  policyExplainCommand,
 ];
