@@ -81,7 +81,7 @@ describe("explainTool", () => {
   it("keeps a place for the gate's steps, not evaluated unless supplied", () => {
     expect(explainTool(openInput(), "read_file").gate).toEqual({
       evaluated: false,
-      note: "the approval gate was not evaluated",
+      note: "policy explain does not run the approval gate's steps yet",
       steps: [],
     });
     const gate = {

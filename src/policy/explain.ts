@@ -69,7 +69,7 @@ export interface ExplainToolOptions {
 
 const GATE_NOT_EVALUATED: GateExplanation = {
   evaluated: false,
-  note: "the approval gate was not evaluated",
+  note: "policy explain does not run the approval gate's steps yet",
   steps: [],
 };
 

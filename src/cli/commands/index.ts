@@ -4,6 +4,7 @@ import { approvalsListCommand } from "./approvals-list.js";
 import { approvalsShowCommand } from "./approvals-show.js";
 import { configCheckCommand } from "./config-check.js";
 import { configShowCommand } from "./config-show.js";
+import { policyExplainCommand } from "./policy-explain.js";
 import { startCommand } from "./start.js";
 
 /**
@@ -18,4 +19,5 @@ export const COMMANDS: readonly CliCommand[] = [
   approvalsShowCommand,
   approvalsApproveCommand,
   approvalsDenyCommand,
+  policyExplainCommand,
 ];

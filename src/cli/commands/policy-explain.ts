@@ -1,0 +1,176 @@
+import { parseArgs } from "node:util";
+import { type LoadedConfig, loadConfig } from "../../config/index.js";
+import {
+  explainTool,
+  SESSION_PERMISSION_MODES,
+  type SessionPermissionMode,
+  type ToolExplanation,
+  type ToolListSource,
+  type ToolPolicyInput,
+} from "../../policy/index.js";
+import { RunnerError } from "../../shared/index.js";
+import {
+  describeCatalogTool,
+  parseMcpToolName,
+  TOOL_CATALOG,
+  type ToolDescriptor,
+  type ToolState,
+} from "../../tools/index.js";
+import { type CliCommand, EXIT } from "../io.js";
+
+/** explain does not load tool implementations, so it judges every declared tool as if it were ready. */
+const ASSUMED_READY: ToolState = {
+  ready: true,
+  enabled: true,
+  detail: "assumed ready (policy explain does not load tool implementations)",
+};
+
+/**
+ * Maps the loaded config (and the session mode) onto policy's pure input. The catalog's tools are
+ * the candidates; an external tool `mcp__<server>__<tool>` is a candidate when its server is
+ * configured, with the server's declared risk (none → exec). Each list is labelled with the sources
+ * that decided it, so a reason can say which file denied a tool.
+ */
+export function policyInputFromConfig(
+  loaded: Pick<LoadedConfig, "config" | "origins">,
+  options: { sessionMode?: SessionPermissionMode; tool?: string } = {},
+): ToolPolicyInput {
+  const { config, origins } = loaded;
+  const label = (key: string) =>
+    (origins.get(`tools.${key}`) ?? origins.get("tools") ?? ["config"]).join(", ");
+  const lists: ToolListSource[] = [
+    { label: label("allow"), allow: config.tools.allow },
+    { label: label("also_allow"), alsoAllow: config.tools.also_allow },
+    { label: label("deny"), deny: config.tools.deny },
+  ];
+  const tools: ToolDescriptor[] = TOOL_CATALOG.map(
+    (e) => describeCatalogTool(e.name, ASSUMED_READY) as ToolDescriptor,
+  );
+  const external = options.tool === undefined ? undefined : parseMcpToolName(options.tool);
+  const server = external ? config.tools.mcp.servers[external.server] : undefined;
+  if (options.tool !== undefined && server) {
+    tools.push({
+      name: options.tool,
+      description: `External tool ${external?.tool} of MCP server ${external?.server}`,
+      keywords: [],
+      declaredRisk: server.risk,
+      declaredCapabilities: ["mcp.call"],
+      shouldDefer: true,
+      state: ASSUMED_READY,
+    });
+  }
+  return {
+    tools,
+    profile: config.tools.profile,
+    lists,
+    securityProfile: config.security.profile,
+    networkPolicy: config.execution.network_policy,
+    allowedHosts: config.execution.allowed_hosts,
+    sessionMode: options.sessionMode ?? config.execution.session_mode,
+    restrictToWorkspace: config.tools.restrict_to_workspace,
+    jobSubsets: [],
+    deferred: config.tools.deferred,
+  };
+}
+
+/** `echo-runner policy explain <tool>`: why a tool is or is not available, layer by layer. */
+export const policyExplainCommand: CliCommand = {
+  words: ["policy", "explain"],
+  summary: "explain, layer by layer, why a tool is or is not available to an agent",
+  usage:
+    "echo-runner policy explain <tool> [--args JSON] [--config FILE] [--mode read-only|guarded|workspace|full] [--json]",
+  async run(args, io) {
+    const { values, positionals } = parseArgs({
+      args,
+      options: {
+        args: { type: "string" },
+        config: { type: "string" },
+        mode: { type: "string" },
+        json: { type: "boolean", default: false },
+      },
+      allowPositionals: true,
+    });
+    if (positionals.length !== 1) usage(`expected exactly one tool name, got ${positionals.length}`);
+    const tool = positionals[0] as string;
+    const sessionMode = parseMode(values.mode);
+    const callArgs = values.args === undefined ? undefined : parseCallArgs(values.args);
+    const loaded = await loadConfig({ configPath: values.config, env: io.env, cwd: io.cwd });
+    const input = policyInputFromConfig(loaded, { tool, ...(sessionMode ? { sessionMode } : {}) });
+    const explanation = explainTool(input, tool, callArgs === undefined ? {} : { args: callArgs });
+    io.stdout(values.json ? `${JSON.stringify(explanation, null, 2)}\n` : renderExplanation(explanation));
+    return explanation.outcome === "removed" ? EXIT.failed : EXIT.ok;
+  },
+};
+
+/** The text form of an explanation. */
+export function renderExplanation(e: ToolExplanation): string {
+  const kind =
+    e.kind === "catalog"
+      ? `catalog tool, section ${e.section}`
+      : e.kind === "external"
+        ? "external tool"
+        : "unknown tool";
+  const risk = e.risk;
+  const sources = [
+    `static ${risk.staticRisk ?? "none"}`,
+    `declared ${risk.declaredRisk ?? "none"}`,
+    ...(e.forCall ? [`from arguments ${risk.argumentRisk ?? "none"}`] : []),
+  ];
+  const lines = [
+    `Tool "${e.tool}" (${kind}${e.reserved ? ", reserved" : ""})${e.forCall ? " — for the given arguments" : ""}`,
+    `  risk:         ${risk.level} (${sources.join(", ")})`,
+    ...risk.reasons.map((r) => `                raised because ${r}`),
+    `  capabilities: ${e.capabilities.length > 0 ? e.capabilities.join(", ") : "none"}`,
+    `  profiles:     ${e.profiles.length > 0 ? e.profiles.join(", ") : "none"}`,
+    `  session:      ${e.session.mode} (exec mode ${e.session.execMode}${e.session.workspaceOnly ? ", workspace-only" : ""})`,
+    `  network:      ${e.network.policy}${e.network.policy === "restricted" ? ` (allowed hosts: ${e.network.allowedHosts.join(", ") || "none"})` : ""}`,
+    "",
+    "Layers:",
+  ];
+  const width = Math.max(...e.layers.map((l) => l.label.length));
+  for (const layer of e.layers) {
+    lines.push(`  ${layer.verdict.toUpperCase().padEnd(6)}  ${layer.label.padEnd(width)}  ${layer.reason}`);
+  }
+  lines.push("");
+  lines.push(
+    e.outcome === "removed"
+      ? `Result: not available — removed by layer ${e.removedBy?.label}`
+      : e.outcome === "deferred"
+        ? "Result: available through tool_search (deferred)"
+        : "Result: available (sent to the model)",
+  );
+  // The gate's steps come from the gate module's explain; until then its place says so.
+  if (e.gate.evaluated) {
+    lines.push("", "Approval gate:");
+    for (const s of e.gate.steps)
+      lines.push(`  ${String(s.step).padStart(2)} ${s.name}: ${s.verdict} — ${s.reason}`);
+  } else {
+    lines.push(`Approval gate: not evaluated (${e.gate.note})`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function parseMode(mode: string | undefined): SessionPermissionMode | undefined {
+  if (mode === undefined) return undefined;
+  if (!(SESSION_PERMISSION_MODES as readonly string[]).includes(mode)) {
+    usage(`--mode must be one of ${SESSION_PERMISSION_MODES.join(", ")}, got ${JSON.stringify(mode)}`);
+  }
+  return mode as SessionPermissionMode;
+}
+
+function parseCallArgs(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    usage(`--args is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    usage('--args must be a JSON object of the tool\'s arguments, e.g. \'{"command":"ls"}\'');
+  }
+  return value as Record<string, unknown>;
+}
+
+function usage(message: string): never {
+  throw new RunnerError("CLI_USAGE", `${message}\nusage: ${policyExplainCommand.usage}`);
+}
