@@ -113,11 +113,11 @@ describe("echo-runner approvals", () => {
   });
 
   it.each([
-    ["the run's owner when self-approval is forbidden", ["approve"], { USER: "carol" }, "self_approval"],
-    ["approve always on a write call", ["approve", "--always"], { USER: "dave" }, "always_not_allowed"],
-  ] as const)("refuses %s", async (_name, words, env, outcome) => {
-    const record = await register(words.includes("--always") ? "write" : "exec");
-    const res = await cli(["approvals", words[0], record.id, ...words.slice(1)], env);
+    ["the run's owner when self-approval is forbidden", "exec", [], { USER: "carol" }, "self_approval"],
+    ["approve always on a write call", "write", ["--always"], { USER: "dave" }, "always_not_allowed"],
+  ] as const)("refuses %s", async (_name, risk, flags, env, outcome) => {
+    const record = await register(risk);
+    const res = await cli(["approvals", "approve", record.id, ...flags], env);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(outcome);
     expect((await store.get(record.id))?.status).toBe("pending");
