@@ -4,6 +4,10 @@ import { approvalsListCommand } from "./approvals-list.js";
 import { approvalsShowCommand } from "./approvals-show.js";
 import { configCheckCommand } from "./config-check.js";
 import { configShowCommand } from "./config-show.js";
+import { guardArgvCommand } from "./guard-argv.js";
+import { guardCommandCommand } from "./guard-command.js";
+import { guardPathCommand } from "./guard-path.js";
+import { guardUrlCommand } from "./guard-url.js";
 import { policyExplainCommand } from "./policy-explain.js";
 import { startCommand } from "./start.js";
 
@@ -20,4 +24,8 @@ export const COMMANDS: readonly CliCommand[] = [
   approvalsApproveCommand,
   approvalsDenyCommand,
   policyExplainCommand,
+  guardCommandCommand,
+  guardArgvCommand,
+  guardUrlCommand,
+  guardPathCommand,
 ];
