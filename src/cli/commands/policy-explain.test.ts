@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { isRunnerError } from "../../shared/index.js";
 import { bufferIo } from "../io.js";
 import { runCli } from "../run-cli.js";
-import { policyExplainCommand, policyInputFromConfig } from "./policy-explain.js";
+import { explainInputFromConfig, policyExplainCommand } from "./policy-explain.js";
 
 /** A project config file in a fresh directory; HOME points there too so no user config leaks in. */
 async function project(yaml: string) {
@@ -22,7 +22,7 @@ describe("echo-runner policy explain", () => {
   it("prints each layer's verdict with its reason and exits 1 when a layer removes the tool", async () => {
     const { dir, path, env } = await project(DAEMON);
     const out = bufferIo("", env, dir);
-    const code = await policyExplainCommand.run(["exec", "--config", path, "--mode", "full"], out.io);
+    const code = await policyExplainCommand.run(["exec", "--config", path], out.io);
     const text = out.stdout();
     expect(code).toBe(1);
     expect(text).toContain('Tool "exec" (catalog tool, section runtime)');
@@ -141,27 +141,24 @@ describe("echo-runner policy explain", () => {
   });
 });
 
-describe("policyInputFromConfig", () => {
+describe("explainInputFromConfig", () => {
+  const config = {
+    tools: {
+      profile: "coding",
+      allow: [],
+      also_allow: ["exec"],
+      deny: ["cronjob"],
+      deferred: ["web_*"],
+      restrict_to_workspace: true,
+      mcp: { servers: { ops: { command: "ops-mcp", risk: "dangerous" } } },
+    },
+    security: { profile: "daemon" },
+    execution: { network_policy: "restricted", allowed_hosts: ["api.example.com"], session_mode: "guarded" },
+  } as unknown as Parameters<typeof explainInputFromConfig>[0]["config"];
+  const origins = new Map([["tools.deny", ["default.yaml", "project.yaml"]]]);
+
   it("maps the config keys onto the policy input and labels each list with its sources", () => {
-    const config = {
-      tools: {
-        profile: "coding",
-        allow: [],
-        also_allow: ["exec"],
-        deny: ["cronjob"],
-        deferred: ["web_*"],
-        restrict_to_workspace: true,
-        mcp: { servers: {} },
-      },
-      security: { profile: "daemon" },
-      execution: {
-        network_policy: "restricted",
-        allowed_hosts: ["api.example.com"],
-        session_mode: "guarded",
-      },
-    } as unknown as Parameters<typeof policyInputFromConfig>[0]["config"];
-    const origins = new Map([["tools.deny", ["default.yaml", "project.yaml"]]]);
-    const input = policyInputFromConfig({ config, origins });
+    const input = explainInputFromConfig({ config, origins });
     expect(input).toMatchObject({
       profile: "coding",
       securityProfile: "daemon",
@@ -173,8 +170,19 @@ describe("policyInputFromConfig", () => {
       jobSubsets: [],
     });
     expect(input.lists).toContainEqual({ label: "default.yaml, project.yaml", deny: ["cronjob"] });
-    expect(policyInputFromConfig({ config, origins }, { sessionMode: "read-only" }).sessionMode).toBe(
+  });
+
+  it("takes the stricter of the configured session mode and --mode, as a run would", () => {
+    expect(explainInputFromConfig({ config, origins }, { sessionMode: "read-only" }).sessionMode).toBe(
       "read-only",
     );
+    expect(explainInputFromConfig({ config, origins }, { sessionMode: "full" }).sessionMode).toBe("guarded");
+  });
+
+  it("adds a configured server's external tool with the server's declared risk, and no unconfigured one", () => {
+    const withOps = explainInputFromConfig({ config, origins }, { tool: "mcp__ops__deploy" });
+    expect(withOps.tools.find((t) => t.name === "mcp__ops__deploy")?.declaredRisk).toBe("dangerous");
+    const without = explainInputFromConfig({ config, origins }, { tool: "mcp__other__x" });
+    expect(without.tools.some((t) => t.name.startsWith("mcp__"))).toBe(false);
   });
 });

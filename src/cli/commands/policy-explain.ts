@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { type LoadedConfig, loadConfig } from "../../config/index.js";
+import { type LoadedConfig, loadConfig, policyInputFromConfig } from "../../config/index.js";
 import {
   explainTool,
   SESSION_PERMISSION_MODES,
@@ -26,32 +26,26 @@ const ASSUMED_READY: ToolState = {
 };
 
 /**
- * Maps the loaded config (and the session mode) onto policy's pure input. The catalog's tools are
- * the candidates; an external tool `mcp__<server>__<tool>` is a candidate when its server is
- * configured, with the server's declared risk (none → exec). Each list is labelled with the sources
- * that decided it, so a reason can say which file denied a tool.
+ * The policy input for explaining `tool`: config's own mapping (the session mode is the stricter of
+ * the configured one and `--mode`, as a run would get it), with the catalog's tools as candidates
+ * and, for an external tool `mcp__<server>__<tool>` whose server is configured, that tool with the
+ * server's declared risk (none → exec). Each list is labelled with the config sources that decided
+ * it, so a reason can say which file denied a tool.
  */
-export function policyInputFromConfig(
+export function explainInputFromConfig(
   loaded: Pick<LoadedConfig, "config" | "origins">,
   options: { sessionMode?: SessionPermissionMode; tool?: string } = {},
 ): ToolPolicyInput {
   const { config, origins } = loaded;
-  const label = (key: string) =>
-    (origins.get(`tools.${key}`) ?? origins.get("tools") ?? ["config"]).join(", ");
-  const lists: ToolListSource[] = [
-    { label: label("allow"), allow: config.tools.allow },
-    { label: label("also_allow"), alsoAllow: config.tools.also_allow },
-    { label: label("deny"), deny: config.tools.deny },
-  ];
   const tools: ToolDescriptor[] = TOOL_CATALOG.map(
     (e) => describeCatalogTool(e.name, ASSUMED_READY) as ToolDescriptor,
   );
   const external = options.tool === undefined ? undefined : parseMcpToolName(options.tool);
   const server = external ? config.tools.mcp.servers[external.server] : undefined;
-  if (options.tool !== undefined && server) {
+  if (options.tool !== undefined && external && server) {
     tools.push({
       name: options.tool,
-      description: `External tool ${external?.tool} of MCP server ${external?.server}`,
+      description: `External tool ${external.tool} of MCP server ${external.server}`,
       keywords: [],
       declaredRisk: server.risk,
       declaredCapabilities: ["mcp.call"],
@@ -59,18 +53,18 @@ export function policyInputFromConfig(
       state: ASSUMED_READY,
     });
   }
-  return {
+  const label = (key: string) =>
+    (origins.get(`tools.${key}`) ?? origins.get("tools") ?? ["config"]).join(", ");
+  const lists: ToolListSource[] = [
+    { label: label("allow"), allow: config.tools.allow },
+    { label: label("also_allow"), alsoAllow: config.tools.also_allow },
+    { label: label("deny"), deny: config.tools.deny },
+  ];
+  const input = policyInputFromConfig(config, {
     tools,
-    profile: config.tools.profile,
-    lists,
-    securityProfile: config.security.profile,
-    networkPolicy: config.execution.network_policy,
-    allowedHosts: config.execution.allowed_hosts,
-    sessionMode: options.sessionMode ?? config.execution.session_mode,
-    restrictToWorkspace: config.tools.restrict_to_workspace,
-    jobSubsets: [],
-    deferred: config.tools.deferred,
-  };
+    ...(options.sessionMode ? { sessionMode: options.sessionMode } : {}),
+  });
+  return { ...input, lists };
 }
 
 /** `echo-runner policy explain <tool>`: why a tool is or is not available, layer by layer. */
@@ -78,7 +72,10 @@ export const policyExplainCommand: CliCommand = {
   words: ["policy", "explain"],
   summary: "explain, layer by layer, why a tool is or is not available to an agent",
   usage:
-    "echo-runner policy explain <tool> [--args JSON] [--config FILE] [--mode read-only|guarded|workspace|full] [--json]",
+    "echo-runner policy explain <tool> [--args JSON] [--config FILE] [--mode read-only|guarded|workspace|full] [--json]\n" +
+    "  --args   explain one call with these arguments (risk and capabilities derived from them)\n" +
+    "  --mode   session permission mode; a run gets the stricter of this and execution.session_mode\n" +
+    "  exit 0 when the tool is available, 1 when a layer removes it, 2 on a usage or config error",
   async run(args, io) {
     const { values, positionals } = parseArgs({
       args,
@@ -95,7 +92,7 @@ export const policyExplainCommand: CliCommand = {
     const sessionMode = parseMode(values.mode);
     const callArgs = values.args === undefined ? undefined : parseCallArgs(values.args);
     const loaded = await loadConfig({ configPath: values.config, env: io.env, cwd: io.cwd });
-    const input = policyInputFromConfig(loaded, { tool, ...(sessionMode ? { sessionMode } : {}) });
+    const input = explainInputFromConfig(loaded, { tool, ...(sessionMode ? { sessionMode } : {}) });
     const explanation = explainTool(input, tool, callArgs === undefined ? {} : { args: callArgs });
     io.stdout(values.json ? `${JSON.stringify(explanation, null, 2)}\n` : renderExplanation(explanation));
     return explanation.outcome === "removed" ? EXIT.failed : EXIT.ok;
