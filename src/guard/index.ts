@@ -1,3 +1,4 @@
+export { BENIGN_COMMANDS } from "./benign-commands.fixture.js";
 export {
   type CommandAnalysis,
   type CommandGuard,
