@@ -1,4 +1,3 @@
-import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,7 +22,7 @@ import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/
 let redis: Redis;
 let smtp: SmtpCapture;
 let browser: Browser;
-let app: FastifyInstance;
+let app: ReturnType<typeof createHttpServer>;
 let store: ApprovalStore;
 let notifications: ApprovalNotifications;
 let publicUrl: string;
@@ -127,9 +126,9 @@ describe("approval page in headless Chromium", () => {
     await page.goto(link);
     await expect.poll(() => page.locator("#args").textContent()).toContain("rm -rf ./build/<tmp>");
     expect(await page.locator("#args-hash").textContent()).toBe(record.argsHash);
-    const approveColour = await page
-      .locator("#approve")
-      .evaluate((el) => getComputedStyle(el).backgroundColor);
+    const approveColour = await page.evaluate(
+      "getComputedStyle(document.getElementById('approve')).backgroundColor",
+    );
     expect(approveColour, "the stylesheet loads under the CSP").toBe("rgb(31, 122, 51)");
     await page.screenshot({ path: await artifactPath("approval-page.png"), fullPage: true });
 
