@@ -32,6 +32,8 @@ export interface RiskClassification {
   readonly reasons: readonly string[];
 }
 
+const NO_REASONS: readonly string[] = Object.freeze([]);
+
 /**
  * The risk of one call: `max(static, declared, argument-derived)` by severity (seed 000). The
  * argument-derived part can only raise: a child-agent tool (delegate_task, spawn_task) is as risky
@@ -57,6 +59,10 @@ export function explainRisk(
 ): RiskClassification {
   const staticRisk = catalogEntry(tool)?.risk;
   const base = riskOf(tool, declared);
+  // Listing a tool (no arguments, no facts) is the hot path of every resolution.
+  if (args === undefined && facts.readOnly !== false && facts.destructive !== true) {
+    return { level: base, staticRisk, declaredRisk: declared, argumentRisk: undefined, reasons: NO_REASONS };
+  }
   const reasons: string[] = [];
   let argumentRisk: RiskLevel | undefined;
   const raise = (level: RiskLevel, reason: string) => {

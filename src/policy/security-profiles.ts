@@ -71,7 +71,9 @@ export function securityProfileRemoval(
 ): string | undefined {
   const rule = SECURITY_PROFILE_RULES[profile];
   if (rule.denyRisks.has(risk)) return `its risk ${risk} is denied by this profile (${rule.summary})`;
-  const hits = [...capabilities].filter((c) => rule.denyCapabilities.has(c));
+  if (rule.denyCapabilities.size === 0) return undefined;
+  const hits: Capability[] = [];
+  for (const c of capabilities) if (rule.denyCapabilities.has(c)) hits.push(c);
   if (hits.length === 0) return undefined;
   const noun = hits.length === 1 ? "capability" : "capabilities";
   return `${noun} ${hits.join(", ")} ${hits.length === 1 ? "is" : "are"} denied by this profile (${rule.summary})`;
