@@ -1,3 +1,13 @@
+export { runToolBatch } from "./execution/batch.js";
+export {
+  LIVE_EXEC_OUTPUT_MAX_CHARS,
+  TOOL_ERROR_MAX_CHARS,
+  TOOL_RESULT_MAX_CHARS,
+  truncateError,
+  truncateText,
+} from "./execution/result-limits.js";
+export { retryDelayMs, shouldRetryTool } from "./execution/retry.js";
+export { OPAQUE_FIELDS, SENSITIVE_FIELDS, sanitizeText, sanitizeValue } from "./execution/sanitize.js";
 export {
   CHAT_ROLES,
   ChatMessage,
@@ -34,3 +44,17 @@ export {
   ScriptedToolCall,
   ScriptedTurn,
 } from "./model/scripted-script.js";
+export { type RunAgentOptions, runAgent } from "./run/agent-run.js";
+export { auditTrailSink } from "./run/audit-sink.js";
+export { ParkSignal } from "./run/park-signal.js";
+export type {
+  ApprovalPort,
+  ApprovalState,
+  AuditSink,
+  CallGuard,
+  ParkRequest,
+  SpillStore,
+} from "./run/ports.js";
+export { redisSpillStore } from "./run/redis-spill-store.js";
+export type { RunDeps, RunOutcome } from "./run/run-deps.js";
+export { shouldRetryRun } from "./run/should-retry.js";

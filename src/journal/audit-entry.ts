@@ -36,8 +36,8 @@ const subject = {
   approvalSource: z.enum(APPROVAL_SOURCES).optional(),
   /** Who approved (a person for `human`, the rule or list for `auto`). */
   approver: z.string().min(1).optional(),
-  /** Gate step (1–11) that decided. */
-  step: z.number().int().min(1).max(11).optional(),
+  /** Gate step (1–11) that decided; 0 when a policy layer refused the call before the gate. */
+  step: z.number().int().min(0).max(11).optional(),
   /** Human-readable reason (the gate's, or the first line of an error). */
   reason: z.string().optional(),
   /** Anything else worth keeping (args hash, rule id). Secret-named fields are redacted. */
@@ -48,7 +48,7 @@ const decision = {
   kind: z.literal("decision"),
   ...subject,
   verdict: z.enum(AUDIT_VERDICTS),
-  step: z.number().int().min(1).max(11),
+  step: z.number().int().min(0).max(11),
   reason: z.string(),
 };
 

@@ -1,3 +1,4 @@
+export { AGENT_JOB_ATTEMPTS, enqueueAgentRun } from "./enqueue.js";
 export {
   AgentJobPayload,
   AgentSpec,

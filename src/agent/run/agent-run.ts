@@ -1,0 +1,158 @@
+import { modelStepKey } from "../../journal/index.js";
+import type { AgentJobPayload } from "../../queue/index.js";
+import { RunnerError } from "../../shared/index.js";
+import type { AnyTool } from "../../tools/index.js";
+import { runToolBatch } from "../execution/batch.js";
+import {
+  type ChatMessage,
+  ModelResponse,
+  type ModelToolCall,
+  type ModelToolSpec,
+} from "../model/model-client.js";
+import { claimAndRun } from "./claim-and-run.js";
+import type { RunDeps, RunOutcome } from "./run-deps.js";
+import { type RunScope, runToolCall } from "./tool-call.js";
+import { resultForModel } from "./tool-result-text.js";
+
+const MODEL_LEASE_MS = 5 * 60_000;
+
+/** Options for {@link runAgent}. */
+export interface RunAgentOptions {
+  payload: AgentJobPayload;
+  jobId: string;
+  /** Claimant id, unique per attempt of this job in this process. */
+  owner: string;
+  deps: RunDeps;
+}
+
+function systemPrompt(payload: AgentJobPayload): string {
+  return [
+    `You are agent "${payload.agentId}", running ${payload.unattended ? "unattended (nobody is watching)" : "for a user"}.`,
+    `Your workspace is ${payload.agent.workspace}. Use the tools you are given; a call may be denied or wait for a person's approval.`,
+    "When the task is done, answer with a short final report and no tool calls.",
+  ].join("\n");
+}
+
+function toolSpec(tool: AnyTool): ModelToolSpec {
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters as unknown as Record<string, unknown>,
+  };
+}
+
+/** Tools the model sees now: the policy's visible tools, plus deferred ones tool_search loaded. */
+function visibleSpecs(scope: RunScope, loaded: ReadonlySet<string>): ModelToolSpec[] {
+  const names = [...scope.policy.visible, ...scope.policy.deferred.filter((n) => loaded.has(n))];
+  const specs: ModelToolSpec[] = [];
+  for (const name of names) {
+    const tool = scope.deps.registry.get(name);
+    if (tool) specs.push(toolSpec(tool));
+  }
+  return specs;
+}
+
+/** Names a tool_search result asks to load (its `data.load`). */
+function loadedBySearch(call: ModelToolCall, data: unknown): string[] {
+  if (call.name !== "tool_search" || data === null || typeof data !== "object") return [];
+  const load = (data as { load?: unknown }).load;
+  return Array.isArray(load) ? load.filter((n): n is string => typeof n === "string") : [];
+}
+
+function parseRecordedResponse(value: unknown, step: number): ModelResponse {
+  const parsed = ModelResponse.safeParse(value);
+  if (!parsed.success) {
+    throw new RunnerError("JOURNAL_CORRUPT", `the journalled model response of step ${step} does not parse`, {
+      data: { step },
+    });
+  }
+  return parsed.data;
+}
+
+/**
+ * The agent loop (DESIGN.md §7): model call → tool calls → policy + guard + gate → execute →
+ * results back to the model, until the model stops or max steps. Every model response and every
+ * tool call is journalled, so a replay after a crash or a park is deterministic and repeats no side
+ * effect. Throws ParkSignal when the run must wait.
+ */
+export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
+  const { payload, deps, owner, jobId } = options;
+  const snapshot = await deps.journal.readRun(payload.runId);
+  const recorded = new Map<string, unknown>();
+  for (const [key, record] of snapshot.records)
+    if (record.status === "completed") recorded.set(key, record.result);
+  const cronAuthorized =
+    payload.origin.kind === "schedule" && payload.unattended ? await deps.cronAuthorized(payload) : false;
+  const scope: RunScope = {
+    payload,
+    jobId,
+    owner,
+    policy: deps.resolvePolicy(payload),
+    cronAuthorized,
+    deps,
+    recorded,
+  };
+  const model = deps.model(payload.agent.model);
+  const messages: ChatMessage[] = [
+    { role: "system", content: systemPrompt(payload) },
+    { role: "user", content: payload.agent.task },
+  ];
+  const loaded = new Set<string>();
+  let callIndex = 0;
+  for (let step = 0; step < payload.agent.maxSteps; step++) {
+    const key = modelStepKey(step);
+    const tools = visibleSpecs(scope, loaded);
+    const claimed = recorded.has(key)
+      ? { value: recorded.get(key), replay: true }
+      : await claimAndRun({
+          journal: deps.journal,
+          runId: payload.runId,
+          key,
+          owner,
+          leaseMs: MODEL_LEASE_MS,
+          // A model call changes nothing in the world: asking again is always safe.
+          onInDoubt: () => "rerun",
+          inDoubtFailure: () => null,
+          parkInDoubt: async () => deps.clock.now(),
+          produce: async () => model.complete({ messages, tools }),
+        });
+    const response = parseRecordedResponse(claimed.value, step);
+    const calls = response.message.toolCalls;
+    messages.push({ role: "assistant", content: response.message.content, toolCalls: calls });
+    if (calls.length === 0) {
+      return {
+        status: "completed",
+        finalAnswer: response.message.content ?? "",
+        steps: step + 1,
+        toolCalls: callIndex,
+      };
+    }
+    const base = callIndex;
+    callIndex += calls.length;
+    const { results } = await runToolBatch(
+      calls,
+      (call) => {
+        const tool = deps.registry.get(call.name);
+        if (!tool || typeof call.arguments === "string") return false;
+        try {
+          return tool.isConcurrencySafe(call.arguments);
+        } catch {
+          return false;
+        }
+      },
+      (call, i) => runToolCall(scope, call, base + i),
+    );
+    results.forEach((outcome, i) => {
+      const call = calls[i] as ModelToolCall;
+      if (outcome.result.success)
+        for (const name of loadedBySearch(call, outcome.result.data)) loaded.add(name);
+      messages.push({ role: "tool", toolCallId: call.id, content: resultForModel(outcome.result) });
+    });
+  }
+  return {
+    status: "max_steps",
+    finalAnswer: `stopped after ${payload.agent.maxSteps} steps without a final answer`,
+    steps: payload.agent.maxSteps,
+    toolCalls: callIndex,
+  };
+}

@@ -1,0 +1,61 @@
+import type { InDoubtAction, Journal } from "../../journal/index.js";
+import { ParkSignal } from "./park-signal.js";
+
+/** What {@link claimAndRun} returns: the (recorded or new) value and whether it was replayed. */
+export interface ClaimedValue {
+  readonly value: unknown;
+  readonly replay: boolean;
+}
+
+/** Options for {@link claimAndRun}. */
+export interface ClaimAndRunOptions {
+  journal: Journal;
+  runId: string;
+  key: string;
+  owner: string;
+  leaseMs: number;
+  /** What to do when an earlier attempt claimed the key and died before completing it. */
+  onInDoubt: () => InDoubtAction | Promise<InDoubtAction>;
+  /** The value recorded instead of running, when the in-doubt action is "fail". */
+  inDoubtFailure: () => unknown;
+  /** Parks the run for a person's answer when the in-doubt action is "park"; returns when to wake. */
+  parkInDoubt: () => Promise<number>;
+  /** Performs the side effect once; its value is journalled. */
+  produce: () => Promise<unknown>;
+}
+
+/**
+ * The journal's exactly-once protocol for one key: claim atomically, run, complete. A completed key
+ * returns its recorded value (a replay: nothing runs); a live claim of another worker parks this run
+ * until that claim lapses; an in-doubt key is re-run only when it is safe, otherwise it becomes a
+ * person's decision or a recorded failure — never a silent second execution.
+ */
+export async function claimAndRun(options: ClaimAndRunOptions): Promise<ClaimedValue> {
+  const { journal, runId, key, owner, leaseMs } = options;
+  let outcome = await journal.claim({ runId, key, owner, leaseMs });
+  for (let round = 0; round < 3; round++) {
+    switch (outcome.state) {
+      case "completed":
+        return { value: outcome.record.result, replay: true };
+      case "held":
+        throw new ParkSignal(outcome.until + 250, `another worker holds the claim on ${key}`);
+      case "claimed": {
+        const value = await options.produce();
+        const done = await journal.complete({ runId, key, owner, result: value });
+        return { value: done.record.result, replay: done.alreadyCompleted };
+      }
+      case "in_doubt": {
+        const action = await options.onInDoubt();
+        if (action === "park")
+          throw new ParkSignal(await options.parkInDoubt(), `in doubt: ${key} may have run`);
+        outcome = await journal.reclaim({ runId, key, owner, leaseMs, attempt: outcome.record.attempt });
+        if (outcome.state === "claimed" && action === "fail") {
+          const done = await journal.complete({ runId, key, owner, result: options.inDoubtFailure() });
+          return { value: done.record.result, replay: false };
+        }
+        break;
+      }
+    }
+  }
+  throw new ParkSignal(Date.now() + 1000, `the claim on ${key} kept changing hands`);
+}

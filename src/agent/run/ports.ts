@@ -1,0 +1,71 @@
+import type { GateCall, GateDecision, GuardAssessment } from "../../gate/index.js";
+import type { AgentJobPayload } from "../../queue/index.js";
+import type { ToolExecutionContext, ToolResult } from "../../tools/index.js";
+
+/** Assesses one call with the guard (command guard + exec policy, SSRF with DNS, path fence). */
+export interface CallGuard {
+  assess(
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+    ctx: ToolExecutionContext,
+  ): Promise<GuardAssessment | undefined>;
+}
+
+/** What the approval store knows about a parked call (looked up by the call's idempotency key). */
+export type ApprovalState =
+  | { readonly status: "none" }
+  | { readonly status: "pending"; readonly deadline: number }
+  | {
+      readonly status: "approved";
+      readonly approver: string;
+      readonly argsHash: string;
+      readonly tool: string;
+    }
+  | { readonly status: "denied" | "expired" | "cancelled"; readonly by: string; readonly reason: string };
+
+/** A request to park the run until a person answers. */
+export interface ParkRequest {
+  readonly kind: "approval" | "in_doubt";
+  readonly payload: AgentJobPayload;
+  readonly jobId: string;
+  readonly idempotencyKey: string;
+  readonly call: GateCall;
+  readonly decision: GateDecision | undefined;
+  readonly reason: string;
+}
+
+/** Two-phase approvals as the run sees them (implemented over src/approvals by the worker). */
+export interface ApprovalPort {
+  /** The state of the approval for this call, if one was ever registered. */
+  lookup(idempotencyKey: string): Promise<ApprovalState>;
+  /** Registers the request (idempotent), sends the notification once, returns when to wake up (ms). */
+  register(request: ParkRequest): Promise<{ wakeAt: number }>;
+}
+
+/** Where every gate decision and execution goes (the hash-chained audit trail). */
+export interface AuditSink {
+  decision(entry: {
+    payload: AgentJobPayload;
+    tool: string;
+    decision: GateDecision;
+    capabilities: readonly string[];
+    idempotencyKey: string;
+  }): Promise<void>;
+  execution(entry: {
+    payload: AgentJobPayload;
+    tool: string;
+    risk: GateDecision["risk"];
+    capabilities: readonly string[];
+    result: ToolResult;
+    durationMs: number;
+    approvalSource: "human" | "auto";
+    approver?: string | undefined;
+    idempotencyKey: string;
+    replay: boolean;
+  }): Promise<void>;
+}
+
+/** Stores the full text of a truncated result so `read_spill` can page through it. */
+export interface SpillStore {
+  put(runId: string, key: string, text: string): Promise<string>;
+}

@@ -1,0 +1,41 @@
+import type { ApprovalGate } from "../../gate/index.js";
+import type { InDoubtPolicy, Journal } from "../../journal/index.js";
+import type { Logger } from "../../logging/index.js";
+import type { ToolPolicyResolution } from "../../policy/index.js";
+import type { AgentJobPayload } from "../../queue/index.js";
+import type { Clock } from "../../shared/index.js";
+import type { ToolEnvironment, ToolRegistry } from "../../tools/index.js";
+import type { ModelClient } from "../model/model-client.js";
+import type { ApprovalPort, AuditSink, CallGuard, SpillStore } from "./ports.js";
+
+/** Everything a run needs, built once per worker from config by the worker entrypoint. */
+export interface RunDeps {
+  journal: Journal;
+  registry: ToolRegistry;
+  toolEnvironment: ToolEnvironment;
+  /** The policy layers' answer for this run (profile, deny, security profile, network, session, job subset, state). */
+  resolvePolicy(payload: AgentJobPayload): ToolPolicyResolution;
+  /** The gate for this run (its session mode decides the exec mode). */
+  gateFor(payload: AgentJobPayload): ApprovalGate;
+  /** The model client for a model name of config `models`; throws for an unknown name. */
+  model(name: string): ModelClient;
+  guard: CallGuard;
+  approvals: ApprovalPort;
+  audit: AuditSink;
+  spill: SpillStore;
+  /** Credentials injected into one tool's context at execution time (never journalled or logged). */
+  credentials(tool: string): Readonly<Record<string, string>>;
+  /** Whether a scheduled run holds a valid cron grant, checked when the run starts. */
+  cronAuthorized(payload: AgentJobPayload): Promise<boolean>;
+  inDoubtPolicy: InDoubtPolicy;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** How a run ended (the job's return value). */
+export interface RunOutcome {
+  readonly status: "completed" | "max_steps";
+  readonly finalAnswer: string;
+  readonly steps: number;
+  readonly toolCalls: number;
+}

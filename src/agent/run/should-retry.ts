@@ -1,0 +1,59 @@
+import { type ErrorCode, isRunnerError } from "../../shared/index.js";
+
+/**
+ * Whether a run that failed with this error is retried by the queue. One table over every error
+ * code (adding a code breaks the build here until someone decides): bad input and refusals never
+ * retry; unavailable services and lost claims do (the journal keeps retries from repeating effects).
+ */
+const RETRYABLE: Record<ErrorCode, boolean> = {
+  CONFIG_INVALID: false,
+  CONFIG_FILE_UNREADABLE: false,
+  CONFIG_SECRET_MISSING: false,
+  TOOL_UNKNOWN: false,
+  TOOL_RESERVED: false,
+  TOOL_ARGS_INVALID: false,
+  TOOL_NOT_READY: false,
+  POLICY_TOOL_REMOVED: false,
+  GUARD_COMMAND_BLOCKED: false,
+  GUARD_URL_INTERNAL: false,
+  GUARD_PATH_OUTSIDE: false,
+  GATE_DENIED: false,
+  PAYLOAD_INVALID: false,
+  JOURNAL_CORRUPT: false,
+  JOURNAL_IN_DOUBT: false,
+  APPROVAL_NOT_FOUND: false,
+  APPROVAL_LINK_INVALID: false,
+  APPROVAL_LINK_EXPIRED: false,
+  APPROVAL_ALREADY_DECIDED: false,
+  APPROVAL_NOT_ALLOWED: false,
+  SCHEDULE_INVALID: false,
+  REDIS_UNAVAILABLE: true,
+  REDIS_BINARY_MISSING: false,
+  CLI_USAGE: false,
+  INTERNAL: false,
+  JOURNAL_CLAIM_LOST: true,
+  JOURNAL_INPUT_INVALID: false,
+  AUDIT_ENTRY_INVALID: false,
+  AUDIT_CORRUPT: false,
+  AUDIT_APPEND_CONFLICT: true,
+  MODEL_TIMEOUT: true,
+  MODEL_ABORTED: true,
+  MODEL_RATE_LIMITED: true,
+  MODEL_UNAVAILABLE: true,
+  MODEL_AUTH_FAILED: false,
+  MODEL_REQUEST_REJECTED: false,
+  MODEL_RESPONSE_INVALID: true,
+  MODEL_SCRIPT_INVALID: false,
+  MODEL_SCRIPT_EXHAUSTED: false,
+  TOOL_CONTEXT_INVALID: false,
+  TOOL_DEFINITION_INVALID: false,
+  APPROVAL_CORRUPT: false,
+  APPROVAL_INPUT_INVALID: false,
+  APPROVAL_NOTIFY_FAILED: true,
+};
+
+/** True when the queue should retry a run that threw `err`. Unknown (non-Runner) errors retry: they are crashes. */
+export function shouldRetryRun(err: unknown): boolean {
+  if (isRunnerError(err)) return RETRYABLE[err.code];
+  return true;
+}

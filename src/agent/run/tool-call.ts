@@ -1,0 +1,334 @@
+import type { GateCall, GateContext, GateDecision, HumanApproval } from "../../gate/index.js";
+import { resolveInDoubt } from "../../journal/index.js";
+import { checkToolCall, type ToolPolicyResolution } from "../../policy/index.js";
+import type { AgentJobPayload } from "../../queue/index.js";
+import { hashCanonical } from "../../shared/index.js";
+import {
+  type AnyTool,
+  createToolExecutionContext,
+  type ToolExecutionContext,
+  type ToolResult,
+  toolFailure,
+  validateAnyToolArgs,
+} from "../../tools/index.js";
+import type { ModelToolCall } from "../model/model-client.js";
+import { claimAndRun } from "./claim-and-run.js";
+import { executeWithPolicy } from "./execute-tool.js";
+import { ParkSignal } from "./park-signal.js";
+import type { RunDeps } from "./run-deps.js";
+import { prepareResult } from "./tool-result-text.js";
+
+/** One run's state that every tool call of it shares. */
+export interface RunScope {
+  readonly payload: AgentJobPayload;
+  readonly jobId: string;
+  readonly owner: string;
+  readonly policy: ToolPolicyResolution;
+  readonly cronAuthorized: boolean;
+  readonly deps: RunDeps;
+  /** Results already completed in the journal when the attempt started (one read), by key. */
+  readonly recorded: ReadonlyMap<string, unknown>;
+}
+
+/** A tool call's outcome for the model and the run's counters. */
+export interface CallOutcome {
+  readonly result: ToolResult;
+  readonly replay: boolean;
+}
+
+const LEASE_MARGIN_MS = 30_000;
+
+function gateContextOf(scope: RunScope): GateContext {
+  const { payload } = scope;
+  return {
+    unattended: payload.unattended,
+    cronAuthorized: scope.cronAuthorized,
+    channel: payload.channel,
+    userId: payload.userId,
+    agentId: payload.agentId,
+    parentExecutionId: payload.parentExecutionId,
+    interactive: payload.origin.kind === "cli" && !payload.unattended,
+    scheduleId: payload.origin.scheduleId,
+  };
+}
+
+function contextFor(
+  scope: RunScope,
+  call: { toolName: string; callIndex: number; params: unknown },
+  extra: {
+    approvalSource?: "human" | "auto";
+    approvedActions?: string[];
+    credentials?: Readonly<Record<string, string>>;
+  } = {},
+): ToolExecutionContext {
+  const { payload } = scope;
+  return createToolExecutionContext({
+    executionId: payload.runId,
+    traceId: payload.traceId,
+    sessionKey: payload.sessionKey,
+    userId: payload.userId,
+    agentId: payload.agentId,
+    call,
+    parentExecutionId: payload.parentExecutionId,
+    allowedTools: scope.policy.allowed,
+    channel: payload.channel,
+    chatId: payload.chatId,
+    unattended: payload.unattended,
+    cronAuthorized: scope.cronAuthorized,
+    ...extra,
+  });
+}
+
+function policyDenial(tool: string, reason: string, risk: GateDecision["risk"]): GateDecision {
+  return {
+    verdict: "deny",
+    step: 0,
+    stepName: "policy",
+    reason,
+    risk,
+    flagged: false,
+    approvalSource: "auto",
+  };
+}
+
+/**
+ * One tool call, exactly once: replay a journalled result, or validate → policy → guard → gate →
+ * (ask: park | deny: record | allow: claim, execute, complete). Never throws for bad input; throws
+ * ParkSignal when the run must wait.
+ */
+export async function runToolCall(
+  scope: RunScope,
+  modelCall: ModelToolCall,
+  callIndex: number,
+): Promise<CallOutcome> {
+  const { deps, payload } = scope;
+  const name = modelCall.name;
+  const rawArgs = modelCall.arguments;
+  const params = typeof rawArgs === "string" ? { __unparsed: rawArgs } : rawArgs;
+  const baseCtx = contextFor(scope, { toolName: name, callIndex, params });
+  const key = baseCtx.idempotencyKey;
+  if (scope.recorded.has(key)) return { result: scope.recorded.get(key) as ToolResult, replay: true };
+  const tool = deps.registry.get(name);
+
+  // Decide first (pure, cheap); the journal below makes the outcome exactly-once.
+  const plan = await planCall(scope, tool, name, rawArgs, baseCtx);
+  const leaseMs = (tool?.timeoutSeconds ?? 30) * ((tool?.maxRetries ?? 0) + 1) * 1000 + LEASE_MARGIN_MS;
+  const safeToRepeat = plan.kind === "execute" ? plan.readOnly || (tool?.idempotent ?? false) : true;
+
+  const claimed = await claimAndRun({
+    journal: deps.journal,
+    runId: payload.runId,
+    key,
+    owner: scope.owner,
+    leaseMs,
+    onInDoubt: () =>
+      resolveInDoubt({ readOnlyForArgs: safeToRepeat, idempotent: false, policy: deps.inDoubtPolicy }),
+    inDoubtFailure: () =>
+      toolFailure(
+        "in_doubt",
+        `Tool "${name}" may have run before a crash and is not safe to run again; it was not re-run`,
+      ),
+    parkInDoubt: async () => {
+      const { wakeAt } = await deps.approvals.register({
+        kind: "in_doubt",
+        payload,
+        jobId: scope.jobId,
+        idempotencyKey: key,
+        call: plan.kind === "execute" ? plan.gateCall : fallbackGateCall(name, params),
+        decision: undefined,
+        reason: `in doubt: "${name}" may have run before a crash. Approve to run it again, deny to not run it.`,
+      });
+      return wakeAt;
+    },
+    produce: async () => {
+      if (plan.kind === "result") return plan.result;
+      const started = deps.clock.now();
+      const credentials = deps.credentials(name);
+      const ctx = contextFor(
+        scope,
+        { toolName: name, callIndex, params },
+        {
+          approvalSource: plan.decision.approvalSource,
+          credentials,
+          ...(plan.approver ? { approvedActions: [key] } : {}),
+        },
+      );
+      const raw = await executeWithPolicy(plan.tool, plan.args, ctx, safeToRepeat);
+      const prepared = await prepareResult(raw, Object.values(credentials), {
+        store: deps.spill,
+        runId: payload.runId,
+        key,
+      });
+      await deps.audit.execution({
+        payload,
+        tool: name,
+        risk: plan.decision.risk,
+        capabilities: plan.capabilities,
+        result: prepared.result,
+        durationMs: deps.clock.now() - started,
+        approvalSource: plan.decision.approvalSource,
+        approver: plan.approver,
+        idempotencyKey: key,
+        replay: false,
+      });
+      return prepared.result;
+    },
+  });
+  return { result: claimed.value as ToolResult, replay: claimed.replay };
+}
+
+function fallbackGateCall(tool: string, params: Record<string, unknown>): GateCall {
+  return { tool, args: params, risk: "exec", argsHash: hashCanonical(params) };
+}
+
+type CallPlan =
+  | { kind: "result"; result: ToolResult }
+  | {
+      kind: "execute";
+      tool: AnyTool;
+      args: Record<string, unknown>;
+      readOnly: boolean;
+      gateCall: GateCall;
+      decision: GateDecision;
+      approver: string | undefined;
+      capabilities: readonly string[];
+    };
+
+async function planCall(
+  scope: RunScope,
+  tool: AnyTool | undefined,
+  name: string,
+  rawArgs: Record<string, unknown> | string,
+  ctx: ToolExecutionContext,
+): Promise<CallPlan> {
+  const { deps, payload } = scope;
+  if (typeof rawArgs === "string") {
+    return {
+      kind: "result",
+      result: toolFailure(
+        "validation",
+        `the arguments of "${name}" are not a JSON object: ${rawArgs.slice(0, 200)}`,
+      ),
+    };
+  }
+  if (!tool) {
+    const decision = policyDenial(
+      name,
+      `Tool "${name}" is not available to this run (unknown or not present)`,
+      "exec",
+    );
+    await deps.audit.decision({
+      payload,
+      tool: name,
+      decision,
+      capabilities: [],
+      idempotencyKey: ctx.idempotencyKey,
+    });
+    return { kind: "result", result: toolFailure("denied", decision.reason) };
+  }
+  const validation = validateAnyToolArgs(tool, rawArgs);
+  if (!validation.ok) return { kind: "result", result: validation.result };
+  const args = validation.args as Record<string, unknown>;
+  const readOnly = safely(() => tool.isReadOnly(args), false);
+  const destructive = safely(() => tool.isDestructive(args), true);
+  const policyDecision = checkToolCall(scope.policy, name, args, { readOnly, destructive });
+  const risk = policyDecision.risk.level;
+  if (!policyDecision.allowed) {
+    const reason = policyDecision.removedBy?.reason ?? `Tool "${name}" is not allowed for this run`;
+    const decision = policyDenial(name, reason, risk);
+    await deps.audit.decision({
+      payload,
+      tool: name,
+      decision,
+      capabilities: policyDecision.capabilities,
+      idempotencyKey: ctx.idempotencyKey,
+    });
+    return { kind: "result", result: toolFailure("denied", reason) };
+  }
+  const guard = await deps.guard.assess(name, args, ctx);
+  const toolPermission = safely(() => tool.checkPermissions(args, ctx), {
+    behavior: "ask" as const,
+    reason: `Tool "${name}"'s own permission check failed`,
+  });
+  const gateCall: GateCall = {
+    tool: name,
+    args,
+    risk,
+    argsHash: hashCanonical(args),
+    ...(guard ? { guard } : {}),
+    toolPermission,
+  };
+  const gate = deps.gateFor(payload);
+  const gateCtx = gateContextOf(scope);
+  let decision = await gate.check(gateCall, gateCtx);
+  let approver: string | undefined;
+  if (decision.verdict === "ask") {
+    const approval = await deps.approvals.lookup(ctx.idempotencyKey);
+    switch (approval.status) {
+      case "approved": {
+        const humanApproval: HumanApproval = {
+          approver: approval.approver,
+          argsHash: approval.argsHash,
+          tool: approval.tool,
+        };
+        decision = await gate.check(gateCall, gateCtx, { humanApproval });
+        if (decision.verdict === "allow") approver = approval.approver;
+        else if (decision.verdict === "ask") {
+          decision = {
+            ...decision,
+            verdict: "deny",
+            reason: "the approval does not match this call's arguments",
+          };
+        }
+        break;
+      }
+      case "denied":
+      case "expired":
+      case "cancelled":
+        decision = { ...decision, verdict: "deny", reason: approval.reason };
+        break;
+      case "pending":
+      case "none":
+        break;
+    }
+  }
+  await deps.audit.decision({
+    payload,
+    tool: name,
+    decision,
+    capabilities: policyDecision.capabilities,
+    idempotencyKey: ctx.idempotencyKey,
+  });
+  if (decision.verdict === "deny") return { kind: "result", result: toolFailure("denied", decision.reason) };
+  if (decision.verdict === "ask") {
+    const { wakeAt } = await deps.approvals.register({
+      kind: "approval",
+      payload,
+      jobId: scope.jobId,
+      idempotencyKey: ctx.idempotencyKey,
+      call: gateCall,
+      decision,
+      reason: decision.reason,
+    });
+    throw new ParkSignal(wakeAt, decision.reason);
+  }
+  return {
+    kind: "execute",
+    tool,
+    args,
+    readOnly,
+    gateCall,
+    decision,
+    approver,
+    capabilities: policyDecision.capabilities,
+  };
+}
+
+/** A tool's self-description that throws counts as the fail-closed answer. */
+function safely<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}

@@ -1,0 +1,25 @@
+import type { Queue } from "bullmq";
+import { type AgentJobPayload, parseAgentJobPayload } from "./payload.js";
+
+/** Retry policy of agent jobs: crashes and transient errors retry; the journal makes retries safe. */
+export const AGENT_JOB_ATTEMPTS = 5;
+
+/**
+ * Validates and enqueues an agent run. The job id is the run id, so enqueueing the same run twice
+ * (a retried API call, a replayed parent) adds it once.
+ */
+export async function enqueueAgentRun(
+  queue: Queue,
+  payload: AgentJobPayload,
+  options: { keepFinished?: number } = {},
+): Promise<string> {
+  const valid = parseAgentJobPayload(payload);
+  const job = await queue.add("run", valid, {
+    jobId: valid.runId,
+    attempts: AGENT_JOB_ATTEMPTS,
+    backoff: { type: "exponential", delay: 1000 },
+    removeOnComplete: { count: options.keepFinished ?? 1000 },
+    removeOnFail: { count: options.keepFinished ?? 1000 },
+  });
+  return job.id ?? valid.runId;
+}

@@ -1,0 +1,146 @@
+import { appendFile, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { Type } from "typebox";
+import { stringify } from "yaml";
+import type { ApprovalPort, CallGuard, RunDeps } from "../../src/agent/index.js";
+import { loadConfig } from "../../src/config/index.js";
+import { createLogger } from "../../src/logging/index.js";
+import { type AgentJobPayload, bullPrefix } from "../../src/queue/index.js";
+import { type AnyTool, createToolRegistry, defineTool, toolSuccess } from "../../src/tools/index.js";
+import { buildRunDeps } from "../../workers/run-deps.js";
+
+/**
+ * A real side-effect tool for durability tests, under the catalog name write_file: every execution
+ * appends one line `<idempotency key> <content>` to a counter file, so a test can count how often
+ * each call really ran. Not idempotent, not read-only: an in-doubt call must never re-run.
+ */
+export function countingWriteTool(counterFile: string, options: { delayMs?: number } = {}): AnyTool {
+  return defineTool({
+    name: "write_file",
+    description: "Appends a line to the counter file (test tool)",
+    parameters: Type.Object({ path: Type.String(), content: Type.String() }),
+    async execute(args, ctx) {
+      if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+      await appendFile(counterFile, `${ctx.idempotencyKey} ${args.content}\n`);
+      if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+      return toolSuccess(`wrote ${args.content}`);
+    },
+  });
+}
+
+/** Lines of the counter file grouped by idempotency key → count. */
+export async function countExecutions(counterFile: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  let text = "";
+  try {
+    text = await readFile(counterFile, "utf8");
+  } catch {
+    return counts;
+  }
+  for (const line of text.split("\n").filter(Boolean)) {
+    const key = line.split(" ")[0] ?? "";
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** A scripted playbook of `steps` turns, each one write_file call, then a final answer. */
+export function writeScript(steps: number, finalAnswer = "all done"): string {
+  const turns: unknown[] = [];
+  for (let i = 0; i < steps; i++) {
+    turns.push({
+      tool_calls: [{ name: "write_file", arguments: { path: `f${i}.txt`, content: `step-${i}` } }],
+    });
+  }
+  turns.push({ content: finalAnswer });
+  return stringify(turns);
+}
+
+/** A guard that has nothing to say (the test tools touch only the counter file). */
+export const NO_GUARD: CallGuard = { assess: async () => undefined };
+
+/** Approvals are not part of these tests: any use is an error, never a silent allow. */
+export const NO_APPROVALS: ApprovalPort = {
+  lookup: async () => ({ status: "none" }),
+  register: async () => {
+    throw new Error("this test configures no approvals");
+  },
+};
+
+/** Writes a project config (merged over config/default.yaml) and loads it. */
+export async function testConfig(dir: string, project: Record<string, unknown>) {
+  const path = join(dir, "echo.yaml");
+  await writeFile(path, stringify(project));
+  return (await loadConfig({ configPath: path, userConfigPath: null, env: {} })).config;
+}
+
+export interface HarnessOptions {
+  redis: Redis;
+  keyPrefix: string;
+  tools: AnyTool[];
+  script: string;
+  configOverrides?: Record<string, unknown>;
+  approvals?: ApprovalPort;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Builds run deps the way the worker does, with a scripted model named "scripted". */
+export async function testRunDeps(options: HarnessOptions): Promise<{ deps: RunDeps; dir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), "echo-agent-"));
+  await writeFile(join(dir, "script.yaml"), options.script);
+  const config = await testConfig(dir, {
+    redis: { url: "redis://127.0.0.1:6379", key_prefix: options.keyPrefix },
+    security: { profile: "personal_cli" },
+    execution: { network_policy: "allow", in_doubt_policy: "fail" },
+    models: { scripted: { provider: "scripted", script: join(dir, "script.yaml") } },
+    logging: { level: "silent", format: "json" },
+    ...options.configOverrides,
+  });
+  const deps = await buildRunDeps({
+    config,
+    redis: options.redis,
+    registry: createToolRegistry(options.tools),
+    guard: NO_GUARD,
+    approvals: options.approvals ?? NO_APPROVALS,
+    logger: createLogger({ level: "silent", format: "json" }),
+    env: options.env ?? {},
+    baseDir: dir,
+  });
+  return { deps, dir };
+}
+
+let runCounter = 0;
+
+/** A valid agent job payload for tests. */
+export function testPayload(
+  overrides: Partial<AgentJobPayload> = {},
+  agent: Partial<AgentJobPayload["agent"]> = {},
+): AgentJobPayload {
+  runCounter++;
+  const runId = `run-${process.pid}-${Date.now()}-${runCounter}`;
+  return {
+    v: 1,
+    runId,
+    traceId: `trace-${runId}`,
+    agent: { model: "scripted", task: "do the steps", maxSteps: 50, workspace: tmpdir(), ...agent },
+    origin: { kind: "api" },
+    sessionKey: `session-${runId}`,
+    userId: "ann",
+    agentId: "tester",
+    channel: "api",
+    chatId: "",
+    unattended: false,
+    parentExecutionId: null,
+    depth: 0,
+    createdAt: Date.now(),
+    ...overrides,
+  };
+}
+
+/** The agent queue of a key prefix. */
+export function agentQueue(redis: Redis, keyPrefix: string): Queue {
+  return new Queue("agent", { connection: redis, prefix: bullPrefix(keyPrefix) });
+}

@@ -1,0 +1,73 @@
+import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { ParkSignal, type RunDeps, runAgent, shouldRetryRun } from "../src/agent/index.js";
+import { bullPrefix, parseAgentJobPayload } from "../src/queue/index.js";
+import { isRunnerError, randomToken } from "../src/shared/index.js";
+
+/** Options for {@link startAgentWorker}. */
+export interface AgentWorkerOptions {
+  /** A connection with maxRetriesPerRequest: null (BullMQ duplicates it for blocking calls). */
+  connection: Redis;
+  keyPrefix: string;
+  concurrency: number;
+  deps: RunDeps;
+  /** Identifies this process in claims (host:pid by default). */
+  workerId?: string;
+}
+
+/**
+ * The processor of one agent job. Invalid payloads fail at once without retries; a ParkSignal moves
+ * the job to delayed (no worker slot held) and the job replays from its journal when it wakes.
+ */
+export function agentProcessor(options: AgentWorkerOptions) {
+  const workerId = options.workerId ?? `${process.pid}`;
+  return async (job: Job, token?: string) => {
+    let payload: ReturnType<typeof parseAgentJobPayload>;
+    try {
+      payload = parseAgentJobPayload(job.data);
+    } catch (err) {
+      throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
+    }
+    const owner = `${workerId}:${job.id}:${job.attemptsStarted}:${randomToken(6)}`;
+    const log = options.deps.logger.child({
+      traceId: payload.traceId,
+      executionId: payload.runId,
+      jobId: job.id,
+    });
+    try {
+      const outcome = await runAgent({
+        payload,
+        jobId: job.id ?? payload.runId,
+        owner,
+        deps: { ...options.deps, logger: log },
+      });
+      log.info(
+        { status: outcome.status, steps: outcome.steps, toolCalls: outcome.toolCalls },
+        "run finished",
+      );
+      return outcome;
+    } catch (err) {
+      if (err instanceof ParkSignal) {
+        log.info({ wakeAt: err.wakeAt, why: err.why }, "run parked");
+        await job.moveToDelayed(err.wakeAt, token);
+        throw new DelayedError();
+      }
+      if (!shouldRetryRun(err)) {
+        const message = isRunnerError(err) ? `${err.code}: ${err.message}` : String(err);
+        log.error({ err: message }, "run failed, not retryable");
+        throw new UnrecoverableError(message);
+      }
+      log.warn({ err: err instanceof Error ? err.message : String(err) }, "run attempt failed; will retry");
+      throw err;
+    }
+  };
+}
+
+/** Starts a BullMQ worker on the `agent` queue. */
+export function startAgentWorker(options: AgentWorkerOptions): Worker {
+  return new Worker("agent", agentProcessor(options), {
+    connection: options.connection,
+    prefix: bullPrefix(options.keyPrefix),
+    concurrency: options.concurrency,
+  });
+}

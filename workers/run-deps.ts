@@ -1,0 +1,113 @@
+import type { Redis } from "ioredis";
+import {
+  type ApprovalPort,
+  auditTrailSink,
+  type CallGuard,
+  createOpenAiClient,
+  loadScriptedModel,
+  type ModelClient,
+  type RunDeps,
+  redisSpillStore,
+} from "../src/agent/index.js";
+import {
+  type EchoRunnerConfig,
+  effectiveSessionMode,
+  gateConfigFromConfig,
+  policyInputFromConfig,
+  resolveSecret,
+} from "../src/config/index.js";
+import { ApprovalGate, type GatePorts } from "../src/gate/index.js";
+import { AuditTrail, Journal } from "../src/journal/index.js";
+import type { Logger } from "../src/logging/index.js";
+import { prepareToolPolicy, resolvePreparedToolPolicy } from "../src/policy/index.js";
+import { type Clock, type DeepReadonly, RunnerError, systemClock } from "../src/shared/index.js";
+import type { ToolEnvironment, ToolRegistry } from "../src/tools/index.js";
+
+/** Options for {@link buildRunDeps}. */
+export interface BuildRunDepsOptions {
+  config: DeepReadonly<EchoRunnerConfig>;
+  redis: Redis;
+  registry: ToolRegistry;
+  guard: CallGuard;
+  approvals: ApprovalPort;
+  logger: Logger;
+  env: NodeJS.ProcessEnv;
+  /** Directory relative scripted-model paths are read from. */
+  baseDir: string;
+  gatePorts?: GatePorts;
+  /** Grant check of scheduled runs; without a scheduler every scheduled run is unauthorised. */
+  cronAuthorized?: RunDeps["cronAuthorized"];
+  /** Credentials per tool; none by default. */
+  credentials?: RunDeps["credentials"];
+  clock?: Clock;
+  toolEnvironment?: ToolEnvironment;
+}
+
+/** Everything a worker's runs need, from config: journal, audit, policy, gate, models, spill. */
+export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDeps> {
+  const { config, redis } = options;
+  const retentionMs = config.retention.journal_days * 24 * 3600 * 1000;
+  const keyPrefix = config.redis.key_prefix;
+  const journal = new Journal({ redis, keyPrefix, retentionMs });
+  const trail = new AuditTrail({ redis, keyPrefix });
+  const toolEnvironment = options.toolEnvironment ?? { networkAvailable: true };
+  const descriptors = options.registry.describe(toolEnvironment);
+  const models = new Map<string, ModelClient>();
+  for (const [name, model] of Object.entries(config.models)) {
+    if (model.provider === "scripted") {
+      models.set(
+        name,
+        await loadScriptedModel(
+          model.script.startsWith("/") ? model.script : `${options.baseDir}/${model.script}`,
+        ),
+      );
+    } else {
+      const apiKey = resolveSecret(model.api_key_env, options.env, `model "${name}"`);
+      models.set(
+        name,
+        createOpenAiClient({
+          baseUrl: model.base_url,
+          model: model.model,
+          apiKey,
+          ...(model.timeout_seconds ? { timeoutMs: model.timeout_seconds * 1000 } : {}),
+        }),
+      );
+    }
+  }
+  return {
+    journal,
+    registry: options.registry,
+    toolEnvironment,
+    resolvePolicy(payload) {
+      const input = policyInputFromConfig(config, {
+        tools: descriptors,
+        ...(payload.agent.sessionMode ? { sessionMode: payload.agent.sessionMode } : {}),
+        jobSubsets: payload.agent.allowedTools ? [{ label: "job", tools: payload.agent.allowedTools }] : [],
+      });
+      return resolvePreparedToolPolicy(prepareToolPolicy(input));
+    },
+    gateFor(payload) {
+      const sessionMode = effectiveSessionMode(config, payload.agent.sessionMode);
+      return new ApprovalGate(gateConfigFromConfig(config, sessionMode), options.gatePorts ?? {});
+    },
+    model(name) {
+      const client = models.get(name);
+      if (!client) {
+        throw new RunnerError(
+          "CONFIG_INVALID",
+          `the run names model "${name}", which is not in config models (known: ${[...models.keys()].join(", ") || "none"})`,
+        );
+      }
+      return client;
+    },
+    guard: options.guard,
+    approvals: options.approvals,
+    audit: auditTrailSink(trail),
+    spill: redisSpillStore(redis, keyPrefix, retentionMs),
+    credentials: options.credentials ?? (() => ({})),
+    cronAuthorized: options.cronAuthorized ?? (async () => false),
+    inDoubtPolicy: config.execution.in_doubt_policy,
+    clock: options.clock ?? systemClock,
+    logger: options.logger,
+  };
+}
