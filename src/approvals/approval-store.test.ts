@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
 import { isRunnerError, ManualClock, sha256Hex } from "../shared/index.js";
 import type { ApprovalPolicy } from "./approval-policy.js";
-import { ApprovalStore, type RegisterInput } from "./approval-store.js";
+import { ApprovalStore } from "./approval-store.js";
 import { approvalIdFor } from "./keys.js";
+import type { RegisterInput } from "./request-fields.js";
 
 const T0 = 1_700_000_000_000;
 const HOUR = 3_600_000;
@@ -146,10 +147,11 @@ describe("ApprovalStore.decide", () => {
     const { store } = setup();
     const { record } = await store.register(call());
     await store.decide({ id: record.id, actor: operator("alice"), decision: "deny" });
-    const entries = await redis.xrange(store.keys.events, "-", "+");
-    expect(entries.map(([, fields]) => fields)).toEqual([
-      ["id", record.id, "status", "denied", "runId", "run-1", "jobId", "job-1"],
+    const events = await store.readEvents();
+    expect(events).toEqual([
+      { streamId: expect.any(String), id: record.id, status: "denied", runId: "run-1", jobId: "job-1" },
     ]);
+    expect(await store.readEvents(events[0]!.streamId)).toEqual([]);
   });
 
   it("stays pending until the required number of distinct approvers approved", async () => {

@@ -1,20 +1,15 @@
 import { randomBytes } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
-import { type Clock, canonicalJson, RunnerError, sha256Hex, systemClock } from "../shared/index.js";
-import type { RiskLevel } from "../tools/index.js";
-import { type ApprovalPolicy, resolveRequestPolicy, validateApprovalPolicy } from "./approval-policy.js";
+import { type Clock, RunnerError, systemClock } from "../shared/index.js";
+import { type ApprovalPolicy, validateApprovalPolicy } from "./approval-policy.js";
 import { APPROVAL_SCRIPTS, type ApprovalScriptName } from "./approval-scripts.js";
+import { type DecisionEvent, readDecisionEvents } from "./decision-events.js";
 import { type ExecutableCheck, type ExecutableCheckInput, judgeExecutable } from "./executable-check.js";
-import {
-  ApprovalKeys,
-  approvalIdFor,
-  assertApprovalInput,
-  DEFAULT_APPROVALS_PREFIX,
-  isApprovalId,
-} from "./keys.js";
+import { ApprovalKeys, assertApprovalInput, DEFAULT_APPROVALS_PREFIX, isApprovalId } from "./keys.js";
 import { findTokenHash, newLinkToken } from "./link-tokens.js";
-import type { ApprovalRecord, ApprovalRequestFields, ApprovalStatus, FetchEntry } from "./record.js";
+import type { ApprovalRecord, ApprovalStatus, FetchEntry } from "./record.js";
 import { type DecodedRequest, decodeRequest, type StoredToken } from "./record-codec.js";
+import { buildRequestFields, type RegisterInput } from "./request-fields.js";
 import { type DecideInput, type DecideResult, decideArgs, toDecideResult } from "./store-decide.js";
 
 /** Default time a finished request is kept: 30 days. */
@@ -37,28 +32,6 @@ export interface ApprovalStoreOptions {
   retentionMs?: number;
   /** Largest canonical arguments accepted, bytes. Default {@link DEFAULT_MAX_ARGS_BYTES}. */
   maxArgsBytes?: number;
-}
-
-/** Phase 1 input: the call the gate asked about, from the worker. */
-export interface RegisterInput {
-  runId: string;
-  jobId: string;
-  traceId: string;
-  /** `ctx.idempotencyKey` of the call: the request id is derived from it and the run id. */
-  idempotencyKey: string;
-  tool: string;
-  /** The validated arguments (stored as canonical JSON and hashed). */
-  args: unknown;
-  risk: RiskLevel;
-  flags?: readonly string[];
-  reason: string;
-  agent: string;
-  /** Origin channel of the run (`ctx.channel`), for the per-channel wait. */
-  channel: string;
-  scheduleId?: string | null;
-  parentRunId?: string | null;
-  /** Schedule author or user who started the run (for forbid_self_approval). */
-  owner?: string | null;
 }
 
 /** What {@link ApprovalStore.register} did. */
@@ -117,54 +90,9 @@ export class ApprovalStore {
    * register of the same call returns the existing request unchanged (`created: false`).
    */
   async register(input: RegisterInput): Promise<RegisterResult> {
-    for (const what of ["runId", "jobId", "traceId", "idempotencyKey", "tool", "agent", "channel"] as const) {
-      assertApprovalInput(what, input[what]);
-    }
-    const id = approvalIdFor(input.runId, input.idempotencyKey);
-    let argsCanonical: string;
-    try {
-      argsCanonical = canonicalJson(input.args === undefined ? null : input.args);
-    } catch (cause) {
-      throw new RunnerError("APPROVAL_INPUT_INVALID", `arguments of ${input.tool} cannot be canonicalised`, {
-        cause,
-      });
-    }
-    if (Buffer.byteLength(argsCanonical) > this.#maxArgsBytes) {
-      throw new RunnerError(
-        "APPROVAL_INPUT_INVALID",
-        `arguments of ${input.tool} are ${Buffer.byteLength(argsCanonical)} bytes; at most ${this.#maxArgsBytes} can be shown to an approver`,
-      );
-    }
     const now = Math.floor(this.clock.now());
-    const policy = resolveRequestPolicy(this.#policy, input);
-    const deadline = now + policy.waitMs;
-    const remindAt = policy.reminderBeforeMs > 0 ? deadline - policy.reminderBeforeMs : null;
-    const fields: ApprovalRequestFields = {
-      v: 1,
-      id,
-      idempotencyKey: input.idempotencyKey,
-      jobId: input.jobId,
-      runId: input.runId,
-      traceId: input.traceId,
-      tool: input.tool,
-      argsCanonical,
-      argsHash: sha256Hex(argsCanonical),
-      risk: input.risk,
-      flags: [...(input.flags ?? [])],
-      reason: input.reason,
-      agent: input.agent,
-      scheduleId: input.scheduleId ?? null,
-      parentRunId: input.parentRunId ?? null,
-      owner: input.owner ?? null,
-      channel: input.channel,
-      requestedAt: now,
-      deadline,
-      remindAt: remindAt !== null && remindAt > now ? remindAt : null,
-      requiredApprovals: policy.requiredApprovals,
-      forbidSelfApproval: policy.forbidSelfApproval,
-      alwaysAllowed: policy.alwaysAllowed,
-      approvers: policy.approvers,
-    };
+    const { fields, executeGraceMs } = buildRequestFields(input, this.#policy, now, this.#maxArgsBytes);
+    const { id, deadline } = fields;
     const reply = (await this.#script("echoApprovalRegister")(
       this.keys.request(id),
       this.keys.base,
@@ -172,11 +100,11 @@ export class ApprovalStore {
       JSON.stringify(fields),
       deadline,
       fields.remindAt ?? "",
-      policy.requiredApprovals,
+      fields.requiredApprovals,
       fields.owner ?? "",
-      policy.forbidSelfApproval ? "1" : "0",
-      policy.alwaysAllowed ? "1" : "0",
-      policy.executeGraceMs,
+      fields.forbidSelfApproval ? "1" : "0",
+      fields.alwaysAllowed ? "1" : "0",
+      executeGraceMs,
       input.runId,
       input.jobId,
       now,
@@ -341,6 +269,19 @@ export class ApprovalStore {
       if (records.length >= limit) break;
     }
     return records;
+  }
+
+  /**
+   * Final decisions after `afterStreamId` ("0" = from the start, "$" = only new ones with
+   * `blockMs`), oldest first. Every decision path (page, API, CLI, expiry, cancel) writes here, so a
+   * worker in another process can promote the parked job. `blockMs` blocks the connection: use a
+   * dedicated client for it.
+   */
+  async readEvents(
+    afterStreamId = "0",
+    options: { count?: number; blockMs?: number } = {},
+  ): Promise<DecisionEvent[]> {
+    return readDecisionEvents(this.#redis, this.keys.events, afterStreamId, options);
   }
 
   /** The HMAC secret of page nonces: made once (SET NX) and shared by every HTTP process. */

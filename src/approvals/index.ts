@@ -24,10 +24,10 @@ export {
   DEFAULT_APPROVAL_RETENTION_MS,
   DEFAULT_MAX_ARGS_BYTES,
   FETCH_LOG_CAP,
-  type RegisterInput,
   type RegisterResult,
   type TokenLookup,
 } from "./approval-store.js";
+export type { DecisionEvent } from "./decision-events.js";
 export { EmailNotifier, type SmtpSettings } from "./email-notifier.js";
 export {
   type ExecutableCheck,
@@ -52,6 +52,7 @@ export {
   type NotifyOutcome,
 } from "./notifications.js";
 export { type ApprovalNotifier, LogNotifier, type NotificationMessage } from "./notifier.js";
+export { type ParkedCallAction, resolveParkedCall } from "./parked-call.js";
 export {
   APPROVAL_DECISIONS,
   APPROVAL_STATUSES,
@@ -66,6 +67,7 @@ export {
   effectiveStatus,
   FetchEntry,
 } from "./record.js";
+export { buildRequestFields, type RegisterInput } from "./request-fields.js";
 export { type RetryOptions, withRetry } from "./retry.js";
 export {
   DECIDE_REFUSALS,
