@@ -1,0 +1,137 @@
+import { type CronExpression, CronExpressionParser } from "cron-parser";
+import { RunnerError } from "../shared/index.js";
+import { assertTimeZone, resolveWallTime, wallHighWater } from "./time-zone.js";
+
+/** Most iterator steps one next/previous query may take (a per-second cron crossing a repeated hour
+ * needs 3,600). Past it the expression is treated as one that never fires. */
+const MAX_STEPS = 20_000;
+
+/**
+ * The fire instants of a cron expression in a time zone, with the DST rules of DESIGN.md §9:
+ * a wall-clock time that occurs twice (clocks go back) fires once, at its first occurrence; one that
+ * does not exist (clocks go forward) fires at the first valid instant after the gap — the instant
+ * of the jump. Several skipped times collapse into that one firing.
+ *
+ * cron-parser validates and matches the expression; it walks a floating (zone-less) wall-clock
+ * axis, and this class maps each wall time onto instants itself. (cron-parser's own `tz` option
+ * fires a repeated `*\/30` twice and moves a skipped 02:30 to 03:30.)
+ */
+export class CronTimetable {
+  readonly cron: string;
+  readonly timezone: string;
+
+  /** Validates; throws RunnerError SCHEDULE_INVALID naming the field (`cron` or `timezone`). */
+  constructor(cron: string, timezone: string) {
+    this.cron = normaliseCron(cron);
+    assertTimeZone(timezone);
+    this.timezone = timezone;
+    // An expression that can never match (e.g. 31 April) fails here, not at its first firing.
+    this.next(Date.UTC(2000, 0, 1));
+  }
+
+  /** The first fire instant strictly after `after` (ms). */
+  next(after: number): number {
+    const iterator = this.#iterator(wallHighWater(after, this.timezone) - 1);
+    for (let step = 0; step < MAX_STEPS; step++) {
+      const instant = resolveWallTime(this.#step(iterator, "next"), this.timezone).instant;
+      // A repeated wall time whose first occurrence is already past has fired: skip it.
+      if (instant > after) return instant;
+    }
+    throw this.#neverFires();
+  }
+
+  /** The next `count` fire instants strictly after `after`, earliest first. */
+  upcoming(after: number, count: number): number[] {
+    const out: number[] = [];
+    let cursor = after;
+    for (let i = 0; i < count; i++) {
+      cursor = this.next(cursor);
+      out.push(cursor);
+    }
+    return out;
+  }
+
+  /**
+   * Fire instants in (`after`, `until`], newest first, at most `limit` of them. Bounded by the
+   * limit, so a long outage of a per-second schedule costs `limit` steps, not one per missed tick.
+   */
+  between(after: number, until: number, limit: number): number[] {
+    const out: number[] = [];
+    if (until <= after || limit <= 0) return out;
+    const iterator = this.#iterator(wallHighWater(until, this.timezone));
+    for (let step = 0; step < MAX_STEPS && out.length < limit; step++) {
+      let wall: number;
+      try {
+        wall = this.#step(iterator, "prev");
+      } catch {
+        break;
+      }
+      const instant = resolveWallTime(wall, this.timezone).instant;
+      if (instant > until) continue;
+      if (instant <= after) break;
+      // Skipped wall times collapse onto the instant after the gap: keep one.
+      if (out[out.length - 1] !== instant) out.push(instant);
+    }
+    return out;
+  }
+
+  #iterator(wall: number): CronExpression {
+    return CronExpressionParser.parse(this.cron, { tz: "UTC", currentDate: new Date(wall) });
+  }
+
+  #step(iterator: CronExpression, direction: "next" | "prev"): number {
+    try {
+      return (direction === "next" ? iterator.next() : iterator.prev()).getTime();
+    } catch (err) {
+      throw this.#neverFires(err);
+    }
+  }
+
+  #neverFires(cause?: unknown): RunnerError {
+    return new RunnerError("SCHEDULE_INVALID", `cron: ${JSON.stringify(this.cron)} never fires`, {
+      data: { field: "cron", value: this.cron },
+      cause,
+    });
+  }
+}
+
+const FIELD_HELP =
+  'use 5 fields "minute hour day-of-month month day-of-week" (e.g. "0 2 * * *") or 6 with seconds first';
+
+/** Trims and single-spaces the expression and checks it; throws SCHEDULE_INVALID (field `cron`). */
+export function normaliseCron(cron: string): string {
+  const fields = cron.trim().split(/\s+/).filter(Boolean);
+  const invalid = (why: string) =>
+    new RunnerError("SCHEDULE_INVALID", `cron: ${JSON.stringify(cron)} ${why}`, {
+      data: { field: "cron", value: cron },
+    });
+  if (fields.length !== 5 && fields.length !== 6) {
+    throw invalid(`has ${fields.length} field${fields.length === 1 ? "" : "s"}; ${FIELD_HELP}`);
+  }
+  // Hashed values ("H") depend on a seed: two processes could disagree on the instants.
+  if (fields.some((field) => /h/i.test(field.replace(/[a-z]{3}/gi, "")))) {
+    throw invalid('uses "H" (hashed) values, which are not supported; write the minute or hour explicitly');
+  }
+  const normalised = fields.join(" ");
+  try {
+    CronExpressionParser.parse(normalised, { tz: "UTC", currentDate: new Date(Date.UTC(2000, 0, 1)) });
+  } catch (err) {
+    throw invalid(`is invalid: ${(err as Error).message}; ${FIELD_HELP}`);
+  }
+  return normalised;
+}
+
+const cache = new Map<string, CronTimetable>();
+const CACHE_MAX = 10_000;
+
+/** A cached {@link CronTimetable} (schedules share few distinct expressions). */
+export function timetableFor(cron: string, timezone: string): CronTimetable {
+  const key = `${cron}\u0000${timezone}`;
+  let table = cache.get(key);
+  if (!table) {
+    table = new CronTimetable(cron, timezone);
+    if (cache.size >= CACHE_MAX) cache.clear();
+    cache.set(key, table);
+  }
+  return table;
+}

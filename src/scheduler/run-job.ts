@@ -1,0 +1,88 @@
+import type { Queue } from "bullmq";
+import { AGENT_JOB_ATTEMPTS, type AgentJobPayload, parseAgentJobPayload } from "../queue/index.js";
+import { sha256Hex } from "../shared/index.js";
+import type { Schedule } from "./schedule.js";
+
+/** The channel of every scheduled run. */
+export const CRON_CHANNEL = "cron";
+
+/**
+ * The run id (and BullMQ job id) of the run of one tick: `sched-<id>-<instant ms>`. Deterministic,
+ * so a second enqueue of the same tick finds the existing job instead of adding another. The instant
+ * is the last dash-separated part, so ids with dashes stay unambiguous. BullMQ forbids ":" in ids.
+ */
+export function scheduledRunId(scheduleId: string, tick: number): string {
+  return `sched-${scheduleId}-${tick}`;
+}
+
+/** The run id of a `run-now` run requested at `now`. */
+export function manualRunId(scheduleId: string, now: number): string {
+  return `sched-${scheduleId}-manual-${now}`;
+}
+
+/**
+ * The delay (ms) of a tick's run: 0..jitterSeconds*1000, derived from the schedule id and the tick
+ * so every process computes the same value (no Math.random).
+ */
+export function jitterMs(scheduleId: string, tick: number, jitterSeconds: number): number {
+  if (jitterSeconds <= 0) return 0;
+  const draw = Number.parseInt(
+    sha256Hex(`echo-runner/jitter/v1\u0000${scheduleId}\u0000${tick}`).slice(0, 12),
+    16,
+  );
+  return draw % (jitterSeconds * 1000 + 1);
+}
+
+/**
+ * The `agent` job payload of a scheduled run: origin schedule, unattended, channel cron, the
+ * schedule's owner as user. `cronAuthorized` is not in the payload: the worker asks
+ * resolveCronAuthorization when the run starts.
+ */
+export function scheduledRunPayload(
+  schedule: Schedule,
+  tick: number,
+  runId: string,
+  now: number,
+): AgentJobPayload {
+  return parseAgentJobPayload({
+    v: 1,
+    runId,
+    traceId: runId,
+    agent: schedule.agent,
+    origin: { kind: "schedule", scheduleId: schedule.id, scheduledFor: tick },
+    sessionKey: `schedule:${schedule.id}`,
+    userId: schedule.owner,
+    agentId: `schedule:${schedule.id}`,
+    channel: CRON_CHANNEL,
+    chatId: "",
+    unattended: true,
+    parentExecutionId: null,
+    depth: 0,
+    createdAt: now,
+  });
+}
+
+/** The part of a BullMQ `Queue` (the `agent` queue) the scheduler uses. */
+export type AgentQueuePort = Pick<Queue, "add" | "getJobState">;
+
+/** BullMQ job name of agent runs (as queue's enqueueAgentRun names them). */
+export const AGENT_RUN_JOB_NAME = "run";
+
+/**
+ * Adds a scheduled run to the `agent` queue with the job options of queue's enqueueAgentRun
+ * (retries, kept finished jobs) plus the jitter delay, which enqueueAgentRun does not take.
+ */
+export async function enqueueScheduledRun(
+  queue: AgentQueuePort,
+  payload: AgentJobPayload,
+  options: { delayMs: number; keepFinished: number },
+): Promise<void> {
+  await queue.add(AGENT_RUN_JOB_NAME, payload, {
+    jobId: payload.runId,
+    attempts: AGENT_JOB_ATTEMPTS,
+    backoff: { type: "exponential", delay: 1000 },
+    removeOnComplete: { count: options.keepFinished },
+    removeOnFail: { count: options.keepFinished },
+    ...(options.delayMs > 0 ? { delay: options.delayMs } : {}),
+  });
+}

@@ -1,0 +1,262 @@
+import type { Logger } from "../logging/index.js";
+import { type Clock, randomId, systemClock } from "../shared/index.js";
+import { planTicks } from "./catch-up.js";
+import {
+  type ConfigScheduleEntry,
+  type ReconcileReport,
+  reconcileConfigSchedules,
+} from "./config-reconcile.js";
+import { timetableFor } from "./cron-timetable.js";
+import { LeaderLock } from "./leader-lock.js";
+import type { HistoryEntry, StoredSchedule } from "./records.js";
+import type { AgentQueuePort } from "./run-job.js";
+import type { ScheduleStore } from "./schedule-store.js";
+import { type FireResult, TickFirer } from "./tick-firer.js";
+
+/** Options of {@link Scheduler}. Durations in ms. */
+export interface SchedulerOptions {
+  store: ScheduleStore;
+  agentQueue: AgentQueuePort;
+  clock?: Clock;
+  /** Identity of this process in the lock and in claims. Default: a random id. */
+  owner?: string;
+  /** Config schedules, reconciled each time this process becomes leader. Omitted = no reconcile. */
+  configSchedules?: readonly ConfigScheduleEntry[];
+  /** Lease of the leader lock (renewed every pass). Default 15,000. */
+  lockLeaseMs?: number;
+  /** Pause between passes of {@link Scheduler.start}'s loop. Default 500. */
+  pollMs?: number;
+  /** A tick later than this was missed (downtime) and goes by the catch-up policy. Default 60,000. */
+  lateAfterMs?: number;
+  /** Claim lease of an in-flight tick. Default 60,000. */
+  claimLeaseMs?: number;
+  /** How long a fired tick's claim is kept. Default 7 days. */
+  claimTtlMs?: number;
+  /** Schedules fired in parallel. Default 64. */
+  concurrency?: number;
+  /** Most due schedules one pass takes. Default 20,000. */
+  maxDuePerPass?: number;
+  /** Finished agent jobs BullMQ keeps (config retention.finished_jobs). Default 1000. */
+  keepFinished?: number;
+  logger?: Logger;
+}
+
+/** What one pass did. */
+export interface PassReport {
+  leader: boolean;
+  reconciled?: ReconcileReport;
+  /** Count of each tick result (fired, caught-up, skipped-overlap, queued, already, busy, lost, gone). */
+  results: Partial<Record<FireResult, number>>;
+  /** Missed ticks not run (catch-up policy). */
+  missed: number;
+  released: number;
+  errors: number;
+}
+
+/** Ticks one schedule's catch-up scan looks at (newest first). */
+const SCAN_LIMIT = 1000;
+
+/**
+ * The firing loop. Each pass (leader only): renew or take the lock, reconcile config on becoming
+ * leader, fire every due schedule's on-time tick first (no cron arithmetic on that path), then plan
+ * catch-up and set each schedule's next tick, then release queued ticks. Tests call
+ * {@link runDue} with the time; {@link start} runs it on a timer with the injected clock.
+ */
+export class Scheduler {
+  readonly owner: string;
+  readonly #store: ScheduleStore;
+  readonly #clock: Clock;
+  readonly #lock: LeaderLock;
+  readonly #firer: TickFirer;
+  readonly #o: Required<Omit<SchedulerOptions, "configSchedules" | "logger" | "owner" | "clock">>;
+  readonly #config: readonly ConfigScheduleEntry[] | undefined;
+  readonly #logger: Logger | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> | undefined;
+  #stopped = false;
+
+  constructor(options: SchedulerOptions) {
+    this.owner = options.owner ?? `scheduler-${randomId()}`;
+    this.#store = options.store;
+    this.#clock = options.clock ?? systemClock;
+    this.#config = options.configSchedules;
+    this.#logger = options.logger;
+    this.#o = {
+      store: options.store,
+      agentQueue: options.agentQueue,
+      lockLeaseMs: options.lockLeaseMs ?? 15_000,
+      pollMs: options.pollMs ?? 500,
+      lateAfterMs: options.lateAfterMs ?? 60_000,
+      claimLeaseMs: options.claimLeaseMs ?? 60_000,
+      claimTtlMs: options.claimTtlMs ?? 7 * 86_400_000,
+      concurrency: options.concurrency ?? 64,
+      maxDuePerPass: options.maxDuePerPass ?? 20_000,
+      keepFinished: options.keepFinished ?? 1000,
+    };
+    this.#lock = new LeaderLock(this.#store, this.owner, this.#o.lockLeaseMs);
+    this.#firer = new TickFirer({
+      store: this.#store,
+      agentQueue: options.agentQueue,
+      owner: this.owner,
+      claimLeaseMs: this.#o.claimLeaseMs,
+      claimTtlMs: this.#o.claimTtlMs,
+      keepFinished: this.#o.keepFinished,
+    });
+  }
+
+  get isLeader(): boolean {
+    return this.#lock.held;
+  }
+
+  /** One pass at `now`. Does nothing but report `leader: false` when another process leads. */
+  async runDue(now = this.#clock.now()): Promise<PassReport> {
+    const report: PassReport = { leader: false, results: {}, missed: 0, released: 0, errors: 0 };
+    const leadership = await this.#lock.ensure();
+    if (leadership.lost) this.#logger?.warn({ owner: this.owner }, "scheduler lost the leader lock");
+    if (!leadership.held) return report;
+    report.leader = true;
+    if (leadership.acquired && this.#config) {
+      report.reconciled = await reconcileConfigSchedules(this.#store, this.#config, now);
+      this.#logger?.info({ ...report.reconciled }, "config schedules reconciled");
+    }
+
+    const due = await this.#store.due(now, this.#o.maxDuePerPass);
+    const storedList = await this.#store.getMany(due.map((d) => d.id));
+    const blocked = new Set<string>();
+    const count = (result: FireResult) => {
+      report.results[result] = (report.results[result] ?? 0) + 1;
+      if (result === "busy" || result === "lost" || result === "gone") return false;
+      return true;
+    };
+
+    // Phase 1: on-time ticks, straight from the due index. Nothing else runs before them.
+    await inParallel(this.#o.concurrency, due.length, async (i) => {
+      const stored = storedList[i];
+      const { tick } = due[i]!;
+      if (!stored || now - tick > this.#o.lateAfterMs) return;
+      const ok = await this.#guard(report, stored.schedule.id, async () =>
+        count(await this.#firer.fire(stored, tick, "fired", now)),
+      );
+      if (!ok) blocked.add(stored.schedule.id);
+    });
+    if (!(await this.#stillLeader())) return report;
+
+    // Phase 2: ticks missed or still due after phase 1, then the next tick of each schedule.
+    const throughs = await this.#store.throughMany(due.map((d) => d.id));
+    await inParallel(this.#o.concurrency, due.length, async (i) => {
+      const stored = storedList[i];
+      if (!stored || blocked.has(stored.schedule.id)) return;
+      await this.#guard(report, stored.schedule.id, () =>
+        this.#catchUp(stored, throughs[i] ?? stored.createdAt, now, report, count),
+      );
+    });
+    if (!(await this.#stillLeader())) return report;
+
+    // Phase 3: queued ticks whose schedule has no active run any more.
+    for (const id of await this.#store.schedulesWithQueuedTicks()) {
+      await this.#guard(report, id, async () => {
+        const stored = await this.#store.get(id);
+        if (stored && (await this.#firer.releaseQueued(stored, now))) report.released++;
+        return true;
+      });
+    }
+    return report;
+  }
+
+  /** Runs passes until {@link stop}. Errors of a pass are logged; the loop goes on. */
+  start(): void {
+    this.#stopped = false;
+    const loop = async () => {
+      if (this.#stopped) return;
+      this.#running = this.runDue(this.#clock.now()).catch((err: unknown) => {
+        this.#logger?.error({ err }, "scheduler pass failed");
+      });
+      await this.#running;
+      if (!this.#stopped) this.#timer = setTimeout(loop, this.#o.pollMs);
+    };
+    void loop();
+  }
+
+  /** Stops the loop, waits for the pass in progress and gives up the lock. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#running;
+    await this.#lock.release();
+  }
+
+  async #catchUp(
+    stored: StoredSchedule,
+    through: number,
+    now: number,
+    report: PassReport,
+    count: (result: FireResult) => boolean,
+  ): Promise<boolean> {
+    const schedule = stored.schedule;
+    const table = timetableFor(schedule.cron, schedule.timezone);
+    const ticks = table.between(through, now, SCAN_LIMIT + 1);
+    const plan = planTicks({
+      ticks: ticks.slice(0, SCAN_LIMIT),
+      now,
+      lateAfterMs: this.#o.lateAfterMs,
+      policy: schedule.catchUp,
+      max: schedule.catchUpMax,
+      truncated: ticks.length > SCAN_LIMIT,
+    });
+    for (const { tick, kind } of plan.run) {
+      if (!count(await this.#firer.fire(stored, tick, kind, now))) return false;
+    }
+    const history: HistoryEntry[] = [];
+    if (plan.missed) {
+      report.missed += plan.missed.count;
+      history.push({
+        v: 1,
+        kind: "missed",
+        at: now,
+        tick: plan.missed.newest,
+        count: plan.missed.count,
+        note: `${plan.missed.countIsLowerBound ? "at least " : ""}${plan.missed.count} tick(s) from ${new Date(plan.missed.oldest).toISOString()} not run (catch-up ${schedule.catchUp})`,
+      });
+    }
+    const newThrough = Math.max(through, plan.through ?? through);
+    await this.#store.advance(
+      schedule.id,
+      stored.rev,
+      newThrough,
+      table.next(Math.max(newThrough, now)),
+      history,
+    );
+    return true;
+  }
+
+  async #guard(report: PassReport, id: string, work: () => Promise<boolean>): Promise<boolean> {
+    try {
+      return await work();
+    } catch (err) {
+      report.errors++;
+      this.#logger?.error({ err, scheduleId: id }, "scheduler could not process a schedule");
+      return false;
+    }
+  }
+
+  async #stillLeader(): Promise<boolean> {
+    const state = await this.#lock.ensure();
+    if (!state.held || state.acquired) {
+      this.#logger?.warn({ owner: this.owner }, "scheduler lost the leader lock during a pass; stopping it");
+      return false;
+    }
+    return true;
+  }
+}
+
+async function inParallel(
+  concurrency: number,
+  total: number,
+  task: (i: number) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < total) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, total) }, lane));
+}
