@@ -89,6 +89,13 @@ describe("defineTool", () => {
     expect(fetch.isEnabled({ networkAvailable: true })).toBe(true);
   });
 
+  it("disables a catalog network tool without network even when it declares no capabilities", () => {
+    const search = defineTool({ name: "web_search", description: "s", parameters: Params, execute: run });
+    expect(search.isEnabled({ networkAvailable: false })).toBe(false);
+    const read = defineTool({ name: "read_file", description: "r", parameters: Params, execute: run });
+    expect(read.isEnabled({ networkAvailable: false })).toBe(true);
+  });
+
   it("derives readinessDetail from isReady when only isReady is given", () => {
     const tool = defineTool({
       name: "web_search",

@@ -1,5 +1,6 @@
 import type { Static, TSchema } from "typebox";
 import type { Capability } from "./capabilities.js";
+import { capabilitiesOf } from "./catalog-lookup.js";
 import type { ToolExecutionContext } from "./execution-context.js";
 import type { RiskLevel } from "./risk.js";
 import type { ToolResult } from "./tool-result.js";
@@ -77,10 +78,11 @@ export abstract class Tool<TParams extends TSchema = TSchema> {
   }
 
   /**
-   * Enabled in this environment? Default: a tool with `network.outbound` is disabled without network.
+   * Enabled in this environment? Default: a tool with `network.outbound` (declared or from the
+   * catalog) is disabled without network.
    */
   isEnabled(env: ToolEnvironment): boolean {
-    return env.networkAvailable || !this.capabilities.includes("network.outbound");
+    return env.networkAvailable || !capabilitiesOf(this.name, this.capabilities).includes("network.outbound");
   }
 
   /** Does this call only read? Default: only a tool that declares risk read_only. */
