@@ -1,5 +1,7 @@
 import { SHELL_PROGRAMS } from "./command-facts.js";
 import { hardInvocationFindings, hardRedirectFindings } from "./hard-families.js";
+import { DownloadTracker, wrappedHardFindings } from "./indirect-families.js";
+import { interpreterFindings } from "./interpreter-families.js";
 import { createShellParser, type ShellParser, type ShellParserOptions } from "./shell-parser.js";
 import { type SimpleCommand, walkShell } from "./shell-walk.js";
 import { BRACE_MARK, literalField } from "./shell-words.js";
@@ -51,6 +53,7 @@ class Analyser {
   readonly findings: GuardFinding[] = [];
   readonly commands: SimpleCommand[] = [];
   functionCount = 0;
+  private readonly downloads = new DownloadTracker();
   parsed = true;
 
   constructor(private readonly parser: ShellParser) {}
@@ -177,10 +180,17 @@ class Analyser {
   }
 
   private invocation(inv: Invocation): void {
-    this.findings.push(...hardInvocationFindings(inv), ...softInvocationFindings(inv));
+    this.downloads.observe(inv);
+    this.findings.push(
+      ...hardInvocationFindings(inv),
+      ...softInvocationFindings(inv),
+      ...interpreterFindings(inv),
+      ...wrappedHardFindings(inv),
+    );
   }
 
   result(): CommandAnalysis {
+    this.findings.push(...this.downloads.findings());
     return {
       findings: this.findings,
       commands: this.commands,
@@ -198,6 +208,7 @@ function argvCommand(argv: readonly string[]): SimpleCommand {
     assignments: [],
     redirects: [],
     stdinText: [],
+    stdinInner: [],
     upstream: [],
     cwd: undefined,
   };

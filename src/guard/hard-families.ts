@@ -22,6 +22,7 @@ const FORMATTERS =
 const POWER_PROGRAMS = new Set(["shutdown", "reboot", "halt", "poweroff", "kexec"]);
 const POWER_VERBS =
   /^(poweroff|reboot|halt|kexec|soft-reboot|(poweroff|reboot|halt|kexec|soft-reboot)\.target)$/;
+const SYSRQ = "/proc/sysrq-trigger";
 const WRITE_OPS = /^(>|>>|>\||&>|&>>|<>|>&)$/;
 
 function describe(inv: Invocation): string {
@@ -40,11 +41,11 @@ function recursiveDelete(inv: Invocation): GuardFinding[] {
   const cwd = inv.source.cwd;
   if (inv.name === "rm") {
     const parsed = parseArgs(inv.args, RM_LONG);
-    const recursive = parsed.short.has("r") || parsed.short.has("R") || parsed.long.has("recursive");
-    if (!recursive) return [];
-    const operands = [...parsed.operands, ...inv.implicitOperands];
-    for (const t of targets(operands, cwd)) {
-      if (isProtectedDeleteTarget(t.path, t.glob)) {
+    const recursiveFlag = parsed.short.has("r") || parsed.short.has("R") || parsed.long.has("recursive");
+    // Under `find -exec` every file of the tree is removed, whatever rm's own flags say.
+    const recursive = recursiveFlag || inv.via.includes("find");
+    for (const t of targets(parsed.operands, cwd)) {
+      if (recursive && isProtectedDeleteTarget(t.path, t.glob)) {
         return [
           hardFinding(
             "hard.recursive-delete-system",
@@ -53,6 +54,18 @@ function recursiveDelete(inv: Invocation): GuardFinding[] {
         ];
       }
     }
+    // Operands read at run time (`find / | xargs rm`, `find / -exec rm {} +`) cover a whole tree.
+    for (const t of targets(inv.implicitOperands, cwd)) {
+      if (isProtectedDeleteTarget(t.path, t.glob)) {
+        return [
+          hardFinding(
+            "hard.recursive-delete-system",
+            `${describe(inv)} deletes what ${t.path} holds, a system or home directory`,
+          ),
+        ];
+      }
+    }
+    if (!recursiveFlag) return [];
     if (parsed.long.has("no-preserve-root")) {
       return [
         hardFinding(
@@ -61,6 +74,7 @@ function recursiveDelete(inv: Invocation): GuardFinding[] {
         ),
       ];
     }
+    const operands = [...parsed.operands, ...inv.implicitOperands];
     const shown = operands.map((o) => o.text).join(" ") || "(operands from input)";
     return [softFinding("soft.recursive-delete", `${describe(inv)} recursively deletes ${shown}`)];
   }
@@ -110,10 +124,19 @@ function deviceWrite(inv: Invocation): GuardFinding[] {
     return [];
   }
   for (const t of targets(dests, cwd)) {
-    if (isBlockDevice(t.path, t.glob))
+    if (isBlockDevice(t.path, t.glob)) {
       return [
         hardFinding("hard.block-device-write", `${describe(inv)} writes to the block device ${t.path}`),
       ];
+    }
+    if (t.path === SYSRQ) {
+      return [
+        hardFinding(
+          "hard.shutdown",
+          `${describe(inv)} writes to ${SYSRQ}, which can reboot or halt the machine at once`,
+        ),
+      ];
+    }
   }
   return [];
 }
@@ -204,6 +227,13 @@ export function hardRedirectFindings(cmd: SimpleCommand): GuardFinding[] {
   for (const r of cmd.redirects) {
     for (const t of r.target) {
       const path = normaliseTarget(t, cmd.cwd);
+      if (isWriteRedirect(r) && path === SYSRQ)
+        out.push(
+          hardFinding(
+            "hard.shutdown",
+            `a redirection writes to ${SYSRQ}, which can reboot or halt the machine at once`,
+          ),
+        );
       if (isWriteRedirect(r) && isBlockDevice(path, t.glob))
         out.push(
           hardFinding(

@@ -23,6 +23,8 @@ export interface SimpleCommand {
   redirects: Redirect[];
   /** Text fed on standard input by here-documents and here-strings. */
   stdinText: string[];
+  /** Commands inside substitutions in those here-documents and here-strings. */
+  stdinInner: SimpleCommand[];
   /** Commands in earlier stages of the same pipeline (they feed this command's stdin). */
   upstream: SimpleCommand[];
   /** Working directory known from an earlier literal `cd`, or undefined when unknown. */
@@ -140,6 +142,7 @@ class Walker {
       assignments: [],
       redirects: [],
       stdinText: [],
+      stdinInner: [],
       upstream: frame.upstream,
       cwd: this.cwd,
     };
@@ -185,7 +188,7 @@ class Walker {
         const child = node.child(i);
         if (child?.type === "heredoc_body") {
           cmd.stdinText.push(child.text);
-          this.inner(child, frame);
+          cmd.stdinInner.push(...this.inner(child, frame));
         }
       }
       return;
@@ -194,7 +197,7 @@ class Walker {
       for (let i = 0; i < node.childCount; i++) {
         const child = node.child(i);
         if (!child?.isNamed) continue;
-        this.inner(child, frame);
+        cmd.stdinInner.push(...this.inner(child, frame));
         cmd.stdinText.push(
           this.expand(child)
             .map((f) => f.text)
@@ -238,7 +241,10 @@ class Walker {
     const inside = this.commands.slice(before);
     const bare = this.bareRedirects(redirects, frame);
     // Input fed to a compound statement reaches every command in it.
-    for (const cmd of inside) cmd.stdinText.push(...bare.stdinText);
+    for (const cmd of inside) {
+      cmd.stdinText.push(...bare.stdinText);
+      cmd.stdinInner.push(...bare.stdinInner);
+    }
   }
 
   private bareRedirects(redirects: Node[], frame: Frame): SimpleCommand {
@@ -248,6 +254,7 @@ class Walker {
       assignments: [],
       redirects: [],
       stdinText: [],
+      stdinInner: [],
       upstream: frame.upstream,
       cwd: this.cwd,
     };

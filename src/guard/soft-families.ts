@@ -1,16 +1,9 @@
-import {
-  DOWNLOADERS,
-  isInterpreter,
-  parseArgs,
-  pathCandidates,
-  SHELL_PROGRAMS,
-  TEXT_ONLY_PROGRAMS,
-} from "./command-facts.js";
+import { parseArgs, pathCandidates, TEXT_ONLY_PROGRAMS } from "./command-facts.js";
 import { isCredentialFile, isPrivateKey, isSystemPath, normaliseTarget } from "./command-paths.js";
 import { isWriteRedirect } from "./hard-families.js";
 import type { SimpleCommand } from "./shell-walk.js";
 import type { Field } from "./shell-words.js";
-import { type Invocation, programName } from "./unwrap.js";
+import type { Invocation } from "./unwrap.js";
 import { type GuardFinding, softFinding } from "./verdict.js";
 
 function describe(inv: Invocation): string {
@@ -94,132 +87,6 @@ function serviceFindings(inv: Invocation): GuardFinding[] {
       ];
   }
   return [];
-}
-
-function hasDownloader(cmds: readonly SimpleCommand[]): string | undefined {
-  for (const c of cmds) {
-    const first = c.argv[0];
-    if (first === undefined) continue;
-    let name = programName(first);
-    // `sudo curl`, `env curl`: look one wrapper deep; the full unwrap runs on those commands anyway.
-    if (!DOWNLOADERS.has(name)) {
-      const next = c.argv.find((a, i) => i > 0 && !a.text.startsWith("-") && !a.text.includes("="));
-      if (next && DOWNLOADERS.has(programName(next))) name = programName(next);
-    }
-    if (DOWNLOADERS.has(name) || (first.dynamic && /curl|wget/.test(first.text))) return name;
-    for (const inner of c.argInner) {
-      const found = hasDownloader(inner);
-      if (found) return found;
-    }
-  }
-  return undefined;
-}
-
-const INLINE: Array<[RegExp, RegExp]> = [
-  [/^(python[\d.]*|pypy[\d.]*)$/, /^-[A-Za-z]*c/],
-  [/^(node|nodejs|bun)$/, /^(-[a-z]*[ep]|--eval|--print)(=|$)/],
-  [/^(perl[\d.]*)$/, /^-[A-Za-z]*[eE]/],
-  [/^(ruby[\d.]*)$/, /^-[A-Za-z]*e/],
-  [/^(php[\d.]*)$/, /^-r$/],
-  [/^(lua[\d.]*|luajit|osascript|rscript)$/, /^-e$/],
-  [/^(pwsh|powershell)$/, /^-(c|command|encodedcommand|ec|e)$/i],
-];
-
-function inlineFindings(inv: Invocation): GuardFinding[] {
-  if (inv.name === "eval")
-    return [
-      softFinding(
-        "soft.inline-interpreter",
-        `eval runs a string as a command: ${inv.args.map((a) => a.text).join(" ")}`,
-      ),
-    ];
-  if (SHELL_PROGRAMS.has(inv.name)) {
-    for (const a of inv.args) {
-      if (!a.text.startsWith("-")) break;
-      if (/^-[a-z]*c[a-z]*$/i.test(a.text))
-        return [softFinding("soft.inline-interpreter", `${describe(inv)} -c runs an inline script`)];
-    }
-    return [];
-  }
-  if (inv.name === "deno" && inv.args[0]?.text === "eval")
-    return [softFinding("soft.inline-interpreter", "deno eval runs inline code")];
-  for (const [names, flag] of INLINE) {
-    if (!names.test(inv.name)) continue;
-    for (const a of inv.args) {
-      if (flag.test(a.text))
-        return [softFinding("soft.inline-interpreter", `${describe(inv)} ${a.text} runs inline code`)];
-      if (!a.text.startsWith("-")) break;
-    }
-  }
-  if (/^(awk|gawk|mawk|nawk|busybox-awk)$/.test(inv.name)) {
-    const program = inv.args.map((a) => a.text).join(" ");
-    if (/\bsystem\s*\(|\|\s*getline|\bprint[^;}]*\|\s*"|\|&/.test(program)) {
-      return [softFinding("soft.inline-interpreter", `${inv.name} program runs shell commands`)];
-    }
-  }
-  return [];
-}
-
-function readsScriptFromStdin(inv: Invocation): boolean {
-  if (inv.name === "source" || inv.name === ".") return false;
-  const ops = operands(inv.args);
-  if (SHELL_PROGRAMS.has(inv.name) && inv.args.some((a) => /^-[a-z]*c[a-z]*$/i.test(a.text))) return false;
-  if (SHELL_PROGRAMS.has(inv.name) && inv.args.some((a) => a.text === "-s")) return true;
-  if (inv.name === "deno" || inv.name === "bun") return false;
-  return ops.length === 0 || ops[0]?.text === "-";
-}
-
-function scriptSourceFindings(inv: Invocation): GuardFinding[] {
-  if (!isInterpreter(inv.name) && inv.name !== "eval" && inv.name !== "xargs") return [];
-  const src = inv.source;
-  const out: GuardFinding[] = [];
-  if (
-    isInterpreter(inv.name) &&
-    readsScriptFromStdin(inv) &&
-    !inv.via.includes("xargs") &&
-    !inv.via.includes("find")
-  ) {
-    if (src.upstream.length > 0) {
-      const dl = hasDownloader(src.upstream);
-      out.push(
-        dl
-          ? softFinding("soft.remote-script", `a script downloaded with ${dl} is piped into ${inv.name}`)
-          : softFinding(
-              "soft.piped-interpreter",
-              `${inv.name} runs a script produced by another command (${src.upstream.map((u) => u.argv[0]?.text ?? "").join(" | ")})`,
-            ),
-      );
-    }
-    for (const r of src.redirects) {
-      if ((r.op === "<" || r.op === "<&") && r.target.some((t) => t.dynamic)) {
-        const dl = hasDownloader(r.inner);
-        out.push(
-          dl
-            ? softFinding("soft.remote-script", `a script downloaded with ${dl} is fed to ${inv.name}`)
-            : softFinding("soft.piped-interpreter", `${inv.name} runs a script produced by another command`),
-        );
-      }
-    }
-  }
-  // `bash <(curl ...)`, `sh -c "$(curl ...)"`, `source <(wget -O- ...)`, `eval "$(curl ...)"`.
-  const argIndex = (f: Field) => src.argv.indexOf(f);
-  for (const a of inv.args) {
-    const idx = argIndex(a);
-    const inner = idx >= 0 ? (src.argInner[idx] ?? []) : [];
-    if (inner.length === 0) continue;
-    const dl = hasDownloader(inner);
-    if (dl) {
-      out.push(softFinding("soft.remote-script", `a script downloaded with ${dl} is run by ${inv.name}`));
-      break;
-    }
-    if ((inv.name === "source" || inv.name === ".") && a === operands(inv.args)[0]) {
-      out.push(
-        softFinding("soft.piped-interpreter", `${inv.name} runs a script produced by another command`),
-      );
-      break;
-    }
-  }
-  return out;
 }
 
 const CREDENTIAL_WRITERS = /^(cp|mv|install|ln|rsync|scp)$/;
@@ -355,8 +222,6 @@ export function softInvocationFindings(inv: Invocation): GuardFinding[] {
     ...chmodFindings(inv),
     ...chownFindings(inv),
     ...serviceFindings(inv),
-    ...scriptSourceFindings(inv),
-    ...inlineFindings(inv),
     ...credentialWriteFindings(inv),
     ...privateKeyFindings(inv),
     ...sqlFindings(inv),

@@ -31,6 +31,7 @@ export const SOFT_RULES = [
   "soft.kill-all",
   "soft.crontab",
   "soft.computed-command",
+  "soft.wrapped-command",
   "soft.partition-tool",
   "soft.hidden-characters",
   "soft.unparseable",
