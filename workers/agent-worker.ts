@@ -13,6 +13,10 @@ export interface AgentWorkerOptions {
   deps: RunDeps;
   /** Identifies this process in claims (host:pid by default). */
   workerId?: string;
+  /** BullMQ job lock, ms (default 30 s). A crashed worker's job is picked up again after it lapses. */
+  lockDurationMs?: number;
+  /** How often stalled jobs are looked for, ms (default 30 s). */
+  stalledIntervalMs?: number;
 }
 
 /**
@@ -69,5 +73,10 @@ export function startAgentWorker(options: AgentWorkerOptions): Worker {
     connection: options.connection,
     prefix: bullPrefix(options.keyPrefix),
     concurrency: options.concurrency,
+    // A crash is expected, not a failure: the journal makes picking a stalled job up again safe, so
+    // a job is never failed for having stalled (BullMQ's default gives up after one stall).
+    maxStalledCount: 1000,
+    ...(options.lockDurationMs ? { lockDuration: options.lockDurationMs } : {}),
+    ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
   });
 }

@@ -41,6 +41,8 @@ export interface BuildRunDepsOptions {
   credentials?: RunDeps["credentials"];
   clock?: Clock;
   toolEnvironment?: ToolEnvironment;
+  /** Journal claim lease, ms (default 15 s; renewed while a call runs). */
+  claimLeaseMs?: number;
 }
 
 /** Everything a worker's runs need, from config: journal, audit, policy, gate, models, spill. */
@@ -107,6 +109,7 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
     credentials: options.credentials ?? (() => ({})),
     cronAuthorized: options.cronAuthorized ?? (async () => false),
     inDoubtPolicy: config.execution.in_doubt_policy,
+    claimLeaseMs: options.claimLeaseMs ?? 15_000,
     clock: options.clock ?? systemClock,
     logger: options.logger,
   };

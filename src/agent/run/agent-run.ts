@@ -14,8 +14,6 @@ import type { RunDeps, RunOutcome } from "./run-deps.js";
 import { type RunScope, runToolCall } from "./tool-call.js";
 import { resultForModel } from "./tool-result-text.js";
 
-const MODEL_LEASE_MS = 5 * 60_000;
-
 /** Options for {@link runAgent}. */
 export interface RunAgentOptions {
   payload: AgentJobPayload;
@@ -109,7 +107,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
           runId: payload.runId,
           key,
           owner,
-          leaseMs: MODEL_LEASE_MS,
+          leaseMs: deps.claimLeaseMs,
           // A model call changes nothing in the world: asking again is always safe.
           onInDoubt: () => "rerun",
           inDoubtFailure: () => null,

@@ -40,7 +40,7 @@ export async function claimAndRun(options: ClaimAndRunOptions): Promise<ClaimedV
       case "held":
         throw new ParkSignal(outcome.until + 250, `another worker holds the claim on ${key}`);
       case "claimed": {
-        const value = await options.produce();
+        const value = await withRenewal(options, options.produce);
         const done = await journal.complete({ runId, key, owner, result: value });
         return { value: done.record.result, replay: done.alreadyCompleted };
       }
@@ -50,6 +50,7 @@ export async function claimAndRun(options: ClaimAndRunOptions): Promise<ClaimedV
           throw new ParkSignal(await options.parkInDoubt(), `in doubt: ${key} may have run`);
         outcome = await journal.reclaim({ runId, key, owner, leaseMs, attempt: outcome.record.attempt });
         if (outcome.state === "claimed" && action === "fail") {
+          // The failure is recorded under our claim, so no other worker re-runs the call either.
           const done = await journal.complete({ runId, key, owner, result: options.inDoubtFailure() });
           return { value: done.record.result, replay: false };
         }
@@ -58,4 +59,24 @@ export async function claimAndRun(options: ClaimAndRunOptions): Promise<ClaimedV
     }
   }
   throw new ParkSignal(Date.now() + 1000, `the claim on ${key} kept changing hands`);
+}
+
+/**
+ * Keeps the claim alive while the side effect runs (renewed every third of the lease), so a long
+ * call is not taken for a crashed one; a worker that really died stops renewing and its claim lapses
+ * within one lease.
+ */
+async function withRenewal<T>(options: ClaimAndRunOptions, produce: () => Promise<T>): Promise<T> {
+  const { journal, runId, key, owner, leaseMs } = options;
+  const timer = setInterval(
+    () => {
+      journal.renew({ runId, key, owner, leaseMs }).catch(() => undefined);
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
+  try {
+    return await produce();
+  } finally {
+    clearInterval(timer);
+  }
 }

@@ -28,6 +28,11 @@ export interface RunDeps {
   /** Whether a scheduled run holds a valid cron grant, checked when the run starts. */
   cronAuthorized(payload: AgentJobPayload): Promise<boolean>;
   inDoubtPolicy: InDoubtPolicy;
+  /**
+   * Lease of a journal claim, ms: renewed every third of it while the call runs, so a crashed
+   * worker's claim lapses within one lease and the call is then in doubt.
+   */
+  claimLeaseMs: number;
   clock: Clock;
   logger: Logger;
 }

@@ -36,8 +36,6 @@ export interface CallOutcome {
   readonly replay: boolean;
 }
 
-const LEASE_MARGIN_MS = 30_000;
-
 function gateContextOf(scope: RunScope): GateContext {
   const { payload } = scope;
   return {
@@ -112,7 +110,7 @@ export async function runToolCall(
 
   // Decide first (pure, cheap); the journal below makes the outcome exactly-once.
   const plan = await planCall(scope, tool, name, rawArgs, baseCtx);
-  const leaseMs = (tool?.timeoutSeconds ?? 30) * ((tool?.maxRetries ?? 0) + 1) * 1000 + LEASE_MARGIN_MS;
+  const leaseMs = deps.claimLeaseMs;
   const safeToRepeat = plan.kind === "execute" ? plan.readOnly || (tool?.idempotent ?? false) : true;
 
   const claimed = await claimAndRun({

@@ -1,0 +1,28 @@
+// A real agent worker process for crash tests: `node bin/run-ts.js test/helpers/agent-worker-main.ts`.
+// Configured by environment: REDIS_URL, KEY_PREFIX, COUNTER_FILE, SCRIPT_FILE, TOOL_DELAY_MS,
+// CLAIM_LEASE_MS, LOCK_MS. Prints "worker ready" once it takes jobs.
+import { readFile } from "node:fs/promises";
+import { Redis } from "ioredis";
+import { startAgentWorker } from "../../workers/agent-worker.js";
+import { countingWriteTool, testRunDeps } from "./agent-harness.js";
+
+const env = process.env;
+const redis = new Redis(env.REDIS_URL ?? "", { maxRetriesPerRequest: null });
+const keyPrefix = env.KEY_PREFIX ?? "";
+const { deps } = await testRunDeps({
+  redis,
+  keyPrefix,
+  tools: [countingWriteTool(env.COUNTER_FILE ?? "", { delayMs: Number(env.TOOL_DELAY_MS ?? "0") })],
+  script: await readFile(env.SCRIPT_FILE ?? "", "utf8"),
+});
+const lockMs = Number(env.LOCK_MS ?? "1000");
+const worker = startAgentWorker({
+  connection: redis,
+  keyPrefix,
+  concurrency: Number(env.CONCURRENCY ?? "1"),
+  deps: { ...deps, claimLeaseMs: Number(env.CLAIM_LEASE_MS ?? "1000") },
+  lockDurationMs: lockMs,
+  stalledIntervalMs: Math.max(200, Math.floor(lockMs / 2)),
+});
+await worker.waitUntilReady();
+process.stdout.write("worker ready\n");

@@ -1,0 +1,143 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Job } from "bullmq";
+import { afterAll, describe, expect, it } from "vitest";
+import { Journal } from "../../src/journal/index.js";
+import { enqueueAgentRun } from "../../src/queue/index.js";
+import { agentQueue, countExecutions, testPayload, writeScript } from "../helpers/agent-harness.js";
+import { REPO_ROOT } from "../helpers/cli-process.js";
+import { testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
+
+const redis = testRedisClient();
+afterAll(() => redis.disconnect());
+
+/** A seeded PRNG (mulberry32) so a failing trial can be reproduced from its seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function startWorker(env: Record<string, string>): { child: ChildProcess; ready: Promise<void> } {
+  const child = spawn(
+    process.execPath,
+    [resolve(REPO_ROOT, "bin/run-ts.js"), "test/helpers/agent-worker-main.ts"],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let out = "";
+  const ready = new Promise<void>((done, fail) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes("worker ready")) done();
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.once("exit", (code) => fail(new Error(`worker exited (${code}) before ready:\n${out}`)));
+  });
+  return { child, ready };
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    child.once("exit", () => done());
+    child.kill("SIGKILL");
+  });
+}
+
+async function waitForFinish(
+  jobId: string,
+  queue: ReturnType<typeof agentQueue>,
+  timeoutMs: number,
+): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await Job.fromId(queue, jobId);
+    const state = job ? await job.getState() : "missing";
+    if (state === "completed" || state === "failed" || Date.now() > deadline) return state;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("agent runs survive SIGKILL of their worker at random points", () => {
+  it("completes every run, with no side effect twice, across 30 kills", async () => {
+    const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 100_000);
+    const random = prng(seed);
+    const keyPrefix = uniquePrefix("crash");
+    const dir = await mkdtemp(join(tmpdir(), "echo-crash-"));
+    const counter = join(dir, "counter.txt");
+    const scriptFile = join(dir, "script.yaml");
+    await writeFile(scriptFile, writeScript(20, "survived"));
+    const env = {
+      REDIS_URL: testRedisUrl(),
+      KEY_PREFIX: keyPrefix,
+      COUNTER_FILE: counter,
+      SCRIPT_FILE: scriptFile,
+      TOOL_DELAY_MS: "8",
+      CLAIM_LEASE_MS: "900",
+      LOCK_MS: "900",
+    };
+    const queue = agentQueue(redis, keyPrefix);
+    const payloads = [testPayload(), testPayload(), testPayload()];
+    for (const p of payloads) await enqueueAgentRun(queue, p);
+    let kills = 0;
+    try {
+      while (kills < 30) {
+        const worker = startWorker(env);
+        await worker.ready;
+        await new Promise((r) => setTimeout(r, 30 + Math.floor(random() * 300)));
+        await kill(worker.child);
+        kills++;
+      }
+      const final = startWorker(env);
+      await final.ready;
+      try {
+        for (const p of payloads) {
+          expect(await waitForFinish(p.runId, queue, 60_000), `run ${p.runId} (seed ${seed})`).toBe(
+            "completed",
+          );
+        }
+      } finally {
+        await kill(final.child);
+      }
+      const counts = await countExecutions(counter);
+      const twice = [...counts.entries()].filter(([, n]) => n > 1);
+      expect(twice, `side effects run twice (seed ${seed})`).toEqual([]);
+      const journal = new Journal({ redis, keyPrefix });
+      let succeeded = 0;
+      let inDoubt = 0;
+      for (const p of payloads) {
+        const snapshot = await journal.readRun(p.runId);
+        for (const [key, record] of snapshot.records) {
+          if (key.startsWith("model:") || record.status !== "completed") continue;
+          const result = record.result as { success: boolean; errorKind?: string };
+          if (result.success) {
+            succeeded++;
+            expect(counts.get(key), `completed call ${key} ran exactly once (seed ${seed})`).toBe(1);
+          } else {
+            expect(result.errorKind).toBe("in_doubt");
+            inDoubt++;
+          }
+        }
+        const job = await Job.fromId(queue, p.runId);
+        expect(job?.returnvalue).toMatchObject({ status: "completed", finalAnswer: "survived" });
+      }
+      expect(succeeded + inDoubt).toBe(60);
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+  }, 240_000);
+});
