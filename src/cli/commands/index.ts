@@ -9,6 +9,14 @@ import { guardCommandCommand } from "./guard-command.js";
 import { guardPathCommand } from "./guard-path.js";
 import { guardUrlCommand } from "./guard-url.js";
 import { policyExplainCommand } from "./policy-explain.js";
+import { schedulesAddCommand } from "./schedules-add.js";
+import { schedulesListCommand } from "./schedules-list.js";
+import { schedulesNextCommand } from "./schedules-next.js";
+import { schedulesPauseCommand, schedulesResumeCommand } from "./schedules-pause.js";
+import { schedulesRemoveCommand } from "./schedules-remove.js";
+import { schedulesRevokeCommand } from "./schedules-revoke.js";
+import { schedulesRunNowCommand } from "./schedules-run-now.js";
+import { schedulesShowCommand } from "./schedules-show.js";
 import { startCommand } from "./start.js";
 
 /**
@@ -28,4 +36,13 @@ export const COMMANDS: readonly CliCommand[] = [
   guardArgvCommand,
   guardUrlCommand,
   guardPathCommand,
+  schedulesListCommand,
+  schedulesShowCommand,
+  schedulesNextCommand,
+  schedulesAddCommand,
+  schedulesPauseCommand,
+  schedulesResumeCommand,
+  schedulesRemoveCommand,
+  schedulesRevokeCommand,
+  schedulesRunNowCommand,
 ];
