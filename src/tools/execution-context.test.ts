@@ -15,11 +15,12 @@ const BASE: ToolExecutionContextOptions = {
   call: { toolName: "read_file", callIndex: 3, params: { path: "a.txt", limit: 10 } },
   allowedTools: ["read_file", "list_dir"],
   channel: "cron",
+  workspace: "/srv/work",
   unattended: true,
 };
 
 describe("createToolExecutionContext", () => {
-  it("builds all 20 fields of seed 000 with their documented defaults", () => {
+  it("builds all 20 fields of seed 000 (plus the runner's workspace) with their documented defaults", () => {
     const ctx = createToolExecutionContext({ ...BASE, credentials: { API_KEY: "k" } });
     const keys = [...Reflect.ownKeys(ctx)].sort();
     expect(keys).toEqual(
@@ -44,6 +45,7 @@ describe("createToolExecutionContext", () => {
         "unattended",
         "cronAuthorized",
         "inboundEventId",
+        "workspace",
       ].sort(),
     );
     expect(ctx).toMatchObject({

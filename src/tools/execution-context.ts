@@ -57,6 +57,11 @@ export interface ToolExecutionContext {
   readonly cronAuthorized: boolean;
   /** Id of the inbound event that started the run ("" when none). */
   readonly inboundEventId: string;
+  /**
+   * Runner extension beyond seed 000's 20 fields: the absolute path of the run's workspace, the
+   * root file tools fence paths into and processes run in.
+   */
+  readonly workspace: string;
 }
 
 /** What identifies one tool call for its {@link ToolExecutionContext.idempotencyKey}. */
@@ -123,6 +128,8 @@ export interface ToolExecutionContextOptions {
   /** Default false. */
   cronAuthorized?: boolean;
   inboundEventId?: string;
+  /** Absolute path of the run's workspace. Required: there is no "anywhere" default. */
+  workspace: string;
 }
 
 /**
@@ -131,7 +138,15 @@ export interface ToolExecutionContextOptions {
  * number >= 0.
  */
 export function createToolExecutionContext(options: ToolExecutionContextOptions): ToolExecutionContext {
-  for (const field of ["executionId", "traceId", "sessionKey", "userId", "agentId", "channel"] as const) {
+  for (const field of [
+    "executionId",
+    "traceId",
+    "sessionKey",
+    "userId",
+    "agentId",
+    "channel",
+    "workspace",
+  ] as const) {
     requireText(field, options[field]);
   }
   const attemptIndex = options.attemptIndex ?? 0;
@@ -166,6 +181,7 @@ export function createToolExecutionContext(options: ToolExecutionContextOptions)
     unattended: options.unattended,
     cronAuthorized: options.cronAuthorized ?? false,
     inboundEventId: options.inboundEventId ?? "",
+    workspace: options.workspace,
   };
   Object.defineProperty(ctx, "credentials", {
     value: { ...(options.credentials ?? {}) },

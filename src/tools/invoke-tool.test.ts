@@ -18,6 +18,7 @@ function ctxFor(allowed: string[]) {
     call: { toolName: "read_file", callIndex: 0, params: {} },
     allowedTools: allowed,
     channel: "cli",
+    workspace: "/srv/work",
     unattended: false,
   });
 }

@@ -12,6 +12,7 @@ const ctx = createToolExecutionContext({
   call: { toolName: "tool_search", callIndex: 0, params: {} },
   allowedTools: ["tool_search"],
   channel: "cli",
+  workspace: "/srv/work",
   unattended: false,
 });
 

@@ -73,6 +73,7 @@ function contextFor(
     chatId: payload.chatId,
     unattended: payload.unattended,
     cronAuthorized: scope.cronAuthorized,
+    workspace: payload.agent.workspace,
     ...extra,
   });
 }
