@@ -173,3 +173,9 @@ describe("approval page in headless Chromium", () => {
     expect((await store.get(record.id))?.status).toBe("denied");
   });
 });
+
+describe("browser helper", () => {
+  it("fails with the install command, instead of skipping, when Chromium is missing", async () => {
+    await expect(launchChromium("/nonexistent/chromium")).rejects.toThrow("apt-get install -y chromium");
+  });
+});

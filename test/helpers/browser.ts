@@ -26,15 +26,15 @@ export const ARTIFACTS_DIR = join(REPO_ROOT, "test-artifacts");
  * Launches headless Chromium through playwright-core. A missing browser is a failure with the fix,
  * never a skip: the approval page must be tested in a real browser.
  */
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) {
+export async function launchChromium(executablePath = CHROMIUM_PATH): Promise<Browser> {
+  if (!existsSync(executablePath)) {
     throw new Error(
-      `Chromium is not installed at ${CHROMIUM_PATH}; the approval-page browser tests need it. ` +
+      `Chromium is not installed at ${executablePath}; the approval-page browser tests need it. ` +
         "Install it with `apt-get install -y chromium` (.ci/run does this) or set CHROMIUM_PATH.",
     );
   }
   return chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath,
     args: [...CHROMIUM_ARGS],
     headless: true,
     timeout: 30_000,
