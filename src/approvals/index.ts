@@ -27,6 +27,7 @@ export {
   type RegisterResult,
   type TokenLookup,
 } from "./approval-store.js";
+export { type CreateNotifiersOptions, createNotifiers } from "./create-notifiers.js";
 export type { DecisionEvent } from "./decision-events.js";
 export { EmailNotifier, type SmtpSettings } from "./email-notifier.js";
 export {
