@@ -71,7 +71,10 @@ export function pathCandidates(inv: Invocation): Field[] {
     }
     out.push(arg);
     const eq = arg.text.indexOf("=");
-    if (eq > 0) out.push({ ...arg, text: arg.text.slice(eq + 1) });
+    const value = eq > 0 ? arg.text.slice(eq + 1) : arg.text;
+    if (eq > 0) out.push({ ...arg, text: value });
+    // `curl -d @file`, `curl -F f=@file`, `mysql < file` spelled as an argument.
+    if (/^[@<]/.test(value)) out.push({ ...arg, text: value.slice(1) });
   }
   out.push(...inv.implicitOperands);
   return out;

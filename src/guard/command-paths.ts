@@ -195,11 +195,14 @@ export function isCredentialFile(path: string): boolean {
 }
 
 const PRIVATE_KEY =
-  /(^|\/)(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|[^/]*\.(pem|key|p12|pfx)|\.gnupg\/private-keys[^/]*\/.*|\.ssh\/(?!.*\.pub$|known_hosts|config$|authorized_keys)[^/]+)$/i;
+  /(^|\/)(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|\.gnupg\/private-keys[^/]*\/.*|\.ssh\/(?!.*\.pub$|known_hosts|config$|authorized_keys)[^/]+)$/i;
+// Key files by extension count only in someone's home directory; in a workspace they are usually
+// test fixtures or files being generated.
+const HOME_KEY_FILE = /^(~[^/]*|\/home\/[^/]+|\/Users\/[^/]+|\/root)\/(.+\/)?[^/]*\.(pem|key|p12|pfx)$/i;
 
 /** True when `path` looks like a private key (`~/.ssh/id_ed25519`, `*.pem`, GnuPG private keys). */
 export function isPrivateKey(path: string, glob: boolean): boolean {
-  if (PRIVATE_KEY.test(path)) return true;
+  if (PRIVATE_KEY.test(path) || HOME_KEY_FILE.test(path)) return true;
   return glob && /(^|\/)\.ssh\/[^/]*[*?[][^/]*$/.test(path) && !path.endsWith(".pub");
 }
 

@@ -2,7 +2,7 @@ import { parseArgs, pathCandidates, TEXT_ONLY_PROGRAMS } from "./command-facts.j
 import { isBlockDevice, isProtectedDeleteTarget, isSystemSecret, normaliseTarget } from "./command-paths.js";
 import type { Redirect, SimpleCommand } from "./shell-walk.js";
 import type { Field } from "./shell-words.js";
-import type { Invocation } from "./unwrap.js";
+import { findStartPaths, type Invocation } from "./unwrap.js";
 import { type GuardFinding, hardFinding, softFinding } from "./verdict.js";
 
 const RM_LONG = [
@@ -21,7 +21,7 @@ const FORMATTERS =
   /^(mkfs(\..*)?|mke2fs|mkswap|wipefs|blkdiscard|mkdosfs|mkntfs|mkexfatfs|mkfs_\w+|newfs(_\w+)?|mformat|shred|wipe)$/;
 const POWER_PROGRAMS = new Set(["shutdown", "reboot", "halt", "poweroff", "kexec"]);
 const POWER_VERBS =
-  /^(poweroff|reboot|halt|kexec|soft-reboot|(poweroff|reboot|halt|kexec|soft-reboot)\.target)$/;
+  /^(poweroff|reboot|halt|kexec|soft-reboot|rescue|emergency|(poweroff|reboot|halt|kexec|soft-reboot|shutdown|ctrl-alt-del|rescue|emergency)\.target)$/;
 const SYSRQ = "/proc/sysrq-trigger";
 const WRITE_OPS = /^(>|>>|>\||&>|&>>|<>|>&)$/;
 
@@ -81,11 +81,7 @@ function recursiveDelete(inv: Invocation): GuardFinding[] {
   if (inv.name === "find") {
     const deletes = inv.args.some((a) => a.text === "-delete");
     if (!deletes) return [];
-    const starts: Field[] = [];
-    for (const a of inv.args) {
-      if (a.text.startsWith("-") || a.text === "(" || a.text === "!") break;
-      starts.push(a);
-    }
+    const starts = findStartPaths(inv.args);
     for (const t of targets(starts, cwd)) {
       if (isProtectedDeleteTarget(t.path, t.glob) || t.path === "/") {
         return [

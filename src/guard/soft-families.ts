@@ -62,10 +62,21 @@ function chownFindings(inv: Invocation): GuardFinding[] {
   return [];
 }
 
+const SLEEP_VERBS =
+  /^(suspend|hibernate|hybrid-sleep|suspend-then-hibernate|sleep\.target|suspend\.target|hibernate\.target)$/;
 const SERVICE_VERBS =
   /^(stop|restart|disable|mask|kill|isolate|try-restart|reload-or-restart|try-reload-or-restart|daemon-reexec|unload|bootout|remove)$/;
 
 function serviceFindings(inv: Invocation): GuardFinding[] {
+  if (inv.name === "systemctl" || inv.name === "loginctl" || inv.name === "pmset") {
+    const sleep = operands(inv.args).find(
+      (a) => SLEEP_VERBS.test(a.text) || (inv.name === "pmset" && a.text === "sleepnow"),
+    );
+    if (sleep)
+      return [
+        softFinding("soft.service-control", `${describe(inv)} ${sleep.text} puts the machine to sleep`),
+      ];
+  }
   if (inv.name === "systemctl" || inv.name === "launchctl") {
     const verb = operands(inv.args).find((a) => SERVICE_VERBS.test(a.text));
     if (verb)
@@ -134,17 +145,24 @@ const KEY_READ_EXEMPT = new Set([
   "git",
 ]);
 
+const SECRET_STORE =
+  /(^|\/)(\.aws\/credentials|\.netrc|_netrc|\.pgpass|\.git-credentials|\.docker\/config\.json|\.kube\/config|\.config\/gh\/hosts\.yml|\.gnupg\/.+)$/i;
+
 function privateKeyFindings(inv: Invocation): GuardFinding[] {
   if (TEXT_ONLY_PROGRAMS.has(inv.name) || KEY_READ_EXEMPT.has(inv.name)) return [];
   for (const f of pathCandidates(inv)) {
     const path = normaliseTarget(f, inv.source.cwd);
-    if (isPrivateKey(path, f.glob))
+    if (isPrivateKey(path, f.glob)) {
       return [
         softFinding(
           "soft.private-key-read",
           `${describe(inv)} reads ${path}, which looks like a private key`,
         ),
       ];
+    }
+    if (SECRET_STORE.test(path)) {
+      return [softFinding("soft.private-key-read", `${describe(inv)} reads ${path}, a store of credentials`)];
+    }
   }
   return [];
 }
@@ -171,7 +189,8 @@ export function isDestructiveSql(sql: string): string | undefined {
 
 function sqlFindings(inv: Invocation): GuardFinding[] {
   if (!SQL_CLIENTS.test(inv.name)) return [];
-  const texts = [...inv.args.map((a) => a.text), ...inv.source.stdinText];
+  // `--command=DROP ...`: the option name must not read as an SQL `--` comment.
+  const texts = [...inv.args.map((a) => a.text.replace(/^--?[\w-]+=/, "")), ...inv.source.stdinText];
   for (const up of inv.source.upstream) {
     texts.push(...up.argv.slice(1).map((a) => a.text), ...up.stdinText);
   }

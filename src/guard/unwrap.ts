@@ -267,7 +267,7 @@ function wrapperStep(name: string, args: Field[]): Step {
       return args.length > i ? { next: -1, script: joinFields(args.slice(i)) } : { next: -1 };
     }
     case "script": {
-      const c = args.findIndex((a) => a.text === "-c" || a.text === "--command");
+      const c = args.findIndex((a) => /^-[a-zA-Z]*c$/.test(a.text) || a.text === "--command");
       const script = c >= 0 ? args[c + 1] : undefined;
       return script ? { next: -1, script: { text: script.text, dynamic: script.dynamic } } : { next: -1 };
     }
@@ -284,19 +284,28 @@ function wrapperStep(name: string, args: Field[]): Step {
   }
 }
 
-function findStartPaths(args: readonly Field[]): Field[] {
+/** The start paths of a `find` command line: after its leading options (-H -L -P -D x -O1), before the expression. */
+export function findStartPaths(args: readonly Field[]): Field[] {
+  let i = 0;
+  while (i < args.length && /^-([HLP]|O\d*|D)$/.test((args[i] as Field).text))
+    i += (args[i] as Field).text === "-D" ? 2 : 1;
   const paths: Field[] = [];
-  for (const a of args) {
+  for (; i < args.length; i++) {
+    const a = args[i] as Field;
     if (a.text.startsWith("-") || a.text === "(" || a.text === "!") break;
     paths.push(a);
   }
-  return paths.length > 0 ? paths : [literalField(".")];
+  return paths;
 }
 
 function upstreamOperands(cmd: SimpleCommand): Field[] {
   const out: Field[] = [];
   for (const up of cmd.upstream) {
-    for (const a of up.argv.slice(1)) if (!a.text.startsWith("-")) out.push(a);
+    for (const a of up.argv.slice(1)) {
+      if (a.text.startsWith("-")) continue;
+      // `printf "/\n"` prints lines; each is an item xargs reads.
+      for (const part of a.text.split(/\s+|\\n/)) if (part !== "") out.push({ ...a, text: part });
+    }
     for (const line of up.stdinText) for (const w of line.split(/\s+/)) if (w) out.push(literalField(w));
   }
   for (const line of cmd.stdinText) for (const w of line.split(/\s+/)) if (w) out.push(literalField(w));
@@ -326,7 +335,8 @@ export function unwrapCommand(cmd: SimpleCommand): Unwrapped {
       const args = argv.slice(1);
       invocations.push({ name, nameField, args, implicitOperands: implicit, via: [...via], source: cmd });
       if (name === "find") {
-        const starts = findStartPaths(args);
+        const found = findStartPaths(args);
+        const starts = found.length > 0 ? found : [literalField(".")];
         for (let i = 0; i < args.length; i++) {
           const t = (args[i] as Field).text;
           if (t !== "-exec" && t !== "-execdir" && t !== "-ok" && t !== "-okdir") continue;
