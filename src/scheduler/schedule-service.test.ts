@@ -252,6 +252,15 @@ describe("config reconcile", () => {
     expect((twice as Error).message).toMatch(/appears twice/);
   });
 
+  it("fires nothing while the config cannot be reconciled, and retries on every pass", async () => {
+    const f = setup();
+    await f.service.create(scheduleInput({ id: "x" }), AUTO);
+    const s = f.scheduler({ configSchedules: [configEntry({ id: "x" })] });
+    await expect(s.runDue(Date.parse("2025-01-01T01:00:01Z"))).rejects.toThrow(/already used/);
+    await expect(s.runDue(Date.parse("2025-01-01T01:00:02Z"))).rejects.toThrow(/already used/);
+    expect(await f.jobIds()).toEqual([]);
+  });
+
   it("reconciles when a scheduler becomes leader, once", async () => {
     const f = setup();
     const s = f.scheduler({ configSchedules: [configEntry({ id: "a" }, true)] });

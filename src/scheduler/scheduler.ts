@@ -74,6 +74,8 @@ export class Scheduler {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> | undefined;
   #stopped = false;
+  /** Config must be reconciled before this process fires: on becoming leader, and after a failure. */
+  #needsReconcile = true;
 
   constructor(options: SchedulerOptions) {
     this.owner = options.owner ?? `scheduler-${randomId()}`;
@@ -115,10 +117,13 @@ export class Scheduler {
     if (leadership.lost) this.#logger?.warn({ owner: this.owner }, "scheduler lost the leader lock");
     if (!leadership.held) return report;
     report.leader = true;
-    if (leadership.acquired && this.#config) {
+    if (leadership.acquired) this.#needsReconcile = true;
+    if (this.#needsReconcile && this.#config) {
+      // A failure throws out of the pass before anything fires, and the next pass tries again.
       report.reconciled = await reconcileConfigSchedules(this.#store, this.#config, now);
       this.#logger?.info({ ...report.reconciled }, "config schedules reconciled");
     }
+    this.#needsReconcile = false;
 
     const due = await this.#store.due(now, this.#o.maxDuePerPass);
     const storedList = await this.#store.getMany(due.map((d) => d.id));
