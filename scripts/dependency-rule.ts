@@ -12,6 +12,7 @@ import ts from "typescript";
 export const LAYERS: Record<string, number> = {
   shared: 0,
   logging: 0,
+  platform: 2,
   tools: 1,
   policy: 2,
   guard: 2,
@@ -31,6 +32,7 @@ export const LAYERS: Record<string, number> = {
 /** Same-layer imports that are allowed (the pair must stay acyclic, which the cycle check proves). */
 const SAME_LAYER_ALLOWED = new Set([
   "guard->policy",
+  "platform->guard",
   "journal->queue",
   "agent->journal",
   "agent->queue",

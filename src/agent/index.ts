@@ -46,6 +46,7 @@ export {
 } from "./model/scripted-script.js";
 export { type RunAgentOptions, runAgent } from "./run/agent-run.js";
 export { auditTrailSink } from "./run/audit-sink.js";
+export { type CallGuardOptions, createCallGuard } from "./run/call-guard.js";
 export { ParkSignal } from "./run/park-signal.js";
 export type {
   ApprovalPort,
@@ -58,3 +59,5 @@ export type {
 export { redisSpillStore } from "./run/redis-spill-store.js";
 export type { RunDeps, RunOutcome } from "./run/run-deps.js";
 export { shouldRetryRun } from "./run/should-retry.js";
+export { smartApproverFromModel } from "./run/smart-approver.js";
+export { storeApprovals } from "./run/store-approvals.js";

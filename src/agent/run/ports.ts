@@ -36,8 +36,16 @@ export interface ParkRequest {
 
 /** Two-phase approvals as the run sees them (implemented over src/approvals by the worker). */
 export interface ApprovalPort {
-  /** The state of the approval for this call, if one was ever registered. */
-  lookup(idempotencyKey: string): Promise<ApprovalState>;
+  /**
+   * The state of the approval for this call, if one was ever registered, judged against the call
+   * about to run (tool and argument hash re-checked: changed arguments never run under it).
+   */
+  lookup(call: {
+    runId: string;
+    idempotencyKey: string;
+    tool: string;
+    argsHash: string;
+  }): Promise<ApprovalState>;
   /** Registers the request (idempotent), sends the notification once, returns when to wake up (ms). */
   register(request: ParkRequest): Promise<{ wakeAt: number }>;
 }

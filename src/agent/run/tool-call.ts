@@ -262,7 +262,12 @@ async function planCall(
   let decision = await gate.check(gateCall, gateCtx);
   let approver: string | undefined;
   if (decision.verdict === "ask") {
-    const approval = await deps.approvals.lookup(ctx.idempotencyKey);
+    const approval = await deps.approvals.lookup({
+      runId: payload.runId,
+      idempotencyKey: ctx.idempotencyKey,
+      tool: name,
+      argsHash: gateCall.argsHash,
+    });
     switch (approval.status) {
       case "approved": {
         const humanApproval: HumanApproval = {
@@ -287,6 +292,8 @@ async function planCall(
         decision = { ...decision, verdict: "deny", reason: approval.reason };
         break;
       case "pending":
+        // Woken before the decision (e.g. one of several approvals arrived): wait again.
+        throw new ParkSignal(approval.deadline, decision.reason);
       case "none":
         break;
     }

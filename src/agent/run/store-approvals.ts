@@ -1,0 +1,80 @@
+import {
+  type ApprovalNotifications,
+  type ApprovalStore,
+  approvalIdFor,
+  resolveParkedCall,
+} from "../../approvals/index.js";
+import type { Logger } from "../../logging/index.js";
+import { isRunnerError } from "../../shared/index.js";
+import type { ApprovalPort } from "./ports.js";
+
+/**
+ * Two-phase approvals for the run loop over the approval store: register (idempotent: a replay finds
+ * the same request), notify once, and read the decision back judged against the call about to run.
+ */
+export function storeApprovals(options: {
+  store: ApprovalStore;
+  notifications: ApprovalNotifications;
+  logger: Logger;
+}): ApprovalPort {
+  const { store, notifications, logger } = options;
+  return {
+    async lookup(call) {
+      const id = approvalIdFor(call.runId, call.idempotencyKey);
+      const record = await store.get(id);
+      if (record === null) return { status: "none" };
+      const action = resolveParkedCall(
+        record,
+        { id, runId: call.runId, tool: call.tool, argsHash: call.argsHash },
+        store.clock.now(),
+      );
+      switch (action.action) {
+        case "execute":
+          return {
+            status: "approved",
+            approver: action.approvers.join(", "),
+            argsHash: call.argsHash,
+            tool: call.tool,
+          };
+        case "wait":
+          return { status: "pending", deadline: action.until };
+        case "deny": {
+          const status =
+            action.reason === "expired" ? "expired" : action.reason === "cancelled" ? "cancelled" : "denied";
+          return {
+            status,
+            by: record.decisions.map((d) => d.by).join(", ") || "nobody",
+            reason: action.message,
+          };
+        }
+      }
+    },
+    async register(request) {
+      const { payload, call } = request;
+      const { record } = await store.register({
+        runId: payload.runId,
+        jobId: request.jobId,
+        traceId: payload.traceId,
+        idempotencyKey: request.idempotencyKey,
+        tool: call.tool,
+        args: call.args,
+        risk: call.risk,
+        flags: request.decision?.flagged ? [request.reason] : [],
+        reason: request.reason,
+        agent: payload.agentId,
+        channel: payload.channel,
+        scheduleId: payload.origin.scheduleId ?? null,
+        parentRunId: payload.parentExecutionId,
+        owner: payload.userId,
+      });
+      try {
+        await notifications.notify(record.id);
+      } catch (err) {
+        // The request stays pending and the sweeper re-sends; the run parks either way.
+        if (!isRunnerError(err, "APPROVAL_NOTIFY_FAILED")) throw err;
+        logger.warn({ approvalId: record.id, err: err.message }, "approval notification failed; will retry");
+      }
+      return { wakeAt: record.status === "pending" ? record.deadline : store.clock.now() };
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export { systemHostResolver } from "./dns-resolver.js";
+export { nodeFsView, pathLookup } from "./node-fs.js";

@@ -1,0 +1,64 @@
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { type CallGuard, createCallGuard } from "../src/agent/index.js";
+import type { EchoRunnerConfig } from "../src/config/index.js";
+import {
+  createCommandGuard,
+  createExecPolicy,
+  createPathFence,
+  type HostResolver,
+  type PathFence,
+} from "../src/guard/index.js";
+import { nodeFsView, pathLookup, systemHostResolver } from "../src/platform/index.js";
+import type { DeepReadonly } from "../src/shared/index.js";
+
+/** Options for {@link callGuardFromConfig}. */
+export interface CallGuardFromConfigOptions {
+  env: NodeJS.ProcessEnv;
+  /** Paths read-only in every mode: the runner's config file(s) and data directory. */
+  protectedPaths: readonly string[];
+  /** DNS for the SSRF check; the system resolver by default. */
+  resolver?: HostResolver;
+}
+
+/**
+ * The guard of a worker (or of `gate check`), from config: the command guard (tree-sitter, parsed
+ * once at start), the exec policy with safe bins, the SSRF check and the path fence per workspace.
+ * Operator safe-bin profiles are compiled here, so a bad one fails at start-up.
+ */
+export async function callGuardFromConfig(
+  config: DeepReadonly<EchoRunnerConfig>,
+  options: CallGuardFromConfigOptions,
+): Promise<CallGuard> {
+  const commandGuard = await createCommandGuard();
+  const execPolicy = createExecPolicy(commandGuard, {
+    security: config.tools.exec.security,
+    ask: config.tools.exec.ask,
+    safeBins: config.tools.exec.safe_bins,
+    // Relative program paths resolve against "/", never into a trusted directory by accident.
+    resolveBinary: pathLookup(options.env, "/"),
+  });
+  const fences = new Map<string, PathFence>();
+  const fs = nodeFsView();
+  return createCallGuard({
+    execPolicy,
+    resolver: options.resolver ?? systemHostResolver(),
+    networkPolicy: config.execution.network_policy,
+    allowedHosts: config.execution.allowed_hosts,
+    pathFence(workspace) {
+      let fence = fences.get(workspace);
+      if (!fence) {
+        fence = createPathFence({
+          workspaceRoot: resolve(workspace),
+          restrictToWorkspace: config.tools.restrict_to_workspace,
+          ...(config.tools.safe_write_root ? { safeWriteRoot: config.tools.safe_write_root } : {}),
+          homeDir: options.env.HOME ?? homedir(),
+          protectedPaths: options.protectedPaths,
+          fs,
+        });
+        fences.set(workspace, fence);
+      }
+      return fence;
+    },
+  });
+}
