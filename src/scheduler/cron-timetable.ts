@@ -5,6 +5,8 @@ import { assertTimeZone, resolveWallTime, wallHighWater } from "./time-zone.js";
 /** Most iterator steps one next/previous query may take (a per-second cron crossing a repeated hour
  * needs 3,600). Past it the expression is treated as one that never fires. */
 const MAX_STEPS = 20_000;
+/** Entries kept per memo of one timetable. */
+const MEMO_MAX = 1000;
 
 /**
  * The fire instants of a cron expression in a time zone, with the DST rules of DESIGN.md §9:
@@ -19,6 +21,10 @@ const MAX_STEPS = 20_000;
 export class CronTimetable {
   readonly cron: string;
   readonly timezone: string;
+  // Answers are pure functions of the arguments, and schedules sharing an expression ask the same
+  // questions in the same pass (same watermark, same now): memoised, bounded.
+  readonly #nextMemo = new Map<number, number>();
+  readonly #betweenMemo = new Map<string, readonly number[]>();
 
   /** Validates; throws RunnerError SCHEDULE_INVALID naming the field (`cron` or `timezone`). */
   constructor(cron: string, timezone: string) {
@@ -31,6 +37,15 @@ export class CronTimetable {
 
   /** The first fire instant strictly after `after` (ms). */
   next(after: number): number {
+    const known = this.#nextMemo.get(after);
+    if (known !== undefined) return known;
+    const instant = this.#computeNext(after);
+    if (this.#nextMemo.size >= MEMO_MAX) this.#nextMemo.clear();
+    this.#nextMemo.set(after, instant);
+    return instant;
+  }
+
+  #computeNext(after: number): number {
     const iterator = this.#iterator(wallHighWater(after, this.timezone) - 1);
     for (let step = 0; step < MAX_STEPS; step++) {
       const instant = resolveWallTime(this.#step(iterator, "next"), this.timezone).instant;
@@ -56,6 +71,16 @@ export class CronTimetable {
    * limit, so a long outage of a per-second schedule costs `limit` steps, not one per missed tick.
    */
   between(after: number, until: number, limit: number): number[] {
+    const key = `${after}:${until}:${limit}`;
+    const known = this.#betweenMemo.get(key);
+    if (known) return [...known];
+    const out = this.#computeBetween(after, until, limit);
+    if (this.#betweenMemo.size >= MEMO_MAX) this.#betweenMemo.clear();
+    this.#betweenMemo.set(key, out);
+    return [...out];
+  }
+
+  #computeBetween(after: number, until: number, limit: number): number[] {
     const out: number[] = [];
     if (until <= after || limit <= 0) return out;
     const iterator = this.#iterator(wallHighWater(until, this.timezone));

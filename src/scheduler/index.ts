@@ -51,7 +51,9 @@ export {
 } from "./schedule.js";
 export type { CronjobApproval } from "./schedule-changes.js";
 export {
+  createScheduleRunHooks,
   type SchedulePatch,
+  type ScheduleRunHooks,
   ScheduleService,
   type ScheduleServiceOptions,
   type ScheduleView,

@@ -3,6 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
 import { isRunnerError } from "../shared/index.js";
 import { reconcileConfigSchedules } from "./config-reconcile.js";
+import { createScheduleRunHooks } from "./schedule-service.js";
 import { configEntry, type SchedulerFixture, scheduleInput, schedulerFixture } from "./test-fixture.js";
 
 const T0 = Date.parse("2025-01-01T00:30:00Z");
@@ -268,5 +269,17 @@ describe("config reconcile", () => {
     const second = await s.runDue(T0 + 1000);
     expect(first.reconciled?.added).toEqual(["a"]);
     expect(second.reconciled).toBeUndefined();
+  });
+});
+
+describe("createScheduleRunHooks", () => {
+  it("gives the worker the grant check at run start and the run-finished call on its own connection", async () => {
+    const f = setup();
+    await f.service.create(scheduleInput(), HUMAN);
+    const hooks = createScheduleRunHooks({ redis, keyPrefix: f.prefix });
+    expect((await hooks.resolveCronAuthorization("nightly", T0)).cronAuthorized).toBe(true);
+    const { runId } = await f.service.runNow("nightly", "ops");
+    await hooks.markScheduleRunFinished("nightly", runId);
+    expect((await f.store.activeRuns("nightly")).size).toBe(0);
   });
 });

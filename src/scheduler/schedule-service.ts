@@ -13,7 +13,7 @@ import {
   nextTickOf,
   timetableChanged,
 } from "./schedule-changes.js";
-import type { ScheduleStore } from "./schedule-store.js";
+import { ScheduleStore } from "./schedule-store.js";
 
 /** A schedule with its state, as list / show return it. */
 export interface ScheduleView {
@@ -275,4 +275,28 @@ export class ScheduleService {
       authorization: evaluateGrant(stored, grant, this.clock.now()),
     };
   }
+}
+
+/** The two calls the agent worker makes for a run whose origin is a schedule. */
+export interface ScheduleRunHooks {
+  /** When the run starts (every attempt): its `cronAuthorized`, from the grant as it is now. */
+  resolveCronAuthorization(scheduleId: string, now: number): Promise<CronAuthorization>;
+  /** When the run ends (completed, or failed for good). Idempotent. */
+  markScheduleRunFinished(scheduleId: string, runId: string): Promise<void>;
+}
+
+/** The worker's hooks on one Redis connection and key prefix (config `redis.key_prefix`). */
+export function createScheduleRunHooks(options: {
+  redis: ScheduleStore["redis"];
+  keyPrefix: string;
+  clock?: Clock;
+}): ScheduleRunHooks {
+  const service = new ScheduleService({
+    store: new ScheduleStore({ redis: options.redis, keyPrefix: options.keyPrefix }),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  return {
+    resolveCronAuthorization: (scheduleId, now) => service.resolveCronAuthorization(scheduleId, now),
+    markScheduleRunFinished: (scheduleId, runId) => service.markScheduleRunFinished(scheduleId, runId),
+  };
 }
