@@ -138,7 +138,7 @@ export class Scheduler {
     await inParallel(this.#o.concurrency, due.length, async (i) => {
       const stored = storedList[i];
       const { tick } = due[i]!;
-      if (!stored || now - tick > this.#o.lateAfterMs) return;
+      if (!stored?.schedule.enabled || now - tick > this.#o.lateAfterMs) return;
       const ok = await this.#guard(report, stored.schedule.id, async () =>
         count(await this.#firer.fire(stored, tick, "fired", now)),
       );
@@ -150,7 +150,7 @@ export class Scheduler {
     const throughs = await this.#store.throughMany(due.map((d) => d.id));
     await inParallel(this.#o.concurrency, due.length, async (i) => {
       const stored = storedList[i];
-      if (!stored || blocked.has(stored.schedule.id)) return;
+      if (!stored?.schedule.enabled || blocked.has(stored.schedule.id)) return;
       await this.#guard(report, stored.schedule.id, () =>
         this.#catchUp(stored, throughs[i] ?? stored.createdAt, now, report, count),
       );
