@@ -76,15 +76,16 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
       const url = args.url;
       if (typeof url === "string") {
         const verdict = await checkUrl(url, options.resolver);
-        if (verdict.verdict !== "allow")
-          return { verdict: verdict.verdict, rule: verdict.rule, reason: verdict.reason };
+        // A restricted network denies every host off the list, internal or not: deny outranks ask.
         if (options.networkPolicy === "restricted" && !isHostAllowed(verdict.host, options.allowedHosts)) {
           return {
             verdict: "deny",
             rule: "network.restricted",
-            reason: `${verdict.host} is not in execution.allowed_hosts (network_policy is restricted)`,
+            reason: `${verdict.host || url} is not in execution.allowed_hosts (network_policy is restricted)`,
           };
         }
+        if (verdict.verdict !== "allow")
+          return { verdict: verdict.verdict, rule: verdict.rule, reason: verdict.reason };
         return { verdict: "allow", rule: verdict.rule, reason: verdict.reason };
       }
       const paths = PATH_TOOLS[tool];

@@ -4,6 +4,7 @@ import { approvalsListCommand } from "./approvals-list.js";
 import { approvalsShowCommand } from "./approvals-show.js";
 import { configCheckCommand } from "./config-check.js";
 import { configShowCommand } from "./config-show.js";
+import { gateCheckCommand } from "./gate-check.js";
 import { guardArgvCommand } from "./guard-argv.js";
 import { guardCommandCommand } from "./guard-command.js";
 import { guardPathCommand } from "./guard-path.js";
@@ -32,6 +33,7 @@ export const COMMANDS: readonly CliCommand[] = [
   approvalsApproveCommand,
   approvalsDenyCommand,
   policyExplainCommand,
+  gateCheckCommand,
   guardCommandCommand,
   guardArgvCommand,
   guardUrlCommand,

@@ -1,0 +1,165 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { bufferIo } from "../io.js";
+import { runCli } from "../run-cli.js";
+
+/** The example configuration at the end of seed 000's configuration section, verbatim. */
+const SEED_000_EXAMPLE = `
+tools:
+  profile: coding
+  also_allow:
+    - exec
+    - process
+  deny:
+    - skill_install
+    - cronjob
+  restrict_to_workspace: true
+  safe_write_root: /home/user/project
+
+permissions:
+  approval:
+    mode: smart
+    auto_approve:
+      - exec
+    trusted_channels:
+      - cli
+    unattended_policy: deny
+
+security:
+  profile: daemon
+
+execution:
+  network_policy: allow
+`;
+
+async function configFile(text: string): Promise<{ dir: string; path: string }> {
+  const dir = await mkdtemp(join(tmpdir(), "echo-gate-cli-"));
+  const path = join(dir, "echo.yaml");
+  await writeFile(path, text);
+  return { dir, path };
+}
+
+async function check(path: string, dir: string, request: unknown) {
+  const out = bufferIo("", { HOME: dir, PATH: process.env.PATH }, dir);
+  const code = await runCli(["gate", "check", "--config", path, "--json", JSON.stringify(request)], out.io);
+  return { code, decision: JSON.parse(out.stdout()), text: out.stderr() };
+}
+
+describe("seed 000's example configuration", () => {
+  it("loads, and each statement the seed makes about it holds", async () => {
+    const { dir, path } = await configFile(SEED_000_EXAMPLE);
+    const out = bufferIo("", { HOME: dir }, dir);
+    expect(await runCli(["config", "check", "--config", path], out.io)).toBe(0);
+
+    // cronjob and skill_install are not available (outside the coding profile, and denied).
+    for (const tool of ["cronjob", "skill_install"]) {
+      const { decision } = await check(path, dir, { tool, args: {} });
+      expect(decision).toMatchObject({ verdict: "deny", step: 0 });
+    }
+    // The daemon security profile removes exec and process although also_allow adds them (layers only tighten)...
+    for (const tool of ["exec", "process"]) {
+      const { decision } = await check(path, dir, { tool, args: { command: "ls" } });
+      expect(decision).toMatchObject({ verdict: "deny", step: 0, layer: "security_profile=daemon" });
+    }
+    // ...so auto_approve: [exec] and the trusted cli channel can never let exec through.
+    // safe_write_root: a write outside /home/user/project is denied at step 1, even inside the workspace.
+    const write = await check(path, dir, {
+      tool: "write_file",
+      args: { path: "notes.txt", content: "x" },
+      ctx: { workspace: dir },
+    });
+    expect(write.decision).toMatchObject({ verdict: "deny", step: 1 });
+    expect(write.decision.reason).toContain("/home/user/project");
+    // Reading inside the workspace is allowed interactively (step 5).
+    const readInside = await check(path, dir, {
+      tool: "read_file",
+      args: { path: "notes.txt" },
+      ctx: { workspace: dir },
+    });
+    expect(readInside.decision).toMatchObject({ verdict: "allow", step: 5 });
+    // restrict_to_workspace: a path outside the workspace is denied by the guard at step 1.
+    const outside = await check(path, dir, {
+      tool: "write_file",
+      args: { path: "/etc/passwd", content: "x" },
+      ctx: { workspace: dir },
+    });
+    expect(outside.decision).toMatchObject({ verdict: "deny", step: 1 });
+    // network_policy allow keeps web tools; an internal address still needs a person (SSRF).
+    const internal = await check(path, dir, {
+      tool: "web_fetch",
+      args: { url: "http://169.254.169.254/latest/meta-data" },
+    });
+    expect(internal.decision).toMatchObject({ verdict: "ask", flagged: true });
+    // unattended_policy deny: an unattended run without a cron grant may not write.
+    const unattended = await check(path, dir, {
+      tool: "todo",
+      args: { action: "add", item: "x" },
+      ctx: { unattended: true, workspace: dir },
+    });
+    expect(unattended.decision).toMatchObject({ verdict: "deny", step: 4 });
+    // ...and read-only calls still run unattended.
+    const read = await check(path, dir, {
+      tool: "read_file",
+      args: { path: "a" },
+      ctx: { unattended: true, workspace: dir },
+    });
+    expect(read.decision).toMatchObject({ verdict: "allow", step: 4 });
+  });
+});
+
+describe("echo-runner gate check", () => {
+  it("prints the decision as JSON and a line of text, exit 1 unless allowed", async () => {
+    const { dir, path } = await configFile(
+      "security:\n  profile: personal_cli\npermissions:\n  elevated:\n    enabled: false\n",
+    );
+    const hard = await check(path, dir, { tool: "exec", args: { command: "rm -rf /" } });
+    expect(hard.code).toBe(1);
+    expect(hard.decision).toMatchObject({ verdict: "deny", step: 1, stepName: "static_guard" });
+    expect(hard.text).toMatch(/^DENY at step 1 \(static_guard\)/);
+    const read = await check(path, dir, { tool: "read_file", args: { path: "README.md" } });
+    expect(read.code).toBe(0);
+    const dangerous = await check(path, dir, {
+      tool: "cronjob",
+      args: {},
+      ctx: { unattended: true, cronAuthorized: true },
+    });
+    expect(dangerous.decision).toMatchObject({ verdict: "deny", step: 4 });
+    const child = await check(path, dir, {
+      tool: "exec",
+      args: { command: "make build" },
+      ctx: { parentExecutionId: "p1" },
+    });
+    expect(child.decision).toMatchObject({ verdict: "deny", step: 11 });
+  });
+
+  it("answers one JSON line per request in --batch, in order, and reports bad lines without stopping", async () => {
+    const { dir, path } = await configFile("security:\n  profile: personal_cli\n");
+    const stdin = [
+      JSON.stringify({ tool: "read_file", args: { path: "x" } }),
+      "not json",
+      JSON.stringify({ tool: "cronjob", args: {}, ctx: { unattended: true } }),
+      JSON.stringify({ tool: "nope_tool", args: {} }),
+    ].join("\n");
+    const out = bufferIo(stdin, { HOME: dir, PATH: process.env.PATH }, dir);
+    expect(await runCli(["gate", "check", "--config", path, "--batch"], out.io)).toBe(0);
+    const lines = out
+      .stdout()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatchObject({ verdict: "allow" });
+    expect(lines[1].error).toContain("line 2");
+    expect(lines[2]).toMatchObject({ verdict: "deny", step: 4 });
+    expect(lines[3]).toMatchObject({ verdict: "deny", step: 0 });
+  });
+
+  it("rejects a request that is not a gate request, naming the field", async () => {
+    const { dir, path } = await configFile("");
+    const out = bufferIo("", { HOME: dir }, dir);
+    expect(await runCli(["gate", "check", "--config", path, "--json", '{"tool": 5}'], out.io)).toBe(2);
+    expect(out.stderr()).toContain("tool");
+  });
+});
