@@ -80,10 +80,13 @@ class Analyser {
     // `time` and `coproc` are reserved words to bash but plain words to tree-sitter-bash, which then
     // misreads `time { ...; }` and `time while ...`. Blanking them changes nothing bash would run.
     if (text.includes("time") || text.includes("coproc")) {
-      text = text.replace(
-        KEYWORD_PREFIX,
-        (_m, before: string, space: string, word: string) => before + space + " ".repeat(word.length),
-      );
+      // Twice: in `time time x` each pass blanks one of the words.
+      for (let pass = 0; pass < 2; pass++) {
+        text = text.replace(
+          KEYWORD_PREFIX,
+          (_m, before: string, space: string, word: string) => before + space + " ".repeat(word.length),
+        );
+      }
     }
     const clean = this.parse(text, depth, cwd);
     // `{rm,-rf,/}` is brace expansion to bash but an unclosed group to tree-sitter. A `{` followed
@@ -133,6 +136,7 @@ class Analyser {
           );
       }
       for (const cmd of walked.commands) this.command(cmd, depth);
+      for (const script of walked.embeddedScripts) this.nested(script, depth, cwd);
       if (walked.strayDollar && !variant) {
         this.parse(source.replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, "$${$1}"), depth, cwd, true);
       }
@@ -168,15 +172,17 @@ class Analyser {
           scripts.push({ text, dynamic: false, via: [...inv.via, inv.name] });
       }
     }
-    for (const script of scripts) {
-      if (depth >= MAX_SCRIPT_NESTING) {
-        this.findings.push(
-          softFinding("soft.too-complex", `scripts are nested more than ${MAX_SCRIPT_NESTING} levels deep`),
-        );
-        continue;
-      }
-      this.script(script.text, depth + 1, cmd.cwd);
+    for (const script of scripts) this.nested(script.text, depth, cmd.cwd);
+  }
+
+  private nested(text: string, depth: number, cwd: string | undefined): void {
+    if (depth >= MAX_SCRIPT_NESTING) {
+      this.findings.push(
+        softFinding("soft.too-complex", `scripts are nested more than ${MAX_SCRIPT_NESTING} levels deep`),
+      );
+      return;
     }
+    this.script(text, depth + 1, cwd);
   }
 
   private invocation(inv: Invocation): void {

@@ -1,6 +1,7 @@
 import { posix } from "node:path";
 import type { Node } from "web-tree-sitter";
 import { expandWord, type Field, type WordContext } from "./shell-words.js";
+import { substitutionSpans } from "./substitution-spans.js";
 
 /** A redirection: operator, file descriptor and target fields. */
 export interface Redirect {
@@ -44,6 +45,8 @@ export interface WalkResult {
   tooComplex: boolean;
   /** The parser split a word at a lone `$` (see {@link WordContext.strayDollar}). */
   strayDollar: boolean;
+  /** Substitutions in here-document bodies the parser did not see; the guard analyses them. */
+  embeddedScripts: string[];
 }
 
 interface Frame {
@@ -68,6 +71,7 @@ const LITERAL_VALUE_TYPES = new Set([
 class Walker {
   readonly commands: SimpleCommand[] = [];
   readonly functions: FunctionDefinition[] = [];
+  readonly embeddedScripts: string[] = [];
   readonly words: WordContext;
   cwd: string | undefined;
   selfCalls = 0;
@@ -188,7 +192,12 @@ class Walker {
         const child = node.child(i);
         if (child?.type === "heredoc_body") {
           cmd.stdinText.push(child.text);
-          cmd.stdinInner.push(...this.inner(child, frame));
+          const inner = this.inner(child, frame);
+          cmd.stdinInner.push(...inner);
+          const quoted = /['"\\]/.test(node.childForFieldName("start")?.text ?? node.child(1)?.text ?? "");
+          if (!quoted && inner.length === 0 && /\$\(|`/.test(child.text)) {
+            this.embeddedScripts.push(...substitutionSpans(child.text));
+          }
         }
       }
       return;
@@ -329,5 +338,6 @@ export function walkShell(root: Node, vars = new Map<string, string>(), cwd?: st
     functions: walker.functions,
     tooComplex: walker.words.tooComplex,
     strayDollar: walker.words.strayDollar,
+    embeddedScripts: walker.embeddedScripts,
   };
 }

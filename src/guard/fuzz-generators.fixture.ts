@@ -1,0 +1,153 @@
+/**
+ * Generators for the command guard's fuzz test: a seeded PRNG, random strings over shell-significant
+ * characters, and hard-family commands obfuscated and wrapped in random constructs.
+ */
+
+/** mulberry32: a small seeded PRNG, so every failure can be replayed from its seed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const pick = <T>(rand: () => number, items: readonly T[]): T => items[Math.floor(rand() * items.length)] as T;
+
+const HARD_COMMANDS: ReadonlyArray<{ name: string; rest: string }> = [
+  { name: "rm", rest: " -rf /" },
+  { name: "rm", rest: " -fr ~" },
+  { name: "rm", rest: " --recursive --force /etc" },
+  { name: "rm", rest: " -r -f $HOME" },
+  { name: "reboot", rest: "" },
+  { name: "shutdown", rest: " -h now" },
+  { name: "poweroff", rest: "" },
+  { name: "systemctl", rest: " reboot" },
+  { name: "mkfs.ext4", rest: " /dev/sda1" },
+  { name: "wipefs", rest: " -a /dev/sda" },
+  { name: "dd", rest: " if=/dev/zero of=/dev/sda" },
+  { name: "cat", rest: " /etc/shadow" },
+  { name: "cp", rest: " /etc/gshadow /tmp/x" },
+  { name: "find", rest: " / -delete" },
+];
+
+const FORK_BOMBS = [":(){ :|:& };:", "b(){ b|b& };b"];
+
+function obfuscateName(rand: () => number, name: string): string {
+  switch (Math.floor(rand() * 7)) {
+    case 0:
+      return `${name.slice(0, 1)}''${name.slice(1)}`;
+    case 1:
+      return `\\${name}`;
+    case 2:
+      return `"${name}"`;
+    case 3:
+      return `$'${[...name].map((c) => `\\x${c.charCodeAt(0).toString(16)}`).join("")}'`;
+    case 4:
+      return `/usr/bin/${name}`;
+    case 5:
+      return `${name.slice(0, 1)}""${name.slice(1)}`;
+    default:
+      return name;
+  }
+}
+
+const singleQuoted = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+const doubleQuoted = (s: string) => `"${s.replace(/[\\"$`]/g, "\\$&")}"`;
+
+/** Wrappers that take a simple command and give a simple command. */
+const PREFIXES: ReadonlyArray<(c: string) => string> = [
+  (c) => `sudo ${c}`,
+  (c) => `timeout 5 ${c}`,
+  (c) => `env FOO=1 ${c}`,
+  (c) => `nice -n 5 ${c}`,
+  (c) => `command ${c}`,
+  (c) => `doas ${c}`,
+  (c) => `stdbuf -o0 ${c}`,
+];
+
+/** Constructs that take any command list. */
+const WRAPPERS: ReadonlyArray<(c: string) => string> = [
+  (c) => `(${c})`,
+  (c) => `{ ${c}; }`,
+  (c) => `echo start; ${c}`,
+  (c) => `${c} && echo ok`,
+  (c) => `false || ${c}`,
+  (c) => `echo "$( ${c} )"`,
+  (c) => `x=$( ${c} )`,
+  (c) => `cat <(${c})`,
+  (c) => `if true; then ${c}; fi`,
+  (c) => `for i in 1 2; do ${c}; done`,
+  (c) => `while true; do ${c}; break; done`,
+  (c) => `g() { ${c}; }; g`,
+  (c) => `sh -c ${singleQuoted(c)}`,
+  (c) => `bash -c ${doubleQuoted(c)}`,
+  (c) => `${c} | tee log.txt`,
+  (c) => `ls | ${c}`,
+  (c) => `${c} 2>/dev/null`,
+  (c) => `echo \`${c}\``,
+  (c) => `case x in x) ${c};; esac`,
+  (c) => `time ${c}`,
+  (c) => `eval ${singleQuoted(c)}`,
+  (c) => `echo ok\n${c}`,
+  (c) => `cat <<EOF\n$( ${c} )\nEOF`,
+];
+
+/** Re-spells the spaces between words: `${IFS}`, `$IFS`, a line continuation or a tab. */
+function obfuscateSpaces(rand: () => number, rest: string): string {
+  return rest.replace(/ /g, () => pick(rand, [" ", " ", "${IFS}", "\\\n", "\t", "  "]));
+}
+
+/** Re-spells an argument: quoted in parts, escaped, or built by brace expansion. */
+function obfuscateArg(rand: () => number, arg: string): string {
+  if (arg.length < 2 || arg.includes("=") || arg.startsWith("$")) return arg;
+  switch (Math.floor(rand() * 5)) {
+    case 0:
+      return `${arg.slice(0, 1)}''${arg.slice(1)}`;
+    case 1:
+      return `"${arg}"`;
+    case 2:
+      return `${arg.slice(0, -1)}\\${arg.slice(-1)}`;
+    case 3:
+      return `{${arg},}`;
+    default:
+      return arg;
+  }
+}
+
+export function randomHardScript(rand: () => number): string {
+  let script: string;
+  if (rand() < 0.1) script = pick(rand, FORK_BOMBS);
+  else {
+    const hard = pick(rand, HARD_COMMANDS);
+    const args = hard.rest.split(" ").map((a) => (rand() < 0.3 ? obfuscateArg(rand, a) : a));
+    const rest = args.join(" ");
+    script = `${obfuscateName(rand, hard.name)}${rand() < 0.3 ? obfuscateSpaces(rand, rest) : rest}`;
+  }
+  let simple = !script.includes("(");
+  const depth = 1 + Math.floor(rand() * 4);
+  for (let i = 0; i < depth; i++) {
+    if (simple && rand() < 0.4) {
+      script = pick(rand, PREFIXES)(script);
+    } else if (simple && rand() < 0.2) {
+      script = rand() < 0.5 ? `nohup ${script} &` : `! ${script}`;
+      simple = false;
+    } else {
+      script = pick(rand, WRAPPERS)(script);
+      simple = false;
+    }
+  }
+  return script;
+}
+
+const ALPHABET = "rm -f/~$(){}[]<>|&;'\"`\\\n\t*?!#=:.,@%^0123456789abcdefshxyz\u200b\u00a0é";
+
+export function randomString(rand: () => number): string {
+  const length = Math.floor(rand() * 60);
+  let out = "";
+  for (let i = 0; i < length; i++) out += ALPHABET[Math.floor(rand() * ALPHABET.length)];
+  return out;
+}
