@@ -98,6 +98,7 @@ const WRAPPERS: ReadonlyArray<(c: string) => string> = [
 
 /** Re-spells the spaces between words: `${IFS}`, `$IFS`, a line continuation or a tab. */
 function obfuscateSpaces(rand: () => number, rest: string): string {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template
   return rest.replace(/ /g, () => pick(rand, [" ", " ", "${IFS}", "\\\n", "\t", "  "]));
 }
 
