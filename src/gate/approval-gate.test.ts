@@ -238,12 +238,12 @@ const CASES: Case[] = [
     { verdict: "allow", step: 5 },
   ],
   [
-    "elevation enabled: sandbox host with allowlist needs no elevation",
+    "elevation enabled: a sandbox host still needs elevation (stricter than the seed, so tightening exec security never drops it)",
     exec(SAFE_BINS),
     INTERACTIVE,
     { elevated: { enabled: true, allowFrom: {} }, execHost: "sandbox" },
     {},
-    { verdict: "allow", step: 5 },
+    { verdict: "deny", step: 2 },
   ],
   [
     "elevation enabled: sandbox host with exec security full needs elevation",

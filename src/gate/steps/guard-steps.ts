@@ -55,19 +55,19 @@ export function isElevatedSource(state: GateState): boolean {
 }
 
 /**
- * Step 2: elevation (seed 000). With `permissions.elevated.enabled`, an exec-class call that lands on
- * a local or remote host, or runs with `tools.exec.security: full`, needs an elevated source. With the
- * mechanism disabled this step passes every call on and the later steps decide. Other tools never
- * need elevation.
+ * Step 2: elevation (seed 000). With `permissions.elevated.enabled`, an exec-class call needs an
+ * elevated source. The seed exempts a sandbox host unless `tools.exec.security` is full; we do not:
+ * with that exemption, tightening exec security from full to allowlist on a sandbox would drop the
+ * elevation requirement and let more through, and a tightening must never allow more (the property
+ * test checks it). With the mechanism disabled this step passes every call on and the later steps
+ * decide. Other tools never need elevation.
  */
 export const elevationStep: GateStep = {
   name: "elevation",
   run(state) {
     const { call, config, ctx } = state;
     if (!config.elevated.enabled || !isExecClass(call.tool)) return NEXT;
-    const needs =
-      config.execHost === "local" || config.execHost === "remote" || config.execSecurity === "full";
-    if (!needs || isElevatedSource(state)) return NEXT;
+    if (isElevatedSource(state)) return NEXT;
     const who =
       ctx.parentExecutionId !== null ? "a child run" : `user "${ctx.userId}" on channel "${ctx.channel}"`;
     return {
