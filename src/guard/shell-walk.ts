@@ -58,6 +58,8 @@ interface Frame {
 }
 
 const MAX_DEPTH = 150;
+/** Syntax nodes walked before the guard stops and asks: bounds the time one check can take. */
+const MAX_NODES = 20_000;
 const REDIRECT_TYPES = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);
 const LITERAL_VALUE_TYPES = new Set([
   "word",
@@ -75,6 +77,7 @@ class Walker {
   readonly words: WordContext;
   cwd: string | undefined;
   selfCalls = 0;
+  private visited = 0;
 
   constructor(vars: Map<string, string>, cwd: string | undefined) {
     this.words = { vars, tooComplex: false, strayDollar: false };
@@ -82,7 +85,7 @@ class Walker {
   }
 
   walk(node: Node, frame: Frame): void {
-    if (frame.depth > MAX_DEPTH) {
+    if (frame.depth > MAX_DEPTH || ++this.visited > MAX_NODES) {
       this.words.tooComplex = true;
       return;
     }
