@@ -1,0 +1,37 @@
+/**
+ * `npm run bench`: every figure against a baseline measured in the same run, printed and written to
+ * bench/results/latest.json. Uses REDIS_URL, or starts its own redis-server (AOF on) for the run.
+ */
+process.env.ECHO_BENCH_RUNNER = "1";
+
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { startRedisServer } from "../test/helpers/redis-server.js";
+import { formatGateBench, runGateBench } from "./gate.bench.js";
+import { formatGuardBench, runGuardBench } from "./guard.bench.js";
+import { formatJournalBench, runJournalBench } from "./journal.bench.js";
+import { formatSchedulerBench, runSchedulerBench } from "./scheduler.bench.js";
+
+const server = process.env.REDIS_URL ? undefined : await startRedisServer({ appendfsync: "everysec" });
+const redisUrl = process.env.REDIS_URL ?? server?.url ?? "";
+const results: Record<string, unknown> = { at: new Date().toISOString(), node: process.version };
+try {
+  const gate = await runGateBench();
+  console.log(formatGateBench(gate));
+  results.gate = gate;
+  const guard = await runGuardBench();
+  console.log(formatGuardBench(guard));
+  results.guard = guard;
+  const journal = await runJournalBench({ redisUrl });
+  console.log(formatJournalBench(journal));
+  results.journal = journal;
+  const scheduler = await runSchedulerBench({ redisUrl });
+  console.log(formatSchedulerBench(scheduler));
+  results.scheduler = scheduler;
+} finally {
+  const dir = join(import.meta.dirname, "results");
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`figures written to ${join(dir, "latest.json")}`);
+  await server?.stop();
+}
