@@ -1,0 +1,83 @@
+import Type, { type Static } from "typebox";
+import { defineTool } from "./define-tool.js";
+import {
+  cwdPermission,
+  execReadiness,
+  execToolTimeoutSeconds,
+  MAX_COMMAND_CHARS,
+  type ProcessToolOptions,
+  processEnv,
+  resolveProcessCwd,
+  resolveTimeout,
+} from "./process-tool-support.js";
+import { commandResult, runForeground } from "./run-command.js";
+import type { Tool } from "./tool.js";
+
+const ExecParams = Type.Object(
+  {
+    command: Type.String({
+      minLength: 1,
+      maxLength: MAX_COMMAND_CHARS,
+      description: "Shell command, run with /bin/sh -c in the workspace",
+    }),
+    cwd: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 4096,
+        description: "Working directory inside the workspace (default: the workspace)",
+      }),
+    ),
+    timeout_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 86_400,
+        description: "Kill the command after this many seconds (default 60)",
+      }),
+    ),
+    stdin: Type.Optional(
+      Type.String({ maxLength: 1_048_576, description: "Text written to the command's standard input" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ExecArgs = Static<typeof ExecParams>;
+
+/**
+ * `exec`: one shell command, exactly the string the gate's command guard parsed, run with
+ * `/bin/sh -c` in its own process group, in the workspace, with an environment scrubbed of
+ * secrets. A timeout kills the whole group; output is capped. Exit code 0 is success; any other
+ * exit is a `business` failure carrying the output.
+ */
+export function createExecTool(options: ProcessToolOptions): Tool<typeof ExecParams> {
+  const { limits } = options;
+  return defineTool({
+    name: "exec",
+    description:
+      "Run a shell command (/bin/sh -c) in the workspace and return its combined stdout and stderr. For long-running or interactive processes use the process tool.",
+    parameters: ExecParams,
+    timeoutSeconds: execToolTimeoutSeconds(limits),
+    readinessDetail: () => execReadiness(options.execHost),
+    checkPermissions: (args, ctx) => cwdPermission(options, ctx, args.cwd),
+    async execute(args, ctx) {
+      const timeout = resolveTimeout(limits, args.timeout_seconds);
+      if (!timeout.ok) return timeout.result;
+      const cwd = await resolveProcessCwd(options, ctx, args.cwd);
+      if (!cwd.ok) return cwd.result;
+      const outcome = await runForeground(
+        options.processes,
+        ctx.executionId,
+        "/bin/sh",
+        ["-c", args.command],
+        {
+          cwd: cwd.path,
+          env: processEnv(options, cwd.path),
+          ...(args.stdin === undefined ? {} : { input: args.stdin }),
+          timeoutMs: timeout.seconds * 1000,
+          outputMaxBytes: limits.execOutputMaxBytes,
+          clock: options.clock,
+        },
+      );
+      return commandResult(outcome, timeout.seconds);
+    },
+  });
+}
