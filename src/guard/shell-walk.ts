@@ -122,10 +122,11 @@ class Walker {
 
   private children(node: Node, frame: Frame): void {
     const next = { ...frame, depth: frame.depth + 1 };
-    for (let i = 0; i < node.childCount; i++) {
-      const child = node.child(i);
+    const kids = node.children;
+    for (let i = 0; i < kids.length; i++) {
+      const child = kids[i];
       if (!child || child.childCount === 0) continue;
-      const background = node.child(i + 1)?.type === "&";
+      const background = kids[i + 1]?.type === "&";
       this.walk(child, background ? { ...next, spawning: true } : next);
     }
   }
@@ -154,15 +155,16 @@ class Walker {
       cwd: this.cwd,
     };
     const redirectNodes: Node[] = [];
-    for (let i = 0; i < node.childCount; i++) {
-      const child = node.child(i);
+    const kids = node.children;
+    for (let i = 0; i < kids.length; i++) {
+      const child = kids[i];
       if (!child) continue;
       const field = node.fieldNameForChild(i);
       if (field === "name" || field === "argument") {
         const word = field === "name" ? (child.namedChild(0) ?? child) : child;
         // `$"..."` sometimes parses as a lone `$` before a string; bash drops that `$`.
-        if (word.type === "$" && node.child(i + 1)?.startIndex === word.endIndex) {
-          if (node.child(i + 1)?.type !== "string") this.words.strayDollar = true;
+        if (word.type === "$" && kids[i + 1]?.startIndex === word.endIndex) {
+          if (kids[i + 1]?.type !== "string") this.words.strayDollar = true;
           continue;
         }
         const inner = this.inner(word, frame);
@@ -191,8 +193,9 @@ class Walker {
 
   private redirect(node: Node, cmd: SimpleCommand, frame: Frame): void {
     if (node.type === "heredoc_redirect") {
-      for (let i = 0; i < node.childCount; i++) {
-        const child = node.child(i);
+      const kids = node.children;
+      for (let i = 0; i < kids.length; i++) {
+        const child = kids[i];
         if (child?.type === "heredoc_body") {
           cmd.stdinText.push(child.text);
           const inner = this.inner(child, frame);
@@ -206,8 +209,9 @@ class Walker {
       return;
     }
     if (node.type === "herestring_redirect") {
-      for (let i = 0; i < node.childCount; i++) {
-        const child = node.child(i);
+      const kids = node.children;
+      for (let i = 0; i < kids.length; i++) {
+        const child = kids[i];
         if (!child?.isNamed) continue;
         cmd.stdinInner.push(...this.inner(child, frame));
         cmd.stdinText.push(
@@ -222,8 +226,9 @@ class Walker {
     let fd: string | undefined;
     const target: Field[] = [];
     const inner: SimpleCommand[] = [];
-    for (let i = 0; i < node.childCount; i++) {
-      const child = node.child(i);
+    const kids = node.children;
+    for (let i = 0; i < kids.length; i++) {
+      const child = kids[i];
       if (!child) continue;
       const field = node.fieldNameForChild(i);
       if (field === "descriptor") fd = child.text;
@@ -239,8 +244,9 @@ class Walker {
   private redirected(node: Node, frame: Frame): void {
     const body = node.childForFieldName("body");
     const redirects: Node[] = [];
-    for (let i = 0; i < node.childCount; i++) {
-      const child = node.child(i);
+    const kids = node.children;
+    for (let i = 0; i < kids.length; i++) {
+      const child = kids[i];
       if (child && REDIRECT_TYPES.has(child.type)) redirects.push(child);
       else if (child && child !== body && child.childCount > 0) this.walk(child, frame);
     }
@@ -277,8 +283,9 @@ class Walker {
 
   private pipeline(node: Node, frame: Frame): void {
     let upstream = frame.upstream;
-    for (let i = 0; i < node.childCount; i++) {
-      const stage = node.child(i);
+    const kids = node.children;
+    for (let i = 0; i < kids.length; i++) {
+      const stage = kids[i];
       if (!stage?.isNamed) continue;
       const before = this.commands.length;
       this.walk(stage, { upstream, fn: frame.fn, spawning: true, depth: frame.depth + 1 });

@@ -144,8 +144,9 @@ export function decodeAnsiC(body: string): string {
 }
 
 function variableName(node: Node): string | undefined {
-  for (let i = 0; i < node.childCount; i++) {
-    const child = node.child(i);
+  const kids = node.children;
+  for (let i = 0; i < kids.length; i++) {
+    const child = kids[i];
     if (child && (child.type === "variable_name" || child.type === "special_variable_name"))
       return child.text;
   }
@@ -187,8 +188,9 @@ function encode(node: Node, quoted: boolean, ctx: WordContext): string {
     }
     case "concatenation": {
       let out = "";
-      for (let i = 0; i < node.childCount; i++) {
-        const child = node.child(i);
+      const kids = node.children;
+      for (let i = 0; i < kids.length; i++) {
+        const child = kids[i];
         if (child) out += encode(child, quoted, ctx);
       }
       return out;
@@ -211,8 +213,9 @@ function encodeString(node: Node, ctx: WordContext): string {
   const whole = node.text;
   let out = "";
   let pos = start;
-  for (let i = 0; i < node.childCount; i++) {
-    const child = node.child(i);
+  const kids = node.children;
+  for (let i = 0; i < kids.length; i++) {
+    const child = kids[i];
     if (!child || child.type === '"') continue;
     if (child.startIndex > pos)
       out += doubleQuoted(whole.slice(pos - node.startIndex, child.startIndex - node.startIndex));
