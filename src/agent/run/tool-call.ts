@@ -78,7 +78,7 @@ function contextFor(
   });
 }
 
-function policyDenial(tool: string, reason: string, risk: GateDecision["risk"]): GateDecision {
+function policyDenial(reason: string, risk: GateDecision["risk"]): GateDecision {
   return {
     verdict: "deny",
     step: 0,
@@ -234,7 +234,7 @@ async function planCall(
   const risk = policyDecision.risk.level;
   if (!policyDecision.allowed) {
     const reason = policyDecision.removedBy?.reason ?? `Tool "${name}" is not allowed for this run`;
-    const decision = policyDenial(name, reason, risk);
+    const decision = policyDenial(reason, risk);
     await deps.audit.decision({
       payload,
       tool: name,
