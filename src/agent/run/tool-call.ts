@@ -212,7 +212,6 @@ async function planCall(
   }
   if (!tool) {
     const decision = policyDenial(
-      name,
       `Tool "${name}" is not available to this run (unknown or not present)`,
       "exec",
     );
