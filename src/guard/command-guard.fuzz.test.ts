@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { type CommandGuard, createCommandGuard } from "./command-guard.js";
+import { memoryFsView } from "./fs-view.js";
 import { prng, randomHardScript, randomString } from "./fuzz-generators.fixture.js";
+import { createPathFence } from "./path-fence.js";
+import { checkUrlWithAddresses } from "./ssrf.js";
 import { GUARD_VERDICTS } from "./verdict.js";
 
 let guard: CommandGuard;
@@ -33,5 +36,20 @@ describe("command guard fuzz", () => {
     expect(allowed).toEqual([]);
     // Most wrapped hard commands are still recognised as hard, not merely asked about.
     expect(denied / total).toBeGreaterThan(0.9);
+  });
+
+  it("never throws on random argv, URLs and paths either", () => {
+    const rand = prng(0xa11);
+    const fence = createPathFence({
+      workspaceRoot: "/ws",
+      homeDir: "/home/me",
+      fs: memoryFsView({ "/ws": "directory", "/ws/l": { link: "../etc" }, "/etc": "directory" }),
+    });
+    for (let i = 0; i < 1000; i++) {
+      const text = randomString(rand);
+      expect(GUARD_VERDICTS).toContain(guard.checkArgv(text.split(" ")).verdict);
+      expect(GUARD_VERDICTS).toContain(checkUrlWithAddresses(`http://${text}/`, [text]).verdict);
+      expect(["allow", "deny"]).toContain(fence.check(text, i % 2 === 0 ? "read" : "write").verdict);
+    }
   });
 });
