@@ -43,8 +43,8 @@ export interface BuiltinToolLimits {
   readonly killGraceMs: number;
   /** Chars one `process read` returns at most (seed 002 LIVE_EXEC_OUTPUT_MAX_CHARS). Default 8,000. */
   readonly liveOutputMaxChars: number;
-  /** Output kept per background process (older output is dropped), bytes. Default 1 MiB. */
-  readonly processOutputMaxBytes: number;
+  /** Output kept per background process (older output is dropped), chars. Default 1 Mi. */
+  readonly processOutputMaxChars: number;
   /** Background processes one run may have alive at once. Default 8. */
   readonly processMaxPerRun: number;
   /** Largest memory value, chars. Default 16,384. */
@@ -70,7 +70,7 @@ export const DEFAULT_BUILTIN_LIMITS: BuiltinToolLimits = Object.freeze({
   execMaxTimeoutSeconds: 600,
   killGraceMs: 2000,
   liveOutputMaxChars: 8000,
-  processOutputMaxBytes: 1024 * 1024,
+  processOutputMaxChars: 1024 * 1024,
   processMaxPerRun: 8,
   memoryValueMaxChars: 16_384,
   memoryMaxEntries: 1000,
