@@ -5,6 +5,7 @@ import Type from "typebox";
 import type { Clock } from "../shared/index.js";
 import { defineTool } from "./define-tool.js";
 import type { ToolExecutionContext } from "./execution-context.js";
+import { resolveInside } from "./inside-path.js";
 import {
   declaredInstallScripts,
   integrityProblem,
@@ -17,7 +18,6 @@ import {
 import {
   INSTALL_RECORD,
   parseSkillFile,
-  resolveInside,
   SKILL_FILE,
   skillNameProblem,
   skillsReadiness,

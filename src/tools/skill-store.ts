@@ -1,5 +1,5 @@
-import { lstat, readdir, readFile, realpath } from "node:fs/promises";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { lstat, readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { ToolReadiness } from "./tool.js";
 
@@ -95,30 +95,4 @@ export async function readSkill(skillsDir: string, name: string): Promise<SkillI
   if (!parsed.ok) return undefined;
   const enabled = !(await lstat(join(dir, DISABLED_MARKER)).catch(() => undefined));
   return { name, description: parsed.description, enabled, dir };
-}
-
-/**
- * Resolves `path` (relative to `root`, or absolute) and checks that its real path, symlinks
- * followed, stays inside `root`'s real path. Returns the real path or why it is refused.
- */
-export async function resolveInside(
-  root: string,
-  path: string,
-): Promise<{ ok: true; path: string } | { ok: false; problem: string }> {
-  let realRoot: string;
-  let real: string;
-  try {
-    realRoot = await realpath(root);
-  } catch {
-    return { ok: false, problem: `${root} does not exist` };
-  }
-  try {
-    real = await realpath(isAbsolute(path) ? path : resolve(root, path));
-  } catch {
-    return { ok: false, problem: `${path} does not exist` };
-  }
-  const rel = relative(realRoot, real);
-  if (rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel)))
-    return { ok: true, path: real };
-  return { ok: false, problem: `${path} is outside ${root}` };
 }

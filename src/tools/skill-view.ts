@@ -1,7 +1,8 @@
 import { readFile, stat } from "node:fs/promises";
 import Type from "typebox";
 import { defineTool } from "./define-tool.js";
-import { readSkill, resolveInside, SKILL_FILE, skillNameProblem, skillsReadiness } from "./skill-store.js";
+import { resolveInside } from "./inside-path.js";
+import { readSkill, SKILL_FILE, skillNameProblem, skillsReadiness } from "./skill-store.js";
 import type { Tool } from "./tool.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
 
