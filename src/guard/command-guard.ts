@@ -1,4 +1,5 @@
 import { SHELL_PROGRAMS } from "./command-facts.js";
+import { envCommandAssignments, environmentCommands, optionCommands } from "./embedded-commands.js";
 import { hardInvocationFindings, hardRedirectFindings } from "./hard-families.js";
 import { DownloadTracker, wrappedHardFindings } from "./indirect-families.js";
 import { interpreterFindings } from "./interpreter-families.js";
@@ -150,8 +151,15 @@ class Analyser {
     this.commands.push(cmd);
     this.findings.push(...hardRedirectFindings(cmd), ...softRedirectFindings(cmd));
     const { invocations, scripts } = unwrapCommand(cmd);
+    const env = environmentCommands(cmd.assignments);
+    this.findings.push(...env.findings);
+    for (const c of env.commands) scripts.push({ ...c, via: ["environment"] });
     for (const inv of invocations) {
       this.invocation(inv);
+      for (const c of optionCommands(inv)) scripts.push({ ...c, via: [...inv.via, inv.name] });
+      const viaEnv = environmentCommands(envCommandAssignments(inv));
+      this.findings.push(...viaEnv.findings);
+      for (const c of viaEnv.commands) scripts.push({ ...c, via: [...inv.via, "env"] });
       if (inv.nameField.dynamic && inv.nameField.bare !== "" && inv.nameField.bare !== inv.nameField.text) {
         // `rm${EMPTY} -rf /`: judge the name as if the unknown parts were empty, too.
         const bareField = literalField(inv.nameField.bare);

@@ -88,7 +88,7 @@ export function createExecPolicy(guard: CommandGuard, options: ExecPolicyOptions
     if (nameField === undefined) return "a bare redirection is not a safe-bin command";
     const shown = cmd.argv.map((a) => a.text).join(" ");
     if (cmd.assignments.length > 0)
-      return `${shown}: setting environment variables (${cmd.assignments.join(", ")}) is not allowed`;
+      return `${shown}: setting environment variables (${cmd.assignments.map((a) => a.name).join(", ")}) is not allowed`;
     if (nameField.dynamic || nameField.glob) return `${shown}: the program name is computed at run time`;
     const name = programName(nameField);
     const profile: SafeBinProfile | undefined = profiles.get(name);

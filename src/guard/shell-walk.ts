@@ -3,6 +3,12 @@ import type { Node } from "web-tree-sitter";
 import { expandWord, type Field, type WordContext } from "./shell-words.js";
 import { substitutionSpans } from "./substitution-spans.js";
 
+/** One `NAME=value` in front of a command. */
+export interface Assignment {
+  name: string;
+  value: Field;
+}
+
 /** A redirection: operator, file descriptor and target fields. */
 export interface Redirect {
   /** The operator as written: `>`, `>>`, `&>`, `>|`, `<`, `<>`, `>&`, ... */
@@ -19,8 +25,8 @@ export interface SimpleCommand {
   argv: Field[];
   /** For each argv entry, the commands inside substitutions in that word (`$(curl x)`, `<(...)`). */
   argInner: SimpleCommand[][];
-  /** Names of `NAME=value` assignments in front of the command. */
-  assignments: string[];
+  /** `NAME=value` assignments in front of the command (its environment). */
+  assignments: Assignment[];
   redirects: Redirect[];
   /** Text fed on standard input by here-documents and here-strings. */
   stdinText: string[];
@@ -174,9 +180,16 @@ class Walker {
         }
       } else if (child.type === "variable_assignment") {
         const name = child.childForFieldName("name")?.text;
-        if (name !== undefined) cmd.assignments.push(name);
         const value = child.childForFieldName("value");
         if (value) this.inner(value, frame);
+        if (name !== undefined) {
+          const fields = value ? this.expand(value) : [];
+          const text = fields.map((f) => f.text).join(" ");
+          cmd.assignments.push({
+            name,
+            value: { text, bare: text, dynamic: fields.some((f) => f.dynamic), glob: false },
+          });
+        }
       } else if (REDIRECT_TYPES.has(child.type)) {
         redirectNodes.push(child);
       } else if (child.childCount > 0) {

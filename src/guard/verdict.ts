@@ -32,6 +32,7 @@ export const SOFT_RULES = [
   "soft.crontab",
   "soft.computed-command",
   "soft.wrapped-command",
+  "soft.env-injection",
   "soft.partition-tool",
   "soft.hidden-characters",
   "soft.unparseable",
