@@ -17,15 +17,12 @@ export const EXEC_RULES = [
 ] as const;
 export type ExecRule = (typeof EXEC_RULES)[number];
 
-/** Directories whose programs count as the real thing; a safe bin elsewhere is not safe. */
-export const DEFAULT_TRUSTED_DIRS = [
-  "/bin",
-  "/usr/bin",
-  "/sbin",
-  "/usr/sbin",
-  "/usr/local/bin",
-  "/opt/homebrew/bin",
-] as const;
+/**
+ * Directories whose programs count as the real thing; a safe bin elsewhere is not safe. Only
+ * directories root owns everywhere: /usr/local/bin and /opt/homebrew/bin are often writable by the
+ * user (Homebrew), where a planted `head` would pass as the real one.
+ */
+export const DEFAULT_TRUSTED_DIRS = ["/bin", "/usr/bin", "/sbin", "/usr/sbin"] as const;
 
 /** Inputs of the exec policy (mapped from `tools.exec.*` by the config module). */
 export interface ExecPolicyOptions {
