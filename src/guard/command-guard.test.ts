@@ -124,6 +124,7 @@ const HARD: Array<[CommandRule, string]> = [
   ["hard.block-device-write", "sh -c 'dd if=/dev/zero of=/dev/sda'"],
   ["hard.block-device-write", "{ echo x; } > /dev/sda"],
   ["hard.block-device-write", "exec 3>/dev/sda"],
+  ["hard.block-device-write", "exec 3<>/dev/sda"],
   // Formatting and wiping.
   ["hard.filesystem-format", "mkfs.ext4 /dev/sda1"],
   ["hard.filesystem-format", "mkfs -t xfs /dev/sdb"],
@@ -333,6 +334,8 @@ describe("command guard: text is not a command", () => {
     ["grep reboot notes.txt"],
     ["git rm -r --cached dist"],
     ["man shutdown"],
+    ["exec 3<>/tmp/fifo"],
+    ['psql -c "DELETE FROM t WHERE a <> b"'],
   ])("allows %j", (command) => {
     expect(guard.check(command).verdict).toBe("allow");
   });

@@ -78,6 +78,8 @@ class Analyser {
     // tree-sitter-bash glues a line that starts with `\` to the previous line's last word; a blank
     // after the newline changes nothing bash runs and gives the parser the right split.
     let text = source.includes("\n\\") ? source.replace(/\n\\/g, "\n \\") : source;
+    // tree-sitter-bash does not know the read-write redirection `<>`; to the guard it is a write.
+    if (text.includes("<>")) text = text.replace(/<>/g, "> ");
     // `time` and `coproc` are reserved words to bash but plain words to tree-sitter-bash, which then
     // misreads `time { ...; }` and `time while ...`. Blanking them changes nothing bash would run.
     if (text.includes("time") || text.includes("coproc")) {
