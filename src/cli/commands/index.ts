@@ -2,6 +2,8 @@ import type { CliCommand } from "../io.js";
 import { approvalsApproveCommand, approvalsDenyCommand } from "./approvals-decide.js";
 import { approvalsListCommand } from "./approvals-list.js";
 import { approvalsShowCommand } from "./approvals-show.js";
+import { auditListCommand } from "./audit-list.js";
+import { auditVerifyCommand } from "./audit-verify.js";
 import { configCheckCommand } from "./config-check.js";
 import { configShowCommand } from "./config-show.js";
 import { gateCheckCommand } from "./gate-check.js";
@@ -18,7 +20,7 @@ import { schedulesRemoveCommand } from "./schedules-remove.js";
 import { schedulesRevokeCommand } from "./schedules-revoke.js";
 import { schedulesRunNowCommand } from "./schedules-run-now.js";
 import { schedulesShowCommand } from "./schedules-show.js";
-import { startCommand } from "./start.js";
+import { schedulerCommand, serveCommand, startCommand, workerCommand } from "./start.js";
 
 /**
  * Every CLI command, one file each under commands/. Add a command by adding its file and one line
@@ -28,10 +30,15 @@ export const COMMANDS: readonly CliCommand[] = [
   configCheckCommand,
   configShowCommand,
   startCommand,
+  workerCommand,
+  schedulerCommand,
+  serveCommand,
   approvalsListCommand,
   approvalsShowCommand,
   approvalsApproveCommand,
   approvalsDenyCommand,
+  auditListCommand,
+  auditVerifyCommand,
   policyExplainCommand,
   gateCheckCommand,
   guardCommandCommand,

@@ -1,0 +1,122 @@
+import { Redis } from "ioredis";
+import { loadConfig } from "../../config/index.js";
+import { AuditEntry, type AuditRecord, auditKeys } from "../../journal/index.js";
+import { RunnerError } from "../../shared/index.js";
+import type { CliIo } from "../io.js";
+
+/** A Redis connection and the audit trail's key prefix for one CLI command; `close()` disconnects. */
+export interface CliAudit {
+  redis: Redis;
+  keyPrefix: string;
+  close(): Promise<void>;
+}
+
+/** Loads the config and connects to Redis (REDIS_URL wins over `redis.url`). */
+export async function openAudit(io: CliIo, configPath: string | undefined): Promise<CliAudit> {
+  const { config } = await loadConfig({ configPath, env: io.env, cwd: io.cwd });
+  const url = io.env.REDIS_URL || config.redis.url;
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  redis.on("error", () => undefined);
+  try {
+    await redis.connect();
+  } catch (cause) {
+    redis.disconnect();
+    throw new RunnerError(
+      "REDIS_UNAVAILABLE",
+      `cannot reach Redis at ${url.replace(/\/\/[^@]*@/, "//***@")}`,
+      { cause },
+    );
+  }
+  return {
+    redis,
+    keyPrefix: config.redis.key_prefix,
+    async close() {
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+/** A stream entry as listed: decoded, or the reason it does not decode (evidence is never hidden). */
+export type ListedEntry = { ok: true; record: AuditRecord } | { ok: false; id: string; problem: string };
+
+/**
+ * The newest `limit` entries of the whole trail, oldest first, in one XREVRANGE. Entries that do not
+ * decode are returned with their problem rather than dropped, so a listing shows where the damage is.
+ */
+export async function readRecentEntries(
+  redis: Redis,
+  keyPrefix: string,
+  limit: number,
+): Promise<ListedEntry[]> {
+  const rows = (await redis.xrevrange(auditKeys(keyPrefix).stream, "+", "-", "COUNT", limit)) as [
+    string,
+    string[],
+  ][];
+  return rows.reverse().map(([id, fields]) => decodeListed(id, fields));
+}
+
+function decodeListed(id: string, fields: readonly string[]): ListedEntry {
+  const map = new Map<string, string>();
+  for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i] as string, fields[i + 1] as string);
+  const raw = map.get("entry");
+  const prev = map.get("prev");
+  const hash = map.get("hash");
+  if (raw === undefined || prev === undefined || hash === undefined) {
+    return { ok: false, id, problem: "the stream entry lacks one of the fields entry, prev, hash" };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return { ok: false, id, problem: "its entry is not valid JSON" };
+  }
+  const parsed = AuditEntry.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return {
+      ok: false,
+      id,
+      problem: `its entry does not match the v1 schema at ${issue?.path.join(".") || "(entry)"}: ${issue?.message}`,
+    };
+  }
+  return { ok: true, record: { id, prev, hash, entry: parsed.data } };
+}
+
+/** Milliseconds since the epoch as ISO-8601 UTC, to the millisecond (entries often share a second). */
+export function formatAuditTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/**
+ * One readable line per entry: time, seq, kind, tool, verdict or outcome, step, reason, approver,
+ * and the trace (entries of many runs interleave in the whole-trail listing).
+ */
+export function auditLine(record: AuditRecord): string {
+  const e = record.entry;
+  const result = e.kind === "decision" ? e.verdict : `${e.outcome}${e.isReplay ? " (replay)" : ""}`;
+  const approver =
+    e.approver !== undefined
+      ? `approver ${e.approver}`
+      : e.approvalSource !== undefined
+        ? `approval ${e.approvalSource}`
+        : "";
+  return [
+    formatAuditTime(e.at),
+    `#${e.seq}`,
+    e.kind.padEnd(9),
+    e.tool.padEnd(16),
+    result.padEnd(9),
+    e.step !== undefined ? `step ${e.step}` : "",
+    e.kind === "execution" ? `${e.durationMs}ms` : "",
+    e.reason !== undefined && e.reason !== "" ? JSON.stringify(oneLine(e.reason)) : "",
+    approver,
+    `trace ${e.traceId}`,
+  ]
+    .filter(Boolean)
+    .join("  ");
+}
+
+function oneLine(text: string): string {
+  const first = text.split("\n")[0] ?? "";
+  return first.length > 200 ? `${first.slice(0, 200)}…` : first;
+}
