@@ -1,5 +1,6 @@
 import Type, { type Static } from "typebox";
 import { assertNever } from "../shared/index.js";
+import { missingForAction } from "./action-args.js";
 import { BackgroundProcess, type BackgroundProcessStatus } from "./background-process.js";
 import { defineTool } from "./define-tool.js";
 import type { ToolExecutionContext } from "./execution-context.js";
@@ -129,18 +130,7 @@ export function createProcessTool(options: ProcessToolOptions): Tool<typeof Proc
       args.action === "start" ? cwdPermission(options, ctx, args.cwd) : { behavior: "passthrough" },
     async execute(args, ctx) {
       const missing = REQUIRED[args.action].filter((field) => args[field] === undefined);
-      if (missing.length > 0) {
-        return toolFailure(
-          "validation",
-          `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} required when action is "${args.action}"`,
-          {
-            fields: missing.map((field) => ({
-              field,
-              problem: `is required when action is "${args.action}"`,
-            })),
-          },
-        );
-      }
+      if (missing.length > 0) return missingForAction(missing, args.action);
       const action = args.action;
       switch (action) {
         case "start": {
