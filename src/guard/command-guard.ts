@@ -1,8 +1,8 @@
-import { SHELL_PROGRAMS } from "./command-facts.js";
 import { envCommandAssignments, environmentCommands, optionCommands } from "./embedded-commands.js";
 import { hardInvocationFindings, hardRedirectFindings } from "./hard-families.js";
 import { DownloadTracker, wrappedHardFindings } from "./indirect-families.js";
 import { interpreterFindings } from "./interpreter-families.js";
+import { SHELL_PROGRAMS } from "./programs.js";
 import { createShellParser, type ShellParser, type ShellParserOptions } from "./shell-parser.js";
 import { type SimpleCommand, walkShell } from "./shell-walk.js";
 import { BRACE_MARK, literalField } from "./shell-words.js";

@@ -1,5 +1,6 @@
-import { parseArgs, pathCandidates, TEXT_ONLY_PROGRAMS } from "./command-facts.js";
+import { parseArgs, pathCandidates } from "./command-facts.js";
 import { isBlockDevice, isProtectedDeleteTarget, isSystemSecret, normaliseTarget } from "./command-paths.js";
+import { TEXT_ONLY_PROGRAMS } from "./programs.js";
 import type { Redirect, SimpleCommand } from "./shell-walk.js";
 import type { Field } from "./shell-words.js";
 import { findStartPaths, type Invocation } from "./unwrap.js";

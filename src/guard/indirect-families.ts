@@ -1,6 +1,6 @@
-import { DOWNLOADERS, isInterpreter, TEXT_ONLY_PROGRAMS } from "./command-facts.js";
 import { normaliseTarget } from "./command-paths.js";
 import { hardInvocationFindings } from "./hard-families.js";
+import { DOWNLOADERS, isInterpreter, TEXT_ONLY_PROGRAMS } from "./programs.js";
 import type { Field } from "./shell-words.js";
 import { type Invocation, programName } from "./unwrap.js";
 import { type GuardFinding, softFinding } from "./verdict.js";

@@ -1,4 +1,4 @@
-import { DOWNLOADERS, isInterpreter, SHELL_PROGRAMS } from "./command-facts.js";
+import { DOWNLOADERS, isInterpreter, SHELL_PROGRAMS } from "./programs.js";
 import type { SimpleCommand } from "./shell-walk.js";
 import type { Field } from "./shell-words.js";
 import { type Invocation, programName } from "./unwrap.js";

@@ -1,6 +1,7 @@
-import { parseArgs, pathCandidates, TEXT_ONLY_PROGRAMS } from "./command-facts.js";
+import { parseArgs, pathCandidates } from "./command-facts.js";
 import { isCredentialFile, isPrivateKey, isSystemPath, normaliseTarget } from "./command-paths.js";
 import { isWriteRedirect } from "./hard-families.js";
+import { TEXT_ONLY_PROGRAMS } from "./programs.js";
 import type { SimpleCommand } from "./shell-walk.js";
 import type { Field } from "./shell-words.js";
 import type { Invocation } from "./unwrap.js";

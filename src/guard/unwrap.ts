@@ -1,3 +1,4 @@
+import { SHELL_PROGRAMS } from "./programs.js";
 import type { SimpleCommand } from "./shell-walk.js";
 import { type Field, literalField } from "./shell-words.js";
 
@@ -67,19 +68,6 @@ export function programName(field: Field): string {
   return (slash === -1 ? text : text.slice(slash + 1)).toLowerCase();
 }
 
-const SHELLS = new Set([
-  "sh",
-  "bash",
-  "dash",
-  "zsh",
-  "ksh",
-  "mksh",
-  "ash",
-  "yash",
-  "fish",
-  "busybox-sh",
-  "rbash",
-]);
 const SIMPLE_PREFIX = new Set([
   "!",
   "nohup",
@@ -279,7 +267,7 @@ function wrapperStep(name: string, args: Field[]): Step {
       return args[0] ? { next: -1, script: { text: args[0].text, dynamic: args[0].dynamic } } : { next: -1 };
     default:
       if (SIMPLE_PREFIX.has(name)) return { next: skipOptions(args, 0, {}) };
-      if (SHELLS.has(name)) return shellStep(args);
+      if (SHELL_PROGRAMS.has(name)) return shellStep(args);
       return { next: -1 };
   }
 }
