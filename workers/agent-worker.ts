@@ -1,7 +1,7 @@
 import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { ParkSignal, type RunDeps, runAgent, shouldRetryRun } from "../src/agent/index.js";
-import { bullPrefix, parseAgentJobPayload } from "../src/queue/index.js";
+import { type AgentJobPayload, bullPrefix, parseAgentJobPayload } from "../src/queue/index.js";
 import { isRunnerError, randomToken } from "../src/shared/index.js";
 
 /** Options for {@link startAgentWorker}. */
@@ -17,6 +17,8 @@ export interface AgentWorkerOptions {
   lockDurationMs?: number;
   /** How often stalled jobs are looked for, ms (default 30 s). */
   stalledIntervalMs?: number;
+  /** Called once a run has ended for good (completed, or failed without further retries). */
+  onRunFinished?: (payload: AgentJobPayload) => Promise<void>;
 }
 
 /**
@@ -59,9 +61,12 @@ export function agentProcessor(options: AgentWorkerOptions) {
       if (!shouldRetryRun(err)) {
         const message = isRunnerError(err) ? `${err.code}: ${err.message}` : String(err);
         log.error({ err: message }, "run failed, not retryable");
+        await options.onRunFinished?.(payload).catch(() => undefined);
         throw new UnrecoverableError(message);
       }
-      log.warn({ err: err instanceof Error ? err.message : String(err) }, "run attempt failed; will retry");
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      log.warn({ err: err instanceof Error ? err.message : String(err), lastAttempt }, "run attempt failed");
+      if (lastAttempt) await options.onRunFinished?.(payload).catch(() => undefined);
       throw err;
     }
   };

@@ -1,28 +1,48 @@
 import { Redis } from "ioredis";
 import type { EchoRunnerConfig } from "../src/config/index.js";
-import { createHttpServer } from "../src/http/index.js";
 import type { Logger } from "../src/logging/index.js";
+import type { ConfigScheduleEntry } from "../src/scheduler/index.js";
 import type { DeepReadonly } from "../src/shared/index.js";
 import { type LocalRedis, startLocalRedis } from "./local-redis.js";
+import {
+  type PartContext,
+  type RunningPart,
+  startHttpPart,
+  startSchedulerPart,
+  startWorkerPart,
+} from "./parts.js";
+import { toolRegistryFor } from "./tool-registry.js";
 
-/** Options for {@link startAllInOne}. */
-export interface AllInOneOptions {
+/** The parts one process can run. */
+export const PROCESS_PARTS = ["worker", "scheduler", "http"] as const;
+export type ProcessPart = (typeof PROCESS_PARTS)[number];
+
+/** Options for {@link startProcess}. */
+export interface ProcessOptions {
   config: DeepReadonly<EchoRunnerConfig>;
   logger: Logger;
+  env: NodeJS.ProcessEnv;
   /** REDIS_URL from the environment; when unset a local redis-server is started under dataDir. */
   redisUrl: string | undefined;
   dataDir: string;
+  baseDir: string;
+  configPaths: readonly string[];
+  parts: readonly ProcessPart[];
+  configSchedules: readonly ConfigScheduleEntry[];
 }
 
-/** A running all-in-one process; stop() shuts it down in order and stops the local Redis last. */
+/** A running process; stop() shuts the parts down in order and stops the local Redis last. */
 export interface RunningProcess {
-  httpAddress: string;
+  httpAddress: string | undefined;
   redisUrl: string;
   stop(): Promise<void>;
 }
 
-/** Starts Redis (if needed) and the HTTP server in this process. */
-export async function startAllInOne(options: AllInOneOptions): Promise<RunningProcess> {
+/**
+ * Starts Redis (if needed) and the chosen parts in this process: `start` runs all three;
+ * `worker`, `scheduler` and `serve` run one each, for several machines against one Redis.
+ */
+export async function startProcess(options: ProcessOptions): Promise<RunningProcess> {
   const { config, logger } = options;
   let local: LocalRedis | undefined;
   let redisUrl = options.redisUrl;
@@ -37,15 +57,40 @@ export async function startAllInOne(options: AllInOneOptions): Promise<RunningPr
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
   await redis.connect();
-  const http = createHttpServer({ redis, logger });
-  const httpAddress = await http.listen({ host: config.http.host, port: config.http.port });
-  logger.info({ address: httpAddress, publicUrl: config.http.public_url }, "http server listening");
+  const ctx: PartContext = {
+    config,
+    logger,
+    env: options.env,
+    redis,
+    baseDir: options.baseDir,
+    protectedPaths: [options.dataDir, ...options.configPaths],
+  };
+  const running: RunningPart[] = [];
+  let httpAddress: string | undefined;
+  const tools = await toolRegistryFor(ctx);
+  try {
+    if (options.parts.includes("http")) {
+      const http = await startHttpPart(ctx);
+      httpAddress = http.address;
+      running.push(http);
+    }
+    if (options.parts.includes("worker")) running.push(await startWorkerPart(ctx, tools.registry));
+    if (options.parts.includes("scheduler")) running.push(startSchedulerPart(ctx, options.configSchedules));
+  } catch (err) {
+    for (const part of running.reverse()) await part.stop().catch(() => undefined);
+    redis.disconnect();
+    await local?.stop();
+    throw err;
+  }
   return {
     httpAddress,
     redisUrl,
     async stop() {
-      await http.close();
-      redis.disconnect();
+      // Stop taking work first, then the rest; the journal leaves any interrupted call in doubt.
+      for (const part of [...running].reverse())
+        await part.stop().catch((err: unknown) => logger.warn({ err: String(err) }, "stop failed"));
+      await tools.close();
+      await redis.quit().catch(() => redis.disconnect());
       await local?.stop();
       logger.info("stopped cleanly");
     },

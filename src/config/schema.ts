@@ -135,6 +135,7 @@ export const EchoRunnerConfigSchema = z.strictObject({
     session_mode: z.enum(SESSION_PERMISSION_MODES),
     max_steps: positiveInt.max(10_000),
     in_doubt_policy: z.enum(IN_DOUBT_POLICIES),
+    worker_concurrency: positiveInt.max(1000),
   }),
   redis: z.strictObject({
     url: z.url({ protocol: /^rediss?$/ }),

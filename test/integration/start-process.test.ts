@@ -1,0 +1,84 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Job, Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { AuditTrail } from "../../src/journal/index.js";
+import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { testPayload } from "../helpers/agent-harness.js";
+import { startCli } from "../helpers/cli-process.js";
+import { freePort } from "../helpers/free-port.js";
+import { testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
+
+describe("echo-runner start runs worker, scheduler and HTTP server together", () => {
+  it("fires a config schedule into a run that the worker completes, and completes an enqueued run", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "echo-process-"));
+    const keyPrefix = uniquePrefix("proc").replace(/:/g, "-");
+    await writeFile(
+      join(dir, "script.yaml"),
+      stringify([
+        { tool_calls: [{ name: "exec", arguments: { command: "ls" } }] },
+        { content: "report filed" },
+      ]),
+    );
+    const port = await freePort();
+    await writeFile(
+      join(dir, "echo.yaml"),
+      stringify({
+        redis: { key_prefix: keyPrefix },
+        http: { port, public_url: `http://127.0.0.1:${port}` },
+        logging: { level: "info", format: "json" },
+        models: { scripted: { provider: "scripted", script: "script.yaml" } },
+        agents: { nightly: { model: "scripted", task: "file the report", workspace: dir } },
+        schedules: [
+          {
+            id: "every-second",
+            cron: "* * * * * *",
+            timezone: "UTC",
+            agent: "nightly",
+            overlap: "skip",
+            catch_up: "none",
+            jitter_seconds: 0,
+            enabled: true,
+            owner: "ann",
+            authorized: false,
+          },
+        ],
+      }),
+    );
+    const cli = startCli(["start", "--config", join(dir, "echo.yaml")], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: dir, REDIS_URL: testRedisUrl() },
+    });
+    const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+    const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(keyPrefix) });
+    try {
+      await cli.waitForOutput(/echo-runner is running/);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      // A scheduled run: unattended, no cron grant, so its exec is denied (the tool is not even
+      // present here) and the run still finishes with its report.
+      await cli.waitForOutput(/"msg":"run finished"/, 20_000);
+      const completed = await queue.getJobs(["completed"]);
+      const scheduled = completed.find((j) => j.data.origin.kind === "schedule");
+      expect(scheduled?.returnvalue).toMatchObject({ status: "completed", finalAnswer: "report filed" });
+      expect(scheduled?.data).toMatchObject({ unattended: true, channel: "cron", userId: "ann" });
+      const entries = await new AuditTrail({ redis, keyPrefix }).readByTrace(scheduled?.data.traceId);
+      expect(entries[0]?.entry).toMatchObject({ kind: "decision", tool: "exec", verdict: "deny" });
+
+      const payload = testPayload({}, { workspace: dir });
+      await enqueueAgentRun(queue, payload);
+      await expect
+        .poll(async () => (await Job.fromId(queue, payload.runId))?.getState(), { timeout: 15_000 })
+        .toBe("completed");
+    } finally {
+      cli.child.kill("SIGTERM");
+      expect(await cli.exited).toBe(0);
+      expect(cli.output()).toContain("stopped cleanly");
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+      redis.disconnect();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,58 @@
+import type { Redis } from "ioredis";
+import {
+  ApprovalNotifications,
+  type ApprovalPolicy,
+  ApprovalStore,
+  createNotifiers,
+} from "../src/approvals/index.js";
+import { type EchoRunnerConfig, optionalSecret } from "../src/config/index.js";
+import type { Logger } from "../src/logging/index.js";
+import type { DeepReadonly } from "../src/shared/index.js";
+
+/** The approval policy of config (waits, required approvals, self-approval, reminders, approvers). */
+export function approvalPolicyFromConfig(config: DeepReadonly<EchoRunnerConfig>): ApprovalPolicy {
+  const approval = config.permissions.approval;
+  return {
+    waitTimeoutMs: approval.wait_timeout_seconds * 1000,
+    requiredApprovals: { ...approval.required_approvals },
+    forbidSelfApproval: approval.forbid_self_approval,
+    reminderBeforeMs: approval.reminder_before_seconds * 1000,
+    approvers: config.approvers.map((a) => ({ id: a.id, email: a.email })),
+  };
+}
+
+/** The approval store and its notifications (email, or the log when no SMTP host is set). */
+export function approvalsFromConfig(
+  config: DeepReadonly<EchoRunnerConfig>,
+  redis: Redis,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+): { store: ApprovalStore; notifications: ApprovalNotifications } {
+  const store = new ApprovalStore({
+    redis,
+    keyPrefix: config.redis.key_prefix,
+    policy: approvalPolicyFromConfig(config),
+  });
+  const smtp = config.smtp;
+  const password = smtp.user ? optionalSecret(smtp.password_env, env) : undefined;
+  const notifiers = createNotifiers({
+    smtp: smtp.host
+      ? {
+          host: smtp.host,
+          port: smtp.port,
+          secure: smtp.secure,
+          user: smtp.user,
+          ...(password ? { password } : {}),
+          from: smtp.from,
+        }
+      : null,
+    logger,
+  });
+  const notifications = new ApprovalNotifications({
+    store,
+    notifiers,
+    publicUrl: config.http.public_url,
+    logger,
+  });
+  return { store, notifications };
+}

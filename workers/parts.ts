@@ -1,0 +1,201 @@
+import { Job, Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { type RunDeps, storeApprovals } from "../src/agent/index.js";
+import type { ApprovalNotifications, ApprovalStore } from "../src/approvals/index.js";
+import type { EchoRunnerConfig } from "../src/config/index.js";
+import { createHttpServer } from "../src/http/index.js";
+import type { Logger } from "../src/logging/index.js";
+import { bullPrefix } from "../src/queue/index.js";
+import {
+  type ConfigScheduleEntry,
+  createScheduleRunHooks,
+  Scheduler,
+  ScheduleStore,
+} from "../src/scheduler/index.js";
+import type { DeepReadonly } from "../src/shared/index.js";
+import type { ToolRegistry } from "../src/tools/index.js";
+import { startAgentWorker } from "./agent-worker.js";
+import { approvalsFromConfig } from "./approvals-from-config.js";
+import { callGuardFromConfig } from "./guard-from-config.js";
+import { buildRunDeps } from "./run-deps.js";
+
+/** What every part of a process shares: config, logger, one Redis connection. */
+export interface PartContext {
+  config: DeepReadonly<EchoRunnerConfig>;
+  logger: Logger;
+  env: NodeJS.ProcessEnv;
+  redis: Redis;
+  /** Directory relative paths in config (scripted models) are read from. */
+  baseDir: string;
+  /** Read-only in every mode for the agents' file tools: the config files and the data dir. */
+  protectedPaths: readonly string[];
+}
+
+/** A started part; stop() is idempotent and waits for in-flight work to settle. */
+export interface RunningPart {
+  stop(): Promise<void>;
+}
+
+/**
+ * Moves parked jobs back to work as soon as their approval is decided, whichever process decided
+ * it (page, API, CLI, expiry): every final decision is on the approvals event stream.
+ */
+function startPromoter(ctx: PartContext): RunningPart {
+  // XREAD BLOCK holds its connection: it gets one of its own.
+  const reader = ctx.redis.duplicate();
+  const { store } = approvalsFromConfig(ctx.config, reader, ctx.env, ctx.logger);
+  const queue = new Queue("agent", {
+    connection: ctx.redis,
+    prefix: bullPrefix(ctx.config.redis.key_prefix),
+  });
+  let running = true;
+  const loop = (async () => {
+    let last = "$";
+    while (running) {
+      try {
+        const events = await store.readEvents(last, { blockMs: 2000 });
+        for (const event of events) {
+          last = event.streamId;
+          const job = await Job.fromId(queue, event.jobId);
+          // A job that is not delayed any more (already woken, finished, removed) needs nothing.
+          await job?.promote().catch(() => undefined);
+        }
+      } catch (err) {
+        if (running)
+          ctx.logger.warn({ err: (err as Error).message }, "approval promoter: read failed; retrying");
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      reader.disconnect();
+      await queue.close();
+      await loop.catch(() => undefined);
+    },
+  };
+}
+
+/** Re-sends unsent approval mails, sends reminders and expires overdue requests, every 30 s. */
+function startSweeper(
+  ctx: PartContext,
+  store: ApprovalStore,
+  notifications: ApprovalNotifications,
+): RunningPart {
+  const sweep = async () => {
+    try {
+      await notifications.retryUnsent();
+      await notifications.remindDue();
+      await store.expireDue();
+    } catch (err) {
+      ctx.logger.warn({ err: (err as Error).message }, "approval sweeper failed; will retry");
+    }
+  };
+  const timer = setInterval(() => void sweep(), 30_000);
+  timer.unref();
+  void sweep();
+  return {
+    async stop() {
+      clearInterval(timer);
+    },
+  };
+}
+
+/** The agent worker: runs, approvals promotion and sweeping, grant checks at run start. */
+export async function startWorkerPart(
+  ctx: PartContext,
+  registry: ToolRegistry,
+  overrides: Partial<RunDeps> = {},
+): Promise<RunningPart> {
+  const { config, logger, redis } = ctx;
+  const keyPrefix = config.redis.key_prefix;
+  const { store, notifications } = approvalsFromConfig(config, redis, ctx.env, logger);
+  const hooks = createScheduleRunHooks({ redis, keyPrefix });
+  const guard = await callGuardFromConfig(config, { env: ctx.env, protectedPaths: ctx.protectedPaths });
+  const deps = await buildRunDeps({
+    config,
+    redis,
+    registry,
+    guard,
+    approvals: storeApprovals({ store, notifications, logger }),
+    logger,
+    env: ctx.env,
+    baseDir: ctx.baseDir,
+    // The grant is checked when the run starts, never trusted from the payload.
+    cronAuthorized: async (payload) =>
+      payload.origin.scheduleId
+        ? (await hooks.resolveCronAuthorization(payload.origin.scheduleId, Date.now())).cronAuthorized
+        : false,
+  });
+  const worker = startAgentWorker({
+    connection: redis,
+    keyPrefix,
+    concurrency: config.execution.worker_concurrency,
+    deps: { ...deps, ...overrides },
+    onRunFinished: async (payload) => {
+      if (payload.origin.scheduleId)
+        await hooks.markScheduleRunFinished(payload.origin.scheduleId, payload.runId);
+    },
+  });
+  await worker.waitUntilReady();
+  const promoter = startPromoter(ctx);
+  const sweeper = startSweeper(ctx, store, notifications);
+  logger.info({ concurrency: config.execution.worker_concurrency }, "agent worker running");
+  return {
+    async stop() {
+      await sweeper.stop();
+      await promoter.stop();
+      await worker.close();
+    },
+  };
+}
+
+/** The scheduler: one leader fires due ticks into the agent queue. */
+export function startSchedulerPart(
+  ctx: PartContext,
+  configSchedules: readonly ConfigScheduleEntry[],
+): RunningPart {
+  const { config, logger, redis } = ctx;
+  const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(config.redis.key_prefix) });
+  const scheduler = new Scheduler({
+    store: new ScheduleStore({ redis, keyPrefix: config.redis.key_prefix }),
+    agentQueue: queue,
+    configSchedules,
+    keepFinished: config.retention.finished_jobs,
+    logger,
+  });
+  scheduler.start();
+  logger.info({ schedules: configSchedules.length }, "scheduler running");
+  return {
+    async stop() {
+      await scheduler.stop();
+      await queue.close();
+    },
+  };
+}
+
+/** The HTTP server: health, approval pages and the approval JSON API. */
+export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { address: string }> {
+  const { config, logger, redis } = ctx;
+  const { store } = approvalsFromConfig(config, redis, ctx.env, logger);
+  const apiToken = ctx.env[config.http.api_token_env];
+  const app = createHttpServer({
+    redis,
+    logger,
+    approvals: {
+      store,
+      publicUrl: config.http.public_url,
+      // No onDecided: the worker promotes parked jobs from the decision events, whichever process decided.
+      ...(apiToken ? { apiToken } : {}),
+    },
+  });
+  const address = await app.listen({ host: config.http.host, port: config.http.port });
+  logger.info({ address, publicUrl: config.http.public_url }, "http server listening");
+  return {
+    address,
+    async stop() {
+      await app.close();
+    },
+  };
+}
