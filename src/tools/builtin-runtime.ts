@@ -1,5 +1,4 @@
 import type { Redis } from "ioredis";
-import type { Logger } from "../logging/index.js";
 import type { Clock } from "../shared/index.js";
 import { RunnerError } from "../shared/index.js";
 import type { PathFenceFactory } from "./path-fence-port.js";
@@ -109,7 +108,6 @@ export interface BuiltinToolRuntime {
   /** Where execute_code writes its temp files (default: the OS temp directory). */
   readonly tempDir?: string;
   readonly clock: Clock;
-  readonly logger: Logger;
 }
 
 /** The caps in force: the defaults overridden by the runtime's, each checked to be a number > 0. */

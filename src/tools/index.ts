@@ -1,3 +1,13 @@
+export {
+  type BuiltinToolLimits,
+  type BuiltinToolRuntime,
+  DEFAULT_BUILTIN_LIMITS,
+  EXEC_HOSTS,
+  type ExecHost,
+  resolveBuiltinLimits,
+  type SpillReader,
+} from "./builtin-runtime.js";
+export { createBuiltinTools } from "./builtin-tools.js";
 export { CAPABILITIES, type Capability } from "./capabilities.js";
 export { type CatalogEntry, TOOL_CATALOG, TOOL_SECTIONS, type ToolSection } from "./catalog.js";
 export {
@@ -14,6 +24,7 @@ export {
   riskOf,
   toolsInProfile,
 } from "./catalog-lookup.js";
+export { CHILD_ENV_ALLOW, isSecretEnvName } from "./child-env.js";
 export {
   assertValidTool,
   defineMcpTool,
@@ -30,10 +41,41 @@ export {
   type ToolExecutionContext,
   type ToolExecutionContextOptions,
 } from "./execution-context.js";
+export { createExtraTools, type ExtraToolRuntime } from "./extra-tools.js";
 export { FrozenSet } from "./frozen-set.js";
 export { invokeTool } from "./invoke-tool.js";
+export {
+  type ConnectedMcpServers,
+  type ConnectMcpOptions,
+  connectMcpServers,
+  type McpAbsence,
+  type McpHttpServerSpec,
+  type McpServerSpec,
+  type McpStdioServerSpec,
+  mcpToolRisk,
+} from "./mcp/index.js";
+export type { MediaEndpoint, MediaSettings, SpeechEndpoint } from "./media-provider.js";
+export {
+  MESSAGE_CHANNELS,
+  MESSAGE_KINDS,
+  type MessageChannel,
+  type MessageKind,
+  type MessageSender,
+  type OutboundMessage,
+  type SentMessage,
+} from "./message-port.js";
+export {
+  createMessageSender,
+  type EmailSenderOptions,
+  type MessageSenderOptions,
+  type WebhookSenderOptions,
+} from "./message-senders.js";
+export type { PathFenceFactory, PathFencePort, PathFenceVerdict } from "./path-fence-port.js";
+export { ProcessSupervisor, type ProcessSupervisorOptions } from "./process-supervisor.js";
 export { TOOL_PROFILES, type ToolProfile } from "./profiles.js";
+export type { FetchFn } from "./provider-http.js";
 export { type AbsentTool, createToolRegistry, type PresentTools, type ToolRegistry } from "./registry.js";
+export { reservedToolResult } from "./reserved-tools.js";
 export { maxRisk, RISK_LEVELS, type RiskLevel, riskSeverity } from "./risk.js";
 export {
   type AnyTool,
@@ -72,3 +114,13 @@ export {
   validateAnyToolArgs,
   validateToolArgs,
 } from "./validate-args.js";
+export {
+  DEFAULT_WEB_FETCH_LIMITS,
+  type HostLookup,
+  type HostPolicy,
+  type UrlCheck,
+  type UrlChecker,
+  type WebFetchLimits,
+  type WebFetchOptions,
+} from "./web-ports.js";
+export { WEB_SEARCH_PROVIDERS, type WebSearchProvider, type WebSearchSettings } from "./web-search.js";

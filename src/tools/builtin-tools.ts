@@ -1,0 +1,51 @@
+import { type BuiltinToolRuntime, resolveBuiltinLimits } from "./builtin-runtime.js";
+import { resolveEnvAllow } from "./child-env.js";
+import { createEditFileTool } from "./edit-file.js";
+import { createExecTool } from "./exec.js";
+import { createExecuteCodeTool } from "./execute-code.js";
+import { createListDirTool } from "./list-dir.js";
+import { createMemoryTool } from "./memory.js";
+import { createPatchTool } from "./patch.js";
+import { createProcessTool } from "./process.js";
+import type { ProcessToolOptions } from "./process-tool-support.js";
+import { createReadFileTool } from "./read-file.js";
+import { createReadSpillTool } from "./read-spill.js";
+import { createSearchFilesTool } from "./search-files.js";
+import { createTodoTool } from "./todo.js";
+import type { AnyTool } from "./tool.js";
+import { createWriteFileTool } from "./write-file.js";
+
+/**
+ * The built-in file, process and run-state tools (read_file, list_dir, search_files, write_file,
+ * edit_file, patch, exec, execute_code, process, read_spill, todo, memory), built from one
+ * runtime. Throws RunnerError TOOL_DEFINITION_INVALID for an invalid limit or an environment
+ * allow-list entry that looks like a secret.
+ */
+export function createBuiltinTools(runtime: BuiltinToolRuntime): AnyTool[] {
+  const limits = resolveBuiltinLimits(runtime.limits);
+  const files = { pathFence: runtime.pathFence, limits };
+  const processes: ProcessToolOptions = {
+    pathFence: runtime.pathFence,
+    processes: runtime.processes,
+    execHost: runtime.execHost,
+    env: runtime.env,
+    envAllow: resolveEnvAllow(runtime.envAllow),
+    limits,
+    clock: runtime.clock,
+  };
+  const redis = { redis: runtime.redis, keyPrefix: runtime.keyPrefix, limits };
+  return [
+    createReadFileTool(files),
+    createListDirTool(files),
+    createSearchFilesTool(files),
+    createWriteFileTool(files),
+    createEditFileTool(files),
+    createPatchTool(files),
+    createExecTool(processes),
+    createExecuteCodeTool({ ...processes, ...(runtime.tempDir ? { tempDir: runtime.tempDir } : {}) }),
+    createProcessTool(processes),
+    createReadSpillTool({ spill: runtime.spill }),
+    createTodoTool({ ...redis, retentionMs: runtime.runStateRetentionMs }),
+    createMemoryTool({ ...redis, clock: runtime.clock }),
+  ];
+}
