@@ -41,72 +41,41 @@ export {
   type ToolExecutionContext,
   type ToolExecutionContextOptions,
 } from "./execution-context.js";
-export {
-  createExtraTools,
-  createExtraTools,
-  type ExtraToolRuntime,
-  type ExtraToolRuntime,
-} from "./extra-tools.js";
+export { createExtraTools, type ExtraToolRuntime } from "./extra-tools.js";
 export { FrozenSet } from "./frozen-set.js";
 export { invokeTool } from "./invoke-tool.js";
 export {
   type ConnectedMcpServers,
-  type ConnectedMcpServers,
-  type ConnectMcpOptions,
   type ConnectMcpOptions,
   connectMcpServers,
-  connectMcpServers,
-  type McpAbsence,
   type McpAbsence,
   type McpHttpServerSpec,
-  type McpHttpServerSpec,
-  type McpServerSpec,
   type McpServerSpec,
   type McpStdioServerSpec,
-  type McpStdioServerSpec,
-  mcpToolRisk,
   mcpToolRisk,
 } from "./mcp/index.js";
-export type {
-  MediaEndpoint,
-  MediaEndpoint,
-  MediaSettings,
-  MediaSettings,
-  SpeechEndpoint,
-  SpeechEndpoint,
-} from "./media-provider.js";
+export type { MediaEndpoint, MediaSettings, SpeechEndpoint } from "./media-provider.js";
 export {
   MESSAGE_CHANNELS,
-  MESSAGE_CHANNELS,
-  MESSAGE_KINDS,
   MESSAGE_KINDS,
   type MessageChannel,
-  type MessageChannel,
-  type MessageKind,
   type MessageKind,
   type MessageSender,
-  type MessageSender,
   type OutboundMessage,
-  type OutboundMessage,
-  type SentMessage,
   type SentMessage,
 } from "./message-port.js";
 export {
   createMessageSender,
-  createMessageSender,
-  type EmailSenderOptions,
   type EmailSenderOptions,
   type MessageSenderOptions,
-  type MessageSenderOptions,
-  type WebhookSenderOptions,
   type WebhookSenderOptions,
 } from "./message-senders.js";
 export type { PathFenceFactory, PathFencePort, PathFenceVerdict } from "./path-fence-port.js";
 export { ProcessSupervisor, type ProcessSupervisorOptions } from "./process-supervisor.js";
 export { TOOL_PROFILES, type ToolProfile } from "./profiles.js";
-export type { FetchFn, FetchFn } from "./provider-http.js";
+export type { FetchFn } from "./provider-http.js";
 export { type AbsentTool, createToolRegistry, type PresentTools, type ToolRegistry } from "./registry.js";
-export { reservedToolResult, reservedToolResult } from "./reserved-tools.js";
+export { reservedToolResult } from "./reserved-tools.js";
 export { maxRisk, RISK_LEVELS, type RiskLevel, riskSeverity } from "./risk.js";
 export {
   type AnyTool,
@@ -147,25 +116,11 @@ export {
 } from "./validate-args.js";
 export {
   DEFAULT_WEB_FETCH_LIMITS,
-  DEFAULT_WEB_FETCH_LIMITS,
-  type HostLookup,
   type HostLookup,
   type HostPolicy,
-  type HostPolicy,
-  type UrlCheck,
   type UrlCheck,
   type UrlChecker,
-  type UrlChecker,
   type WebFetchLimits,
-  type WebFetchLimits,
-  type WebFetchOptions,
   type WebFetchOptions,
 } from "./web-ports.js";
-export {
-  WEB_SEARCH_PROVIDERS,
-  WEB_SEARCH_PROVIDERS,
-  type WebSearchProvider,
-  type WebSearchProvider,
-  type WebSearchSettings,
-  type WebSearchSettings,
-} from "./web-search.js";
+export { WEB_SEARCH_PROVIDERS, type WebSearchProvider, type WebSearchSettings } from "./web-search.js";
