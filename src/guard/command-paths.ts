@@ -164,6 +164,9 @@ const SYSTEM_SECRETS = [
 
 /** True when `path` is (or could glob to) /etc/shadow, /etc/gshadow or anything under /root/.ssh. */
 export function isSystemSecret(path: string, glob: boolean): boolean {
+  // Fast exit for the common case: no glob and nothing that could name a secret.
+  if (!glob && !path.includes("shadow") && !path.includes(".ssh") && !/shadow|\.ssh/i.test(path))
+    return false;
   for (const secret of SYSTEM_SECRETS) {
     const rel = pathRelation(path, glob, secret);
     if (rel === "exact" || (rel === "under" && secret.endsWith(".ssh"))) return true;
