@@ -1,7 +1,11 @@
 import { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { type RunDeps, storeApprovals } from "../src/agent/index.js";
-import type { ApprovalNotifications, ApprovalStore } from "../src/approvals/index.js";
+import {
+  type ApprovalNotifications,
+  type ApprovalStore,
+  RedisAllowAlwaysStore,
+} from "../src/approvals/index.js";
 import type { EchoRunnerConfig } from "../src/config/index.js";
 import { createHttpServer } from "../src/http/index.js";
 import type { Logger } from "../src/logging/index.js";
@@ -113,12 +117,14 @@ export async function startWorkerPart(
   const { store, notifications } = approvalsFromConfig(config, redis, ctx.env, logger);
   const hooks = createScheduleRunHooks({ redis, keyPrefix });
   const guard = await callGuardFromConfig(config, { env: ctx.env, protectedPaths: ctx.protectedPaths });
+  const allowAlways = new RedisAllowAlwaysStore(redis, keyPrefix);
   const deps = await buildRunDeps({
     config,
     redis,
     registry,
     guard,
-    approvals: storeApprovals({ store, notifications, logger }),
+    approvals: storeApprovals({ store, notifications, logger, allowAlways }),
+    gatePorts: { allowAlways },
     logger,
     env: ctx.env,
     baseDir: ctx.baseDir,

@@ -8,6 +8,7 @@ import {
   type ModelClient,
   type RunDeps,
   redisSpillStore,
+  smartApproverFromModel,
 } from "../src/agent/index.js";
 import {
   type EchoRunnerConfig,
@@ -76,6 +77,14 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
       );
     }
   }
+  const smartModel = config.permissions.approval.smart_model;
+  const smartClient = smartModel ? models.get(smartModel) : undefined;
+  const gatePorts: GatePorts = {
+    ...options.gatePorts,
+    ...(smartClient && !options.gatePorts?.smartApprover
+      ? { smartApprover: smartApproverFromModel(smartClient) }
+      : {}),
+  };
   return {
     journal,
     registry: options.registry,
@@ -90,7 +99,7 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
     },
     gateFor(payload) {
       const sessionMode = effectiveSessionMode(config, payload.agent.sessionMode);
-      return new ApprovalGate(gateConfigFromConfig(config, sessionMode), options.gatePorts ?? {});
+      return new ApprovalGate(gateConfigFromConfig(config, sessionMode), gatePorts);
     },
     model(name) {
       const client = models.get(name);

@@ -1,3 +1,4 @@
+export { RedisAllowAlwaysStore } from "./allow-always-store.js";
 export {
   approvalLink,
   composeMessage,

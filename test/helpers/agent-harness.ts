@@ -7,6 +7,7 @@ import { Type } from "typebox";
 import { stringify } from "yaml";
 import type { ApprovalPort, CallGuard, RunDeps } from "../../src/agent/index.js";
 import { loadConfig } from "../../src/config/index.js";
+import type { GatePorts } from "../../src/gate/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { type AgentJobPayload, bullPrefix } from "../../src/queue/index.js";
 import { type AnyTool, createToolRegistry, defineTool, toolSuccess } from "../../src/tools/index.js";
@@ -85,6 +86,7 @@ export interface HarnessOptions {
   configOverrides?: Record<string, unknown>;
   approvals?: ApprovalPort;
   env?: NodeJS.ProcessEnv;
+  gatePorts?: GatePorts;
 }
 
 /** Builds run deps the way the worker does, with a scripted model named "scripted". */
@@ -108,6 +110,7 @@ export async function testRunDeps(options: HarnessOptions): Promise<{ deps: RunD
     logger: createLogger({ level: "silent", format: "json" }),
     env: options.env ?? {},
     baseDir: dir,
+    ...(options.gatePorts ? { gatePorts: options.gatePorts } : {}),
   });
   return { deps, dir };
 }

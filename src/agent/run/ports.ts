@@ -45,6 +45,7 @@ export interface ApprovalPort {
     idempotencyKey: string;
     tool: string;
     argsHash: string;
+    agentId: string;
   }): Promise<ApprovalState>;
   /** Registers the request (idempotent), sends the notification once, returns when to wake up (ms). */
   register(request: ParkRequest): Promise<{ wakeAt: number }>;

@@ -2,6 +2,7 @@ import {
   type ApprovalNotifications,
   type ApprovalStore,
   approvalIdFor,
+  type RedisAllowAlwaysStore,
   resolveParkedCall,
 } from "../../approvals/index.js";
 import type { Logger } from "../../logging/index.js";
@@ -16,6 +17,8 @@ export function storeApprovals(options: {
   store: ApprovalStore;
   notifications: ApprovalNotifications;
   logger: Logger;
+  /** Where approve-always decisions become allow-always records (exec-class tools only). */
+  allowAlways?: RedisAllowAlwaysStore;
 }): ApprovalPort {
   const { store, notifications, logger } = options;
   return {
@@ -29,13 +32,31 @@ export function storeApprovals(options: {
         store.clock.now(),
       );
       switch (action.action) {
-        case "execute":
+        case "execute": {
+          const approver = action.approvers.join(", ");
+          if (
+            action.always &&
+            options.allowAlways &&
+            ["exec", "execute_code", "process"].includes(call.tool)
+          ) {
+            // Scoped to the agent and to these exact arguments: never the binary name alone.
+            await options.allowAlways.add({
+              v: 1,
+              tool: call.tool,
+              argsHash: call.argsHash,
+              scope: "agent",
+              scopeId: call.agentId,
+              createdBy: approver,
+              createdAt: store.clock.now(),
+            });
+          }
           return {
             status: "approved",
-            approver: action.approvers.join(", "),
+            approver,
             argsHash: call.argsHash,
             tool: call.tool,
           };
+        }
         case "wait":
           return { status: "pending", deadline: action.until };
         case "deny": {

@@ -266,6 +266,7 @@ async function planCall(
       idempotencyKey: ctx.idempotencyKey,
       tool: name,
       argsHash: gateCall.argsHash,
+      agentId: payload.agentId,
     });
     switch (approval.status) {
       case "approved": {
