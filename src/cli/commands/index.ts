@@ -21,6 +21,7 @@ import { schedulesRevokeCommand } from "./schedules-revoke.js";
 import { schedulesRunNowCommand } from "./schedules-run-now.js";
 import { schedulesShowCommand } from "./schedules-show.js";
 import { schedulerCommand, serveCommand, startCommand, workerCommand } from "./start.js";
+import { toolsListCommand } from "./tools-list.js";
 
 /**
  * Every CLI command, one file each under commands/. Add a command by adding its file and one line
@@ -40,6 +41,7 @@ export const COMMANDS: readonly CliCommand[] = [
   auditListCommand,
   auditVerifyCommand,
   policyExplainCommand,
+  toolsListCommand,
   gateCheckCommand,
   guardCommandCommand,
   guardArgvCommand,
