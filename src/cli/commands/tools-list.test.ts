@@ -54,7 +54,7 @@ describe("echo-runner tools list", () => {
     });
     expect(by.get("agents_list")).toMatchObject({
       status: "reserved",
-      reason: "reserved name: declared, never callable",
+      reason: "declared in the catalog, never callable",
     });
     expect(by.get("read_file")).toMatchObject({ status: "ready" });
     expect(by.get("knowledge_search")).toMatchObject({ status: "ready" });

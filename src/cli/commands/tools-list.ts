@@ -64,7 +64,7 @@ export function toolRows(listed: Pick<ListedTools, "tools" | "absent">, env: Too
     };
     const entry = catalogEntry(name);
     if (entry?.reserved)
-      return { ...base, status: "reserved", reason: "reserved name: declared, never callable" };
+      return { ...base, status: "reserved", reason: "declared in the catalog, never callable" };
     if (entry?.alwaysLoaded && !tool) {
       return { ...base, status: "ready", reason: "built for each run by the agent loop (always loaded)" };
     }
