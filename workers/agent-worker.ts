@@ -19,6 +19,8 @@ export interface AgentWorkerOptions {
   stalledIntervalMs?: number;
   /** Called once a run has ended for good (completed, or failed without further retries). */
   onRunFinished?: (payload: AgentJobPayload) => Promise<void>;
+  /** Called when a run parks (it may resume on another worker): release what it holds here. */
+  onRunParked?: (payload: AgentJobPayload) => Promise<void>;
 }
 
 /**
@@ -55,6 +57,9 @@ export function agentProcessor(options: AgentWorkerOptions) {
     } catch (err) {
       if (err instanceof ParkSignal) {
         log.info({ wakeAt: err.wakeAt, why: err.why }, "run parked");
+        await options
+          .onRunParked?.(payload)
+          .catch((e: unknown) => log.warn({ err: String(e) }, "run-parked hook failed"));
         await job.moveToDelayed(err.wakeAt, token);
         throw new DelayedError();
       }

@@ -74,7 +74,7 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
       httpAddress = http.address;
       running.push(http);
     }
-    if (options.parts.includes("worker")) running.push(await startWorkerPart(ctx, tools.registry));
+    if (options.parts.includes("worker")) running.push(await startWorkerPart(ctx, tools));
     if (options.parts.includes("scheduler")) running.push(startSchedulerPart(ctx, options.configSchedules));
   } catch (err) {
     for (const part of running.reverse()) await part.stop().catch(() => undefined);

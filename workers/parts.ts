@@ -17,11 +17,11 @@ import {
   ScheduleStore,
 } from "../src/scheduler/index.js";
 import type { DeepReadonly } from "../src/shared/index.js";
-import type { ToolRegistry } from "../src/tools/index.js";
 import { startAgentWorker } from "./agent-worker.js";
 import { approvalsFromConfig } from "./approvals-from-config.js";
 import { callGuardFromConfig } from "./guard-from-config.js";
 import { buildRunDeps } from "./run-deps.js";
+import type { WorkerTools } from "./tool-registry.js";
 
 /** What every part of a process shares: config, logger, one Redis connection. */
 export interface PartContext {
@@ -109,7 +109,7 @@ function startSweeper(
 /** The agent worker: runs, approvals promotion and sweeping, grant checks at run start. */
 export async function startWorkerPart(
   ctx: PartContext,
-  registry: ToolRegistry,
+  tools: WorkerTools,
   overrides: Partial<RunDeps> = {},
 ): Promise<RunningPart> {
   const { config, logger, redis } = ctx;
@@ -121,7 +121,7 @@ export async function startWorkerPart(
   const deps = await buildRunDeps({
     config,
     redis,
-    registry,
+    registry: tools.registry,
     guard,
     approvals: storeApprovals({ store, notifications, logger, allowAlways }),
     gatePorts: { allowAlways },

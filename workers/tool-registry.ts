@@ -1,13 +1,59 @@
-import { createToolRegistry, type ToolRegistry } from "../src/tools/index.js";
+import { homedir } from "node:os";
+import { redisSpillStore } from "../src/agent/index.js";
+import { createPathFence } from "../src/guard/index.js";
+import { nodeFsView } from "../src/platform/index.js";
+import { systemClock } from "../src/shared/index.js";
+import {
+  createBuiltinTools,
+  createToolRegistry,
+  ProcessSupervisor,
+  type ToolRegistry,
+} from "../src/tools/index.js";
 import type { PartContext } from "./parts.js";
 
+/** The tools of a worker process, and what must happen when its runs end or the process stops. */
+export interface WorkerTools {
+  registry: ToolRegistry;
+  /** Stops the background processes a run started (run finished, failed or parked). */
+  releaseRun(runId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
- * The tools this process has. Tool implementations register here as they land (issue 9); a tool
- * the catalog declares without an implementation is simply not present, and the policy's
- * tool_state layer removes it with that reason.
+ * The tools this process has: the built-in file, process and run-state tools with their runtime
+ * (path fence per workspace, Redis state, spill reader, process supervisor). A tool the catalog
+ * declares without an implementation here is simply not present; the policy's tool_state layer
+ * removes it with that reason.
  */
-export async function toolRegistryFor(
-  _ctx: PartContext,
-): Promise<{ registry: ToolRegistry; close(): Promise<void> }> {
-  return { registry: createToolRegistry([]), close: async () => undefined };
+export async function toolRegistryFor(ctx: PartContext): Promise<WorkerTools> {
+  const { config, redis } = ctx;
+  const retentionMs = config.retention.journal_days * 24 * 3600 * 1000;
+  const fs = nodeFsView();
+  const processes = new ProcessSupervisor({ clock: systemClock, logger: ctx.logger });
+  const tools = createBuiltinTools({
+    pathFence: (workspace) =>
+      createPathFence({
+        workspaceRoot: workspace,
+        restrictToWorkspace: config.tools.restrict_to_workspace,
+        ...(config.tools.safe_write_root ? { safeWriteRoot: config.tools.safe_write_root } : {}),
+        homeDir: ctx.env.HOME ?? homedir(),
+        protectedPaths: ctx.protectedPaths,
+        fs,
+      }),
+    redis,
+    keyPrefix: config.redis.key_prefix,
+    runStateRetentionMs: retentionMs,
+    spill: redisSpillStore(redis, config.redis.key_prefix, retentionMs),
+    processes,
+    execHost: config.tools.exec.host,
+    env: ctx.env,
+    clock: systemClock,
+  });
+  return {
+    registry: createToolRegistry(tools),
+    releaseRun: async (runId) => {
+      await processes.stopAllForRun(runId);
+    },
+    close: () => processes.close(),
+  };
 }
