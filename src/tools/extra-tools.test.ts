@@ -29,6 +29,7 @@ const NAMES = [
   "text_to_speech",
   "notify",
   "message",
+  "session_search",
 ];
 
 describe("createExtraTools", () => {
@@ -61,6 +62,7 @@ describe("createExtraTools", () => {
       text_to_speech: "not ready: no speech endpoint is configured (tools.media.speech)",
       notify: "not ready: no message channel is configured (smtp.host or webhooks)",
       message: "not ready: no message channel is configured (smtp.host or webhooks)",
+      session_search: "not ready: no session archive was given (run transcripts)",
     });
   });
 

@@ -10,6 +10,7 @@ import { createMessageTool } from "./message.js";
 import type { MessageSender } from "./message-port.js";
 import { createNotifyTool } from "./notify.js";
 import type { FetchFn } from "./provider-http.js";
+import { createSessionSearchTool, type SessionArchive } from "./session-search.js";
 import { createSkillInstallTool } from "./skill-install.js";
 import { createSkillManageTool } from "./skill-manage.js";
 import { createSkillViewTool } from "./skill-view.js";
@@ -46,6 +47,8 @@ export interface ExtraToolRuntime {
   readonly knowledge?: { readonly redis: Redis; readonly keyPrefix: string };
   /** Delivery of notify and message (see createMessageSender); undefined leaves them not ready. */
   readonly sender?: MessageSender;
+  /** Past runs' transcripts for session_search; undefined leaves it not ready. */
+  readonly sessions?: SessionArchive;
   readonly clock: Clock;
   /** Told once, at debug level, which of these tools are not ready and why. */
   readonly logger?: Pick<Logger, "debug">;
@@ -54,7 +57,7 @@ export interface ExtraToolRuntime {
 /**
  * The web, knowledge, skills, media and messaging tools: web_fetch, web_search, knowledge_index,
  * knowledge_search, skills_list, skill_view, skill_install, skill_manage, vision_analyze,
- * image_generate, text_to_speech, notify, message. Every one is returned; those whose dependency is
+ * image_generate, text_to_speech, notify, message, session_search. Every one is returned; those whose dependency is
  * missing report not ready with the reason (declared ≠ present), so `tools list` and `policy explain`
  * can say why.
  */
@@ -77,6 +80,7 @@ export function createExtraTools(runtime: ExtraToolRuntime): AnyTool[] {
     createTextToSpeechTool({ endpoint: media.speech, fetch, hostPolicy }),
     createNotifyTool(runtime.sender),
     createMessageTool(runtime.sender),
+    createSessionSearchTool(runtime.sessions),
   ];
   for (const tool of tools) {
     const readiness = tool.readinessDetail();

@@ -78,6 +78,13 @@ export { type AbsentTool, createToolRegistry, type PresentTools, type ToolRegist
 export { reservedToolResult } from "./reserved-tools.js";
 export { maxRisk, RISK_LEVELS, type RiskLevel, riskSeverity } from "./risk.js";
 export {
+  createSessionSearchTool,
+  SESSION_SEARCH_MAX_RUNS,
+  type SessionArchive,
+  type SessionSummary,
+  type TranscriptEntry,
+} from "./session-search.js";
+export {
   type AnyTool,
   PASSTHROUGH,
   PERMISSION_BEHAVIORS,
