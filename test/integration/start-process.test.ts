@@ -57,11 +57,12 @@ describe("echo-runner start runs worker, scheduler and HTTP server together", ()
     try {
       await cli.waitForOutput(/echo-runner is running/);
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-      // A scheduled run: unattended, no cron grant, so its exec is denied (the tool is not even
-      // present here) and the run still finishes with its report.
-      await cli.waitForOutput(/"msg":"run finished"/, 20_000);
-      const completed = await queue.getJobs(["completed"]);
-      const scheduled = completed.find((j) => j.data.origin.kind === "schedule");
+      // A scheduled run: unattended, no cron grant, under the daemon security profile, so its exec
+      // is denied and the run still finishes with its report.
+      const findScheduled = async () =>
+        (await queue.getJobs(["completed"])).find((j) => j.data.origin.kind === "schedule");
+      await expect.poll(findScheduled, { timeout: 20_000, interval: 200 }).toBeDefined();
+      const scheduled = await findScheduled();
       expect(scheduled?.returnvalue).toMatchObject({ status: "completed", finalAnswer: "report filed" });
       expect(scheduled?.data).toMatchObject({ unattended: true, channel: "cron", userId: "ann" });
       const entries = await new AuditTrail({ redis, keyPrefix }).readByTrace(scheduled?.data.traceId);
