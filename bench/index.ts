@@ -7,6 +7,7 @@ process.env.ECHO_BENCH_RUNNER = "1";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startRedisServer } from "../test/helpers/redis-server.js";
+import { formatAgentBench, runAgentBench } from "./agent.bench.js";
 import { formatGateBench, runGateBench } from "./gate.bench.js";
 import { formatGuardBench, runGuardBench } from "./guard.bench.js";
 import { formatJournalBench, runJournalBench } from "./journal.bench.js";
@@ -25,6 +26,9 @@ try {
   const journal = await runJournalBench({ redisUrl });
   console.log(formatJournalBench(journal));
   results.journal = journal;
+  const agent = await runAgentBench({ redisUrl });
+  console.log(formatAgentBench(agent));
+  results.agent = agent;
   const scheduler = await runSchedulerBench({ redisUrl });
   console.log(formatSchedulerBench(scheduler));
   results.scheduler = scheduler;
