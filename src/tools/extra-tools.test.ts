@@ -114,6 +114,24 @@ describe("policy and gate over the extra tools", () => {
       ],
     ],
     [
+      "security profile public_gateway removes every write, exec and dangerous tool",
+      { securityProfile: "public_gateway" },
+      [
+        "knowledge_index",
+        "skill_install",
+        "skill_manage",
+        "image_generate",
+        "text_to_speech",
+        "notify",
+        "message",
+      ],
+    ],
+    [
+      "tools.deny removes every tool it names, read-only ones included",
+      { lists: [{ label: "project", deny: NAMES }] },
+      NAMES,
+    ],
+    [
       "session read-only keeps only read-only tools",
       { sessionMode: "read-only" },
       [

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
-import { callTool } from "../../test/helpers/tool-call.js";
+import { callTool, journalledCall, toolContext } from "../../test/helpers/tool-call.js";
+import { Journal } from "../journal/index.js";
 import { CHUNK_MAX_CHARS, chunkText } from "./knowledge-chunks.js";
 import { createKnowledgeIndexTool } from "./knowledge-index.js";
 import { createKnowledgeSearchTool } from "./knowledge-search.js";
@@ -130,6 +131,19 @@ describe("knowledge_index and knowledge_search", () => {
       errorKind: "denied",
     });
     expect(await callTool(index(), { path: outside }, { workspace })).toMatchObject({ errorKind: "denied" });
+  });
+
+  it("replays a journalled indexing without indexing again", async () => {
+    const journal = new Journal({ redis, keyPrefix: prefix });
+    const tool = index();
+    const ctx = toolContext(tool, {}, { workspace });
+    const first = await journalledCall(journal, "run-kb", tool, {}, ctx);
+    await writeFile(join(workspace, "notes.txt"), "A replay must not pick up this zebra.\n");
+    const second = await journalledCall(journal, "run-kb", tool, {}, ctx);
+    expect(second).toEqual({ result: first.result, replay: true });
+    expect((await callTool(search(), { query: "zebra" }, { workspace })).output).toContain(
+      "No passages match",
+    );
   });
 
   it("is not ready without Redis", async () => {

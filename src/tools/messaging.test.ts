@@ -155,15 +155,26 @@ describe("message", () => {
     if (!result.success) expect(result.error).toContain(message);
   });
 
-  it("replays a journalled message without sending it again", async () => {
-    const tool = createMessageTool(sender);
-    const journal = new Journal({ redis, keyPrefix: prefix });
-    const args = { to: "bob@example.org", text: "only once", subject: "Once" };
-    const ctx = toolContext(tool, args);
-    const first = await journalledCall(journal, "run-msg", tool, args, ctx);
-    const second = await journalledCall(journal, "run-msg", tool, args, ctx);
-    expect(second).toEqual({ result: first.result, replay: true });
-    await smtp.waitForMail((m) => m.subject === "Once");
-    expect(smtp.messages.filter((m) => m.subject === "Once")).toHaveLength(1);
-  });
+  it.each([
+    [
+      "message",
+      () => createMessageTool(sender),
+      { to: "bob@example.org", text: "only once", subject: "Once" },
+      "Once",
+    ],
+    ["notify", () => createNotifyTool(sender), { title: "Notified once", body: "b" }, "Notified once"],
+  ])(
+    "%s: a journalled replay returns the recorded result without sending again",
+    async (_n, build, args, subject) => {
+      const tool = build();
+      const journal = new Journal({ redis, keyPrefix: prefix });
+      const ctx = toolContext(tool, args);
+      const first = await journalledCall(journal, `run-${tool.name}`, tool, args, ctx);
+      const second = await journalledCall(journal, `run-${tool.name}`, tool, args, ctx);
+      expect(first.result.success).toBe(true);
+      expect(second).toEqual({ result: first.result, replay: true });
+      await smtp.waitForMail((m) => m.subject === subject);
+      expect(smtp.messages.filter((m) => m.subject === subject)).toHaveLength(1);
+    },
+  );
 });
