@@ -131,6 +131,7 @@ export async function toolsFromConfig(
     })),
     async close() {
       await mcp?.close();
+      await processes.close();
       redis.disconnect();
     },
   };
