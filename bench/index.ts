@@ -8,6 +8,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startRedisServer } from "../test/helpers/redis-server.js";
 import { formatAgentBench, runAgentBench } from "./agent.bench.js";
+import { formatApprovalBench, runApprovalBench } from "./approval.bench.js";
 import { formatGateBench, runGateBench } from "./gate.bench.js";
 import { formatGuardBench, runGuardBench } from "./guard.bench.js";
 import { formatJournalBench, runJournalBench } from "./journal.bench.js";
@@ -32,6 +33,9 @@ try {
   const scheduler = await runSchedulerBench({ redisUrl });
   console.log(formatSchedulerBench(scheduler));
   results.scheduler = scheduler;
+  const approval = await runApprovalBench({ redisUrl });
+  console.log(formatApprovalBench(approval));
+  results.approval = approval;
 } finally {
   const dir = join(import.meta.dirname, "results");
   await mkdir(dir, { recursive: true });
