@@ -1,4 +1,4 @@
-import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
+import { DelayedError, Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { ParkSignal, type RunDeps, runAgent, shouldRetryRun } from "../src/agent/index.js";
 import { type AgentJobPayload, bullPrefix, parseAgentJobPayload } from "../src/queue/index.js";
@@ -27,8 +27,18 @@ export interface AgentWorkerOptions {
  * The processor of one agent job. Invalid payloads fail at once without retries; a ParkSignal moves
  * the job to delayed (no worker slot held) and the job replays from its journal when it wakes.
  */
-export function agentProcessor(options: AgentWorkerOptions) {
+export function agentProcessor(options: AgentWorkerOptions, queue?: Queue) {
   const workerId = options.workerId ?? `${process.pid}`;
+  // A child's end wakes its parent at once (the parent is parked waiting for it); the parent also
+  // re-checks on its own, so a wake-up lost in a crash delays it but loses nothing.
+  const finished = async (payload: AgentJobPayload) => {
+    await options.onRunFinished?.(payload);
+    if (payload.parentExecutionId && queue) {
+      const parent = await Job.fromId(queue, payload.parentExecutionId);
+      // Not delayed any more (already woken or finished): nothing to do.
+      await parent?.promote().catch(() => undefined);
+    }
+  };
   return async (job: Job, token?: string) => {
     let payload: ReturnType<typeof parseAgentJobPayload>;
     try {
@@ -53,6 +63,7 @@ export function agentProcessor(options: AgentWorkerOptions) {
         { status: outcome.status, steps: outcome.steps, toolCalls: outcome.toolCalls },
         "run finished",
       );
+      await finished(payload).catch((e: unknown) => log.warn({ err: String(e) }, "run-finished hook failed"));
       return outcome;
     } catch (err) {
       if (err instanceof ParkSignal) {
@@ -66,12 +77,12 @@ export function agentProcessor(options: AgentWorkerOptions) {
       if (!shouldRetryRun(err)) {
         const message = isRunnerError(err) ? `${err.code}: ${err.message}` : String(err);
         log.error({ err: message }, "run failed, not retryable");
-        await options.onRunFinished?.(payload).catch(() => undefined);
+        await finished(payload).catch(() => undefined);
         throw new UnrecoverableError(message);
       }
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       log.warn({ err: err instanceof Error ? err.message : String(err), lastAttempt }, "run attempt failed");
-      if (lastAttempt) await options.onRunFinished?.(payload).catch(() => undefined);
+      if (lastAttempt) await finished(payload).catch(() => undefined);
       throw err;
     }
   };
@@ -79,7 +90,8 @@ export function agentProcessor(options: AgentWorkerOptions) {
 
 /** Starts a BullMQ worker on the `agent` queue. */
 export function startAgentWorker(options: AgentWorkerOptions): Worker {
-  return new Worker("agent", agentProcessor(options), {
+  const queue = new Queue("agent", { connection: options.connection, prefix: bullPrefix(options.keyPrefix) });
+  const worker = new Worker("agent", agentProcessor(options, queue), {
     connection: options.connection,
     prefix: bullPrefix(options.keyPrefix),
     concurrency: options.concurrency,
@@ -89,4 +101,6 @@ export function startAgentWorker(options: AgentWorkerOptions): Worker {
     ...(options.lockDurationMs ? { lockDuration: options.lockDurationMs } : {}),
     ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
   });
+  worker.on("closed", () => void queue.close().catch(() => undefined));
+  return worker;
 }

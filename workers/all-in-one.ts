@@ -4,13 +4,8 @@ import type { Logger } from "../src/logging/index.js";
 import type { ConfigScheduleEntry } from "../src/scheduler/index.js";
 import type { DeepReadonly } from "../src/shared/index.js";
 import { type LocalRedis, startLocalRedis } from "./local-redis.js";
-import {
-  type PartContext,
-  type RunningPart,
-  startHttpPart,
-  startSchedulerPart,
-  startWorkerPart,
-} from "./parts.js";
+import type { PartContext } from "./part-context.js";
+import { type RunningPart, startHttpPart, startSchedulerPart, startWorkerPart } from "./parts.js";
 import { toolRegistryFor } from "./tool-registry.js";
 
 /** The parts one process can run. */

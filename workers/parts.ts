@@ -20,20 +20,12 @@ import type { DeepReadonly } from "../src/shared/index.js";
 import { startAgentWorker } from "./agent-worker.js";
 import { approvalsFromConfig } from "./approvals-from-config.js";
 import { callGuardFromConfig } from "./guard-from-config.js";
+import type { PartContext } from "./part-context.js";
 import { buildRunDeps } from "./run-deps.js";
-import type { WorkerTools } from "./tool-registry.js";
 
-/** What every part of a process shares: config, logger, one Redis connection. */
-export interface PartContext {
-  config: DeepReadonly<EchoRunnerConfig>;
-  logger: Logger;
-  env: NodeJS.ProcessEnv;
-  redis: Redis;
-  /** Directory relative paths in config (scripted models) are read from. */
-  baseDir: string;
-  /** Read-only in every mode for the agents' file tools: the config files and the data dir. */
-  protectedPaths: readonly string[];
-}
+export type { PartContext } from "./part-context.js";
+
+import type { WorkerTools } from "./tool-registry.js";
 
 /** A started part; stop() is idempotent and waits for in-flight work to settle. */
 export interface RunningPart {

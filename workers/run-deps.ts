@@ -1,3 +1,4 @@
+import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import {
   type ApprovalPort,
@@ -6,6 +7,7 @@ import {
   createOpenAiClient,
   loadScriptedModel,
   type ModelClient,
+  queueChildren,
   type RunDeps,
   redisSpillStore,
   smartApproverFromModel,
@@ -21,6 +23,7 @@ import { ApprovalGate, type GatePorts } from "../src/gate/index.js";
 import { AuditTrail, Journal } from "../src/journal/index.js";
 import type { Logger } from "../src/logging/index.js";
 import { prepareToolPolicy, resolvePreparedToolPolicy } from "../src/policy/index.js";
+import { bullPrefix } from "../src/queue/index.js";
 import { type Clock, type DeepReadonly, RunnerError, systemClock } from "../src/shared/index.js";
 import type { ToolEnvironment, ToolRegistry } from "../src/tools/index.js";
 
@@ -44,6 +47,8 @@ export interface BuildRunDepsOptions {
   toolEnvironment?: ToolEnvironment;
   /** Journal claim lease, ms (default 15 s; renewed while a call runs). */
   claimLeaseMs?: number;
+  /** A waiting parent re-checks its child this often, ms (default 60 s; a child's end wakes it sooner). */
+  childRecheckMs?: number;
 }
 
 /** Everything a worker's runs need, from config: journal, audit, policy, gate, models, spill. */
@@ -119,6 +124,15 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
     cronAuthorized: options.cronAuthorized ?? (async () => false),
     inDoubtPolicy: config.execution.in_doubt_policy,
     claimLeaseMs: options.claimLeaseMs ?? 15_000,
+    children: queueChildren(
+      new Queue("agent", { connection: redis, prefix: bullPrefix(keyPrefix) }),
+      config.retention.finished_jobs,
+    ),
+    childLimits: {
+      maxDepth: config.execution.max_child_depth,
+      maxChildrenPerRun: config.execution.max_children_per_run,
+    },
+    childRecheckMs: options.childRecheckMs ?? 60_000,
     clock: options.clock ?? systemClock,
     logger: options.logger,
   };

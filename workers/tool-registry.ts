@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { redisSpillStore } from "../src/agent/index.js";
+import { createSubagentTools, redisSpillStore } from "../src/agent/index.js";
 import { createPathFence } from "../src/guard/index.js";
 import { nodeFsView } from "../src/platform/index.js";
 import { systemClock } from "../src/shared/index.js";
@@ -9,7 +9,7 @@ import {
   ProcessSupervisor,
   type ToolRegistry,
 } from "../src/tools/index.js";
-import type { PartContext } from "./parts.js";
+import type { PartContext } from "./part-context.js";
 
 /** The tools of a worker process, and what must happen when its runs end or the process stops. */
 export interface WorkerTools {
@@ -50,7 +50,7 @@ export async function toolRegistryFor(ctx: PartContext): Promise<WorkerTools> {
     clock: systemClock,
   });
   return {
-    registry: createToolRegistry(tools),
+    registry: createToolRegistry([...tools, ...createSubagentTools()]),
     releaseRun: async (runId) => {
       await processes.stopAllForRun(runId);
     },

@@ -53,11 +53,21 @@ export type {
   ApprovalState,
   AuditSink,
   CallGuard,
+  ChildrenPort,
+  ChildState,
   ParkRequest,
   SpillStore,
 } from "./run/ports.js";
+export { queueChildren } from "./run/queue-children.js";
 export { redisSpillStore } from "./run/redis-spill-store.js";
 export type { RunDeps, RunOutcome } from "./run/run-deps.js";
 export { shouldRetryRun } from "./run/should-retry.js";
 export { smartApproverFromModel } from "./run/smart-approver.js";
 export { storeApprovals } from "./run/store-approvals.js";
+export { childRunId } from "./run/subagent-call.js";
+export {
+  createSubagentTools,
+  isSubagentTool,
+  SUBAGENT_TOOLS,
+  type SubagentTool,
+} from "./run/subagent-tools.js";

@@ -136,6 +136,8 @@ export const EchoRunnerConfigSchema = z.strictObject({
     max_steps: positiveInt.max(10_000),
     in_doubt_policy: z.enum(IN_DOUBT_POLICIES),
     worker_concurrency: positiveInt.max(1000),
+    max_child_depth: nonNegativeInt.max(10),
+    max_children_per_run: nonNegativeInt.max(1000),
   }),
   redis: z.strictObject({
     url: z.url({ protocol: /^rediss?$/ }),

@@ -1,7 +1,7 @@
 import { modelStepKey } from "../../journal/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 import { RunnerError } from "../../shared/index.js";
-import type { AnyTool } from "../../tools/index.js";
+import { type AnyTool, computeIdempotencyKey } from "../../tools/index.js";
 import { runToolBatch } from "../execution/batch.js";
 import {
   type ChatMessage,
@@ -11,7 +11,8 @@ import {
 } from "../model/model-client.js";
 import { claimAndRun } from "./claim-and-run.js";
 import type { RunDeps, RunOutcome } from "./run-deps.js";
-import { type RunScope, runToolCall } from "./tool-call.js";
+import type { RunScope } from "./run-scope.js";
+import { runToolCall } from "./tool-call.js";
 import { resultForModel } from "./tool-result-text.js";
 
 /** Options for {@link runAgent}. */
@@ -79,9 +80,13 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
   const recorded = new Map<string, unknown>();
   for (const [key, record] of snapshot.records)
     if (record.status === "completed") recorded.set(key, record.result);
+  // A scheduled run and its children (which carry the root schedule id) get cron authorisation only
+  // from the schedule's grant, checked now, at start — never from the payload.
   const cronAuthorized =
-    payload.origin.kind === "schedule" && payload.unattended ? await deps.cronAuthorized(payload) : false;
+    payload.unattended && payload.origin.scheduleId ? await deps.cronAuthorized(payload) : false;
+  const childOrdinals = new Map<string, number>();
   const scope: RunScope = {
+    childOrdinals,
     payload,
     jobId,
     owner,
@@ -127,6 +132,18 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     }
     const base = callIndex;
     callIndex += calls.length;
+    calls.forEach((call, i) => {
+      if (call.name === "delegate_task" || call.name === "spawn_task") {
+        const params = typeof call.arguments === "string" ? { __unparsed: call.arguments } : call.arguments;
+        const key = computeIdempotencyKey({
+          traceId: payload.traceId,
+          toolName: call.name,
+          callIndex: base + i,
+          params,
+        });
+        childOrdinals.set(key, childOrdinals.size);
+      }
+    });
     const { results } = await runToolBatch(
       calls,
       (call) => {

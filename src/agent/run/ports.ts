@@ -78,3 +78,16 @@ export interface AuditSink {
 export interface SpillStore {
   put(runId: string, key: string, text: string): Promise<string>;
 }
+
+/** What a child run's job looks like from its parent. */
+export type ChildState =
+  | { readonly status: "pending" | "running" | "missing" }
+  | { readonly status: "completed"; readonly finalAnswer: string }
+  | { readonly status: "failed"; readonly error: string };
+
+/** Starts and reads child runs (implemented over the agent queue by the worker). */
+export interface ChildrenPort {
+  /** Enqueues the child; idempotent (the job id is the child's deterministic run id). */
+  start(payload: AgentJobPayload): Promise<void>;
+  state(runId: string): Promise<ChildState>;
+}

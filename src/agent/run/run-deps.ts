@@ -6,7 +6,7 @@ import type { AgentJobPayload } from "../../queue/index.js";
 import type { Clock } from "../../shared/index.js";
 import type { ToolEnvironment, ToolRegistry } from "../../tools/index.js";
 import type { ModelClient } from "../model/model-client.js";
-import type { ApprovalPort, AuditSink, CallGuard, SpillStore } from "./ports.js";
+import type { ApprovalPort, AuditSink, CallGuard, ChildrenPort, SpillStore } from "./ports.js";
 
 /** Everything a run needs, built once per worker from config by the worker entrypoint. */
 export interface RunDeps {
@@ -33,6 +33,12 @@ export interface RunDeps {
    * worker's claim lapses within one lease and the call is then in doubt.
    */
   claimLeaseMs: number;
+  /** Child runs of delegate_task / spawn_task. */
+  children: ChildrenPort;
+  /** Nesting and fan-out limits of child runs (config execution.max_child_depth / max_children_per_run). */
+  childLimits: { maxDepth: number; maxChildrenPerRun: number };
+  /** A parent waiting for its child re-checks this often even if no wake-up arrives, ms. */
+  childRecheckMs: number;
   clock: Clock;
   logger: Logger;
 }

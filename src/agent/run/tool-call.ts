@@ -16,21 +16,14 @@ import { claimAndRun } from "./claim-and-run.js";
 import { executeWithPolicy } from "./execute-tool.js";
 import { ParkSignal } from "./park-signal.js";
 import type { RunDeps } from "./run-deps.js";
+import type { RunScope } from "./run-scope.js";
+import { subagentResult } from "./subagent-call.js";
+import { isSubagentTool } from "./subagent-tools.js";
 import { prepareResult } from "./tool-result-text.js";
 
-/** One run's state that every tool call of it shares. */
-export interface RunScope {
-  readonly payload: AgentJobPayload;
-  readonly jobId: string;
-  readonly owner: string;
-  readonly policy: ToolPolicyResolution;
-  readonly cronAuthorized: boolean;
-  readonly deps: RunDeps;
-  /** Results already completed in the journal when the attempt started (one read), by key. */
-  readonly recorded: ReadonlyMap<string, unknown>;
-}
-
 /** A tool call's outcome for the model and the run's counters. */
+export type { RunScope } from "./run-scope.js";
+
 export interface CallOutcome {
   readonly result: ToolResult;
   readonly replay: boolean;
@@ -114,6 +107,13 @@ export async function runToolCall(
   const leaseMs = deps.claimLeaseMs;
   const safeToRepeat = plan.kind === "execute" ? plan.readOnly || (tool?.idempotent ?? false) : true;
 
+  // Sub-agent tools start or read other runs: decided here, before the claim, because a delegated
+  // child that is still running parks the parent (a claim must not be left open across a park).
+  const subagent =
+    plan.kind === "execute" && isSubagentTool(name)
+      ? await subagentResult(scope, name, key, plan.args)
+      : undefined;
+
   const claimed = await claimAndRun({
     journal: deps.journal,
     runId: payload.runId,
@@ -141,6 +141,7 @@ export async function runToolCall(
     },
     produce: async () => {
       if (plan.kind === "result") return plan.result;
+      if (subagent) return subagent;
       const started = deps.clock.now();
       const credentials = deps.credentials(name);
       const ctx = contextFor(

@@ -1,0 +1,20 @@
+import type { ToolPolicyResolution } from "../../policy/index.js";
+import type { AgentJobPayload } from "../../queue/index.js";
+import type { RunDeps } from "./run-deps.js";
+
+/** One run's state that every tool call of it shares. */
+export interface RunScope {
+  readonly payload: AgentJobPayload;
+  readonly jobId: string;
+  readonly owner: string;
+  readonly policy: ToolPolicyResolution;
+  readonly cronAuthorized: boolean;
+  readonly deps: RunDeps;
+  /** Results already completed in the journal when the attempt started (one read), by key. */
+  readonly recorded: ReadonlyMap<string, unknown>;
+  /**
+   * 0-based ordinal of each delegate_task / spawn_task call of the run, by idempotency key, counted
+   * over the journalled model responses so the fan-out limit holds across replays.
+   */
+  readonly childOrdinals: Map<string, number>;
+}

@@ -1,0 +1,16 @@
+import type { Redis } from "ioredis";
+import type { EchoRunnerConfig } from "../src/config/index.js";
+import type { Logger } from "../src/logging/index.js";
+import type { DeepReadonly } from "../src/shared/index.js";
+
+/** What every part of a process shares: config, logger, one Redis connection. */
+export interface PartContext {
+  config: DeepReadonly<EchoRunnerConfig>;
+  logger: Logger;
+  env: NodeJS.ProcessEnv;
+  redis: Redis;
+  /** Directory relative paths in config (scripted models) are read from. */
+  baseDir: string;
+  /** Read-only in every mode for the agents' file tools: the config files and the data dir. */
+  protectedPaths: readonly string[];
+}
