@@ -1,15 +1,18 @@
 import { homedir } from "node:os";
 import { createSubagentTools, redisSpillStore } from "../src/agent/index.js";
 import { createPathFence } from "../src/guard/index.js";
-import { nodeFsView } from "../src/platform/index.js";
+import { nodeFsView, systemHostResolver } from "../src/platform/index.js";
 import { systemClock } from "../src/shared/index.js";
 import {
+  connectMcpServers,
   createBuiltinTools,
+  createExtraTools,
   createToolRegistry,
   ProcessSupervisor,
   type ToolRegistry,
 } from "../src/tools/index.js";
 import type { PartContext } from "./part-context.js";
+import { extraToolRuntimeFromConfig, mcpServersFromConfig } from "./tools-from-config.js";
 
 /** The tools of a worker process, and what must happen when its runs end or the process stops. */
 export interface WorkerTools {
@@ -21,7 +24,9 @@ export interface WorkerTools {
 
 /**
  * The tools this process has: the built-in file, process and run-state tools with their runtime
- * (path fence per workspace, Redis state, spill reader, process supervisor). A tool the catalog
+ * (path fence per workspace, Redis state, spill reader, process supervisor), the web, knowledge,
+ * skills, media and messaging tools, the sub-agent tools and the configured MCP servers' tools
+ * (a server that does not connect is logged with its reason and left out). A tool the catalog
  * declares without an implementation here is simply not present; the policy's tool_state layer
  * removes it with that reason.
  */
@@ -49,11 +54,25 @@ export async function toolRegistryFor(ctx: PartContext): Promise<WorkerTools> {
     env: ctx.env,
     clock: systemClock,
   });
+  const extra = createExtraTools(
+    extraToolRuntimeFromConfig(config, {
+      env: ctx.env,
+      resolver: systemHostResolver(),
+      redis,
+      clock: systemClock,
+      logger: ctx.logger,
+    }),
+  );
+  const mcp = await connectMcpServers(mcpServersFromConfig(config, ctx.env), { logger: ctx.logger });
+  for (const absent of mcp.absent) ctx.logger.warn({ absent }, "an MCP server or tool is not available");
   return {
-    registry: createToolRegistry([...tools, ...createSubagentTools()]),
+    registry: createToolRegistry([...tools, ...extra, ...createSubagentTools(), ...mcp.tools]),
     releaseRun: async (runId) => {
       await processes.stopAllForRun(runId);
     },
-    close: () => processes.close(),
+    close: async () => {
+      await mcp.close();
+      await processes.close();
+    },
   };
 }

@@ -29,6 +29,10 @@ const PATH_TOOLS: Readonly<Record<string, { fields: readonly string[]; access: P
   write_file: { fields: ["path"], access: "write" },
   edit_file: { fields: ["path"], access: "write" },
   patch: { fields: ["path"], access: "write" },
+  vision_analyze: { fields: ["path"], access: "read" },
+  image_generate: { fields: ["path"], access: "write" },
+  text_to_speech: { fields: ["path"], access: "write" },
+  skill_install: { fields: ["path"], access: "read" },
 };
 
 function fromExec(

@@ -6,6 +6,7 @@ import { hashCanonical } from "../../shared/index.js";
 import {
   type AnyTool,
   createToolExecutionContext,
+  reservedToolResult,
   type ToolExecutionContext,
   type ToolResult,
   toolFailure,
@@ -212,6 +213,8 @@ async function planCall(
     };
   }
   if (!tool) {
+    const reserved = reservedToolResult(name);
+    if (reserved) return { kind: "result", result: reserved };
     const decision = policyDenial(
       `Tool "${name}" is not available to this run (unknown or not present)`,
       "exec",

@@ -2,9 +2,9 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { hostPolicyFromConfig, mcpServersFromConfig } from "../../../workers/tools-from-config.js";
 import { TOOL_CATALOG } from "../../tools/index.js";
 import { bufferIo } from "../io.js";
-import { hostPolicyFromConfig, mcpServersFromConfig } from "./tools-from-config.js";
 import { type ToolRow, toolsListCommand } from "./tools-list.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");

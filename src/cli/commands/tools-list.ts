@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
+import { extraToolRuntimeFromConfig, mcpServersFromConfig } from "../../../workers/tools-from-config.js";
 import { type EchoRunnerConfig, loadConfig } from "../../config/index.js";
 import { createLogger } from "../../logging/index.js";
 import { systemHostResolver } from "../../platform/index.js";
@@ -20,7 +21,6 @@ import {
   type ToolEnvironment,
 } from "../../tools/index.js";
 import { type CliCommand, EXIT } from "../io.js";
-import { extraToolRuntimeFromConfig, mcpServersFromConfig } from "./tools-from-config.js";
 
 /** Where a listed tool stands in this process. */
 export const TOOL_STATUSES = ["ready", "not_ready", "disabled", "reserved", "not_implemented"] as const;
