@@ -38,6 +38,19 @@ export class ApprovalGate {
   ) {}
 
   async check(call: GateCall, ctx: GateContext, options: GateCheckOptions = {}): Promise<GateDecision> {
+    return (await this.explain(call, ctx, options)).decision;
+  }
+
+  /**
+   * check() with every step's answer: the steps before the deciding one answered "next", the
+   * deciding one its verdict, the ones after it were not reached ("skip"). For `policy explain`.
+   */
+  async explain(
+    call: GateCall,
+    ctx: GateContext,
+    options: GateCheckOptions = {},
+  ): Promise<{ decision: GateDecision; steps: GateStepTrace[] }> {
+    const steps: GateStepTrace[] = [];
     const state: GateState = {
       call,
       ctx,
@@ -49,9 +62,16 @@ export class ApprovalGate {
     };
     for (const [index, step] of GATE_STEP_LIST.entries()) {
       const answer = await step.run(state);
-      if (answer.verdict === "next") continue;
+      if (answer.verdict === "next") {
+        steps.push({ step: index + 1, name: step.name, verdict: "next", reason: "passed on" });
+        continue;
+      }
+      steps.push({ step: index + 1, name: step.name, verdict: answer.verdict, reason: answer.reason });
+      for (const [later, rest] of GATE_STEP_LIST.entries()) {
+        if (later > index) steps.push({ step: later + 1, name: rest.name, verdict: "skip", reason: "not reached" });
+      }
       const human = answer.verdict === "allow" && step.name === "human";
-      return {
+      const decision: GateDecision = {
         verdict: answer.verdict,
         step: index + 1,
         stepName: step.name,
@@ -60,9 +80,10 @@ export class ApprovalGate {
         flagged: state.flags.length > 0,
         approvalSource: human ? "human" : "auto",
       };
+      return { decision, steps };
     }
     // humanStep always answers; reaching here would be a bug, and the safe answer is no.
-    return {
+    const decision: GateDecision = {
       verdict: "deny",
       step: 11,
       stepName: "human",
@@ -71,5 +92,14 @@ export class ApprovalGate {
       flagged: state.flags.length > 0,
       approvalSource: "auto",
     };
+    return { decision, steps };
   }
+}
+
+/** One step's answer in {@link ApprovalGate.explain}. */
+export interface GateStepTrace {
+  readonly step: number;
+  readonly name: string;
+  readonly verdict: "allow" | "deny" | "ask" | "next" | "skip";
+  readonly reason: string;
 }

@@ -6,7 +6,7 @@ export {
   allowAlwaysMatches,
   memoryAllowAlwaysStore,
 } from "./allow-always.js";
-export { ApprovalGate, GATE_STEP_LIST, type GateCheckOptions } from "./approval-gate.js";
+export { ApprovalGate, GATE_STEP_LIST, type GateCheckOptions, type GateStepTrace } from "./approval-gate.js";
 export {
   type DecisionSource,
   GATE_STEPS,

@@ -163,3 +163,62 @@ describe("echo-runner gate check", () => {
     expect(out.stderr()).toContain("tool");
   });
 });
+
+describe("echo-runner policy explain shows the gate's steps for a context", () => {
+  it("traces each step: next until the deciding one, then not reached", async () => {
+    const { dir, path } = await configFile("security:\n  profile: personal_cli\n");
+    const out = bufferIo("", { HOME: dir, PATH: process.env.PATH }, dir);
+    const code = await runCli(
+      [
+        "policy",
+        "explain",
+        "cronjob",
+        "--config",
+        path,
+        "--ctx",
+        '{"unattended": true, "cronAuthorized": true}',
+        "--json",
+      ],
+      out.io,
+    );
+    expect(code).toBe(0);
+    const explanation = JSON.parse(out.stdout());
+    expect(explanation.gate.evaluated).toBe(true);
+    expect(explanation.gate.note).toContain("unattended");
+    expect(explanation.gate.steps.map((s: { verdict: string }) => s.verdict)).toEqual([
+      "next",
+      "next",
+      "next",
+      "deny",
+      "skip",
+      "skip",
+      "skip",
+      "skip",
+      "skip",
+      "skip",
+      "skip",
+    ]);
+    const text = bufferIo("", { HOME: dir, PATH: process.env.PATH }, dir);
+    await runCli(
+      ["policy", "explain", "exec", "--config", path, "--args", '{"command": "rm -rf /"}'],
+      text.io,
+    );
+    expect(text.stdout()).toMatch(/Approval gate:\n\s+1 static_guard: deny/);
+  });
+
+  it("says the gate is not evaluated when a layer removes the tool", async () => {
+    const { dir, path } = await configFile("tools:\n  deny: [exec]\n");
+    const out = bufferIo("", { HOME: dir, PATH: process.env.PATH }, dir);
+    expect(await runCli(["policy", "explain", "exec", "--config", path], out.io)).toBe(1);
+    expect(out.stdout()).toContain("Approval gate: not evaluated (a policy layer removes the tool");
+  });
+
+  it("rejects a --ctx that is not a context", async () => {
+    const { dir, path } = await configFile("");
+    const out = bufferIo("", { HOME: dir }, dir);
+    expect(
+      await runCli(["policy", "explain", "exec", "--config", path, "--ctx", '{"unatended": true}'], out.io),
+    ).toBe(2);
+    expect(out.stderr()).toContain("unatended");
+  });
+});

@@ -9,33 +9,35 @@ import {
   type LoadedConfig,
   loadConfig,
 } from "../../config/index.js";
-import { ApprovalGate, type GateContext, type GateDecision } from "../../gate/index.js";
+import { ApprovalGate, type GateContext, type GateDecision, type GateStepTrace } from "../../gate/index.js";
 import { checkToolCall, resolveToolPolicy, SESSION_PERMISSION_MODES } from "../../policy/index.js";
 import { hashCanonical, RunnerError } from "../../shared/index.js";
 import { createToolExecutionContext } from "../../tools/index.js";
 import { type CliCommand, type CliIo, EXIT } from "../io.js";
-import { explainInputFromConfig } from "./policy-explain.js";
+import { explainInputFromConfig } from "./explain-input.js";
 
-/** One request: a tool, its arguments and the ToolExecutionContext fields that matter to the gate. */
+/** The ToolExecutionContext fields that matter to the gate (omitted: an interactive CLI call). */
+export const GateCheckContext = z.strictObject({
+  unattended: z.boolean().optional(),
+  cronAuthorized: z.boolean().optional(),
+  channel: z.string().min(1).optional(),
+  userId: z.string().min(1).optional(),
+  agentId: z.string().min(1).optional(),
+  parentExecutionId: z.string().min(1).nullable().optional(),
+  scheduleId: z.string().min(1).optional(),
+  interactive: z.boolean().optional(),
+  workspace: z.string().min(1).optional(),
+  sessionMode: z.enum(SESSION_PERMISSION_MODES).optional(),
+});
+export type GateCheckContext = z.infer<typeof GateCheckContext>;
+
+/** One request: a tool, its arguments and the gate's context. */
 const GateCheckRequest = z.strictObject({
   tool: z.string().min(1),
   args: z.record(z.string(), z.unknown()).default({}),
-  ctx: z
-    .strictObject({
-      unattended: z.boolean().optional(),
-      cronAuthorized: z.boolean().optional(),
-      channel: z.string().min(1).optional(),
-      userId: z.string().min(1).optional(),
-      agentId: z.string().min(1).optional(),
-      parentExecutionId: z.string().min(1).nullable().optional(),
-      scheduleId: z.string().min(1).optional(),
-      interactive: z.boolean().optional(),
-      workspace: z.string().min(1).optional(),
-      sessionMode: z.enum(SESSION_PERMISSION_MODES).optional(),
-    })
-    .default({}),
+  ctx: GateCheckContext.default({}),
 });
-type GateCheckRequest = z.infer<typeof GateCheckRequest>;
+type GateCheckRequest = z.input<typeof GateCheckRequest>;
 
 /**
  * The whole pipeline a real call meets, for one request: policy layers (a removed tool is denied,
@@ -47,12 +49,13 @@ export async function checkOneCall(
   loaded: Pick<LoadedConfig, "config" | "origins">,
   guard: CallGuard,
   cwd: string,
-): Promise<GateDecision & { tool: string; layer?: string }> {
+): Promise<GateDecision & { tool: string; layer?: string; steps?: GateStepTrace[] }> {
   const { config } = loaded;
-  const c = request.ctx;
+  const c = request.ctx ?? {};
+  const args = request.args ?? {};
   const sessionMode = effectiveSessionMode(config, c.sessionMode);
   const resolution = resolveToolPolicy(explainInputFromConfig(loaded, { tool: request.tool, sessionMode }));
-  const policy = checkToolCall(resolution, request.tool, request.args);
+  const policy = checkToolCall(resolution, request.tool, args);
   if (!policy.allowed) {
     return {
       tool: request.tool,
@@ -82,26 +85,26 @@ export async function checkOneCall(
     sessionKey: "gate-check",
     userId: gateCtx.userId,
     agentId: gateCtx.agentId,
-    call: { toolName: request.tool, callIndex: 0, params: request.args },
+    call: { toolName: request.tool, callIndex: 0, params: args },
     allowedTools: resolution.allowed,
     channel: gateCtx.channel,
     unattended: gateCtx.unattended,
     parentExecutionId: gateCtx.parentExecutionId,
     workspace: resolve(cwd, c.workspace ?? "."),
   });
-  const assessment = await guard.assess(request.tool, request.args, ctx);
+  const assessment = await guard.assess(request.tool, args, ctx);
   const gate = new ApprovalGate(gateConfigFromConfig(config, sessionMode));
-  const decision = await gate.check(
+  const { decision, steps } = await gate.explain(
     {
       tool: request.tool,
-      args: request.args,
+      args,
       risk: policy.risk.level,
-      argsHash: hashCanonical(request.args),
+      argsHash: hashCanonical(args),
       ...(assessment ? { guard: assessment } : {}),
     },
     gateCtx,
   );
-  return { tool: request.tool, ...decision };
+  return { tool: request.tool, ...decision, steps };
 }
 
 function parseRequest(text: string, where: string): GateCheckRequest {

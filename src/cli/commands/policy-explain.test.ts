@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { isRunnerError } from "../../shared/index.js";
 import { bufferIo } from "../io.js";
 import { runCli } from "../run-cli.js";
-import { explainInputFromConfig, policyExplainCommand } from "./policy-explain.js";
+import { explainInputFromConfig } from "./explain-input.js";
+import { policyExplainCommand } from "./policy-explain.js";
 
 /** A project config file in a fresh directory; HOME points there too so no user config leaks in. */
 async function project(yaml: string) {

@@ -1,7 +1,9 @@
 import { parseArgs } from "node:util";
+import { callGuardFromConfig } from "../../../workers/guard-from-config.js";
 import { type LoadedConfig, loadConfig, policyInputFromConfig } from "../../config/index.js";
 import {
   explainTool,
+  type GateExplanation,
   SESSION_PERMISSION_MODES,
   type SessionPermissionMode,
   type ToolExplanation,
@@ -17,62 +19,16 @@ import {
   type ToolState,
 } from "../../tools/index.js";
 import { type CliCommand, EXIT } from "../io.js";
-
-/** explain does not load tool implementations, so it judges every declared tool as if it were ready. */
-const ASSUMED_READY: ToolState = {
-  ready: true,
-  enabled: true,
-  detail: "assumed ready (policy explain does not load tool implementations)",
-};
-
-/**
- * The policy input for explaining `tool`: config's own mapping (the session mode is the stricter of
- * the configured one and `--mode`, as a run would get it), with the catalog's tools as candidates
- * and, for an external tool `mcp__<server>__<tool>` whose server is configured, that tool with the
- * server's declared risk (none → exec). Each list is labelled with the config sources that decided
- * it, so a reason can say which file denied a tool.
- */
-export function explainInputFromConfig(
-  loaded: Pick<LoadedConfig, "config" | "origins">,
-  options: { sessionMode?: SessionPermissionMode; tool?: string } = {},
-): ToolPolicyInput {
-  const { config, origins } = loaded;
-  const tools: ToolDescriptor[] = TOOL_CATALOG.map(
-    (e) => describeCatalogTool(e.name, ASSUMED_READY) as ToolDescriptor,
-  );
-  const external = options.tool === undefined ? undefined : parseMcpToolName(options.tool);
-  const server = external ? config.tools.mcp.servers[external.server] : undefined;
-  if (options.tool !== undefined && external && server) {
-    tools.push({
-      name: options.tool,
-      description: `External tool ${external.tool} of MCP server ${external.server}`,
-      keywords: [],
-      declaredRisk: server.risk,
-      declaredCapabilities: ["mcp.call"],
-      shouldDefer: true,
-      state: ASSUMED_READY,
-    });
-  }
-  const label = (key: string) =>
-    (origins.get(`tools.${key}`) ?? origins.get("tools") ?? ["config"]).join(", ");
-  const lists: ToolListSource[] = [
-    { label: label("allow"), allow: config.tools.allow },
-    { label: label("also_allow"), alsoAllow: config.tools.also_allow },
-    { label: label("deny"), deny: config.tools.deny },
-  ];
-  const input = policyInputFromConfig(config, {
-    tools,
-    ...(options.sessionMode ? { sessionMode: options.sessionMode } : {}),
-  });
-  return { ...input, lists };
-}
+import { explainInputFromConfig } from "./explain-input.js";
+import { checkOneCall, GateCheckContext } from "./gate-check.js";
 
 /** `echo-runner policy explain <tool>`: why a tool is or is not available, layer by layer. */
 export const policyExplainCommand: CliCommand = {
   words: ["policy", "explain"],
   summary: "explain, layer by layer, why a tool is or is not available to an agent",
   usage:
-    "echo-runner policy explain <tool> [--args JSON] [--config FILE] [--mode read-only|guarded|workspace|full] [--json]\n" +
+    "echo-runner policy explain <tool> [--args JSON] [--ctx JSON] [--config FILE] [--mode read-only|guarded|workspace|full] [--json]\n" +
+    "  --ctx    the gate's context (ToolExecutionContext fields: unattended, cronAuthorized, channel, userId, parentExecutionId, ...)\n" +
     "  --args   explain one call with these arguments (risk and capabilities derived from them)\n" +
     "  --mode   session permission mode; a run gets the stricter of this and execution.session_mode\n" +
     "  exit 0 when the tool is available, 1 when a layer removes it, 2 on a usage or config error",
@@ -83,6 +39,7 @@ export const policyExplainCommand: CliCommand = {
         args: { type: "string" },
         config: { type: "string" },
         mode: { type: "string" },
+        ctx: { type: "string" },
         json: { type: "boolean", default: false },
       },
       allowPositionals: true,
@@ -93,7 +50,33 @@ export const policyExplainCommand: CliCommand = {
     const callArgs = values.args === undefined ? undefined : parseCallArgs(values.args);
     const loaded = await loadConfig({ configPath: values.config, env: io.env, cwd: io.cwd });
     const input = explainInputFromConfig(loaded, { tool, ...(sessionMode ? { sessionMode } : {}) });
-    const explanation = explainTool(input, tool, callArgs === undefined ? {} : { args: callArgs });
+    const ctx = parseGateContext(values.ctx);
+    const policyOnly = explainTool(input, tool, callArgs === undefined ? {} : { args: callArgs });
+    let gate: GateExplanation;
+    if (policyOnly.outcome === "removed") {
+      gate = {
+        evaluated: false,
+        note: "a policy layer removes the tool, so the gate never sees its calls",
+        steps: [],
+      };
+    } else {
+      const guard = await callGuardFromConfig(loaded.config, { env: io.env, protectedPaths: [] });
+      const traced = await checkOneCall(
+        { tool, args: callArgs ?? {}, ctx: { ...ctx, ...(sessionMode ? { sessionMode } : {}) } },
+        loaded,
+        guard,
+        io.cwd,
+      );
+      gate = {
+        evaluated: true,
+        note: `for ${callArgs === undefined ? "a call with no arguments" : "the given arguments"} in ${describeContext(ctx)}`,
+        steps: traced.steps ?? [],
+      };
+    }
+    const explanation = explainTool(input, tool, {
+      ...(callArgs === undefined ? {} : { args: callArgs }),
+      gate,
+    });
     io.stdout(values.json ? `${JSON.stringify(explanation, null, 2)}\n` : renderExplanation(explanation));
     return explanation.outcome === "removed" ? EXIT.failed : EXIT.ok;
   },
@@ -145,6 +128,31 @@ export function renderExplanation(e: ToolExplanation): string {
     lines.push(`Approval gate: not evaluated (${e.gate.note})`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+function parseGateContext(text: string | undefined): GateCheckContext {
+  if (text === undefined) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    usage("--ctx must be a JSON object of ToolExecutionContext fields, e.g. '{\"unattended\": true}'");
+  }
+  const parsed = GateCheckContext.safeParse(json);
+  if (!parsed.success) {
+    usage(
+      `--ctx: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(ctx)"}: ${i.message}`).join("; ")}`,
+    );
+  }
+  return parsed.data;
+}
+
+function describeContext(ctx: GateCheckContext): string {
+  const parts = [ctx.unattended ? "an unattended run" : "an interactive CLI session"];
+  if (ctx.cronAuthorized) parts.push("with a cron grant");
+  if (ctx.parentExecutionId) parts.push("as a child run");
+  if (ctx.channel) parts.push(`on channel ${ctx.channel}`);
+  return parts.join(" ");
 }
 
 function parseMode(mode: string | undefined): SessionPermissionMode | undefined {
