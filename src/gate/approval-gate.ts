@@ -68,7 +68,8 @@ export class ApprovalGate {
       }
       steps.push({ step: index + 1, name: step.name, verdict: answer.verdict, reason: answer.reason });
       for (const [later, rest] of GATE_STEP_LIST.entries()) {
-        if (later > index) steps.push({ step: later + 1, name: rest.name, verdict: "skip", reason: "not reached" });
+        if (later > index)
+          steps.push({ step: later + 1, name: rest.name, verdict: "skip", reason: "not reached" });
       }
       const human = answer.verdict === "allow" && step.name === "human";
       const decision: GateDecision = {
