@@ -56,6 +56,8 @@ export interface ApprovalBenchResult {
   clickToResumeHook: LatencyFigure;
   /** POST sent → response received (part of clickToResume). */
   postResponse: LatencyFigure;
+  /** Stages of the hook path: POST sent → decision recorded (hook called), the promote, promoted → call starts. */
+  hookStages: { decided: LatencyFigure; promote: LatencyFigure; pickupAndReplay: LatencyFigure };
   /** BullMQ alone: promote() of a delayed no-op job → its processor starts. */
   bullPromoteToProcess: LatencyFigure;
   /** clickToResume p50 and p99 over the baseline's. */
@@ -125,6 +127,7 @@ async function measureLatency(options: ApprovalBenchOptions) {
     },
     { connection: redis, prefix: bullPrefix(prefix), concurrency: options.concurrency ?? 4 },
   );
+  const marks = new Map<string, { decided: number; promoted: number }>();
   const approvals = { store: worker.store, decisionRateMax: 1_000_000 };
   // Production wiring: no hook, the worker's promoter wakes the job from the decision events.
   const eventsApp = createHttpServer({ redis, logger, approvals: { ...approvals, publicUrl } });
@@ -135,7 +138,9 @@ async function measureLatency(options: ApprovalBenchOptions) {
       ...approvals,
       publicUrl: `http://127.0.0.1:${hookPort}`,
       onDecided: async (record) => {
+        const decided = performance.now();
         await (await Job.fromId(queue, record.jobId))?.promote().catch(() => undefined);
+        marks.set(record.jobId, { decided, promoted: performance.now() });
       },
     },
   });
@@ -146,6 +151,7 @@ async function measureLatency(options: ApprovalBenchOptions) {
     const click: number[] = [];
     const clickHook: number[] = [];
     const post: number[] = [];
+    const stages = { decided: [] as number[], promote: [] as number[], pickupAndReplay: [] as number[] };
     const baseline: number[] = [];
     for (let i = 0; i < warmup + samples; i++) {
       const keep = i >= warmup;
@@ -167,12 +173,23 @@ async function measureLatency(options: ApprovalBenchOptions) {
       click.push(viaEvents.resumeMs);
       clickHook.push(viaHook.resumeMs);
       post.push(viaEvents.postMs, viaHook.postMs);
+      const mark = marks.get(viaHook.runId);
+      if (mark) {
+        stages.decided.push(mark.decided - viaHook.t0);
+        stages.promote.push(mark.promoted - mark.decided);
+        stages.pickupAndReplay.push(viaHook.t0 + viaHook.resumeMs - mark.promoted);
+      }
       baseline.push(t1 - t0);
     }
     return {
       clickToResume: figure(click),
       clickToResumeHook: figure(clickHook),
       postResponse: figure(post),
+      hookStages: {
+        decided: figure(stages.decided),
+        promote: figure(stages.promote),
+        pickupAndReplay: figure(stages.pickupAndReplay),
+      },
       bullPromoteToProcess: figure(baseline),
     };
   } finally {
@@ -196,7 +213,7 @@ async function clickOnce(
   store: ApprovalStore,
   baseUrl: string,
   startOf: (id: string) => Promise<number>,
-): Promise<{ resumeMs: number; postMs: number }> {
+): Promise<{ runId: string; t0: number; resumeMs: number; postMs: number }> {
   const payload = testPayload();
   await enqueueAgentRun(queue, payload);
   await until(async () => (await queue.getJobState(payload.runId)) === "delayed", 10_000, 1);
@@ -219,7 +236,7 @@ async function clickOnce(
   if (response.status !== 200) throw new Error(`approval bench: decision answered ${response.status}`);
   const resumeMs = (await resumed) - t0;
   await until(async () => (await queue.getJobState(payload.runId)) === "completed", 10_000, 1);
-  return { resumeMs, postMs };
+  return { runId: payload.runId, t0, resumeMs, postMs };
 }
 
 async function measureMemory(options: ApprovalBenchOptions): Promise<ParkedMemoryFigure> {
@@ -328,12 +345,15 @@ function spawnWorker(redisUrl: string, keyPrefix: string, concurrency: number) {
 export function formatApprovalBench(result: ApprovalBenchResult): string {
   const ms = (f: LatencyFigure) =>
     `p50 ${f.p50Ms.toFixed(2)} ms, p99 ${f.p99Ms.toFixed(2)} ms, max ${f.maxMs.toFixed(2)} ms`;
+  const stage = (f: LatencyFigure) => `${f.p50Ms.toFixed(2)} / ${f.p99Ms.toFixed(2)} ms`;
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   const m = result.memory;
   const own = Object.values(m.oneRunKeys).reduce((a, b) => a + b, 0);
   return [
     `approval click-to-resume (POST → approved call starts, ${result.clickToResume.samples} samples): ${ms(result.clickToResume)} (target p99 <= 50 ms)`,
     `  with an in-process onDecided promote: ${ms(result.clickToResumeHook)}; POST response alone: ${ms(result.postResponse)}`,
+    `  stages of the hook path, p50 / p99: POST → decision recorded ${stage(result.hookStages.decided)}, ` +
+      `promote ${stage(result.hookStages.promote)}, promoted → approved call starts ${stage(result.hookStages.pickupAndReplay)}`,
     `BullMQ promote → processor starts: ${ms(result.bullPromoteToProcess)}; ratio p50 ${result.ratioP50.toFixed(1)}x, p99 ${result.ratioP99.toFixed(1)}x`,
     `${m.parked} parked runs (parked in ${m.parkSeconds.toFixed(0)} s): Redis ${(m.redisBytesPerRun / 1024).toFixed(2)} KB per run ` +
       `(used_memory delta / N; BullMQ events stream ${mb(m.bullEventsStreamBytes)} of it) (target <= 4 KB); ` +
