@@ -22,7 +22,8 @@ export interface ToolDefinition<T extends TSchema> {
   name: string;
   description: string;
   parameters: T;
-  execute(args: Static<T>, ctx: ToolExecutionContext): Promise<ToolResult>;
+  /** `signal` aborts when the call times out or the run is cancelled: stop work and return. */
+  execute(args: Static<T>, ctx: ToolExecutionContext, signal?: AbortSignal): Promise<ToolResult>;
   timeoutSeconds?: number;
   maxRetries?: number;
   streamCapable?: boolean;
@@ -92,8 +93,8 @@ class DefinedTool<T extends TSchema> extends Tool<T> {
       ? this.#def.checkPermissions(args, ctx)
       : super.checkPermissions(args, ctx);
   }
-  execute(args: Static<T>, ctx: ToolExecutionContext): Promise<ToolResult> {
-    return this.#def.execute(args, ctx);
+  execute(args: Static<T>, ctx: ToolExecutionContext, signal?: AbortSignal): Promise<ToolResult> {
+    return this.#def.execute(args, ctx, signal);
   }
 }
 

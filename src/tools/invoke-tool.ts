@@ -13,6 +13,7 @@ export async function invokeTool(
   tool: AnyTool,
   args: unknown,
   ctx: ToolExecutionContext,
+  signal?: AbortSignal,
 ): Promise<ToolResult> {
   if (!ctx.allowedTools.has(tool.name)) {
     return toolFailure("denied", `Tool "${tool.name}" is not in this execution's allowed tools`);
@@ -25,7 +26,7 @@ export async function invokeTool(
   }
   let result: unknown;
   try {
-    result = await tool.execute(validation.args, ctx);
+    result = await tool.execute(validation.args, ctx, signal);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return toolFailure("internal", `Tool "${tool.name}" failed unexpectedly: ${message}`);

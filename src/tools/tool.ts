@@ -109,7 +109,11 @@ export abstract class Tool<TParams extends TSchema = TSchema> {
   }
 
   /** Runs the call. Expected failures are returned as results; a throw becomes an `internal` result. */
-  abstract execute(args: Static<TParams>, ctx: ToolExecutionContext): Promise<ToolResult>;
+  abstract execute(
+    args: Static<TParams>,
+    ctx: ToolExecutionContext,
+    signal?: AbortSignal,
+  ): Promise<ToolResult>;
 }
 
 /** A tool of any parameter schema, as registries and the agent loop hold it. */

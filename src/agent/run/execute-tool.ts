@@ -21,18 +21,22 @@ export async function executeWithPolicy(
   }
 }
 
+/**
+ * One attempt with the tool's timeout: at the deadline the tool's AbortSignal fires (so it can stop
+ * its work) and the result is `timeout`, even if the tool ignores the signal.
+ */
 async function withTimeout(tool: AnyTool, args: unknown, ctx: ToolExecutionContext): Promise<ToolResult> {
   const ms = tool.timeoutSeconds * 1000;
+  const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<ToolResult>((resolve) => {
-    timer = setTimeout(
-      () =>
-        resolve(toolFailure("timeout", `Tool "${tool.name}" did not finish within ${tool.timeoutSeconds} s`)),
-      ms,
-    );
+    timer = setTimeout(() => {
+      controller.abort(new Error(`timed out after ${tool.timeoutSeconds} s`));
+      resolve(toolFailure("timeout", `Tool "${tool.name}" did not finish within ${tool.timeoutSeconds} s`));
+    }, ms);
   });
   try {
-    return await Promise.race([invokeTool(tool, args, ctx), timeout]);
+    return await Promise.race([invokeTool(tool, args, ctx, controller.signal), timeout]);
   } finally {
     clearTimeout(timer);
   }

@@ -1,0 +1,58 @@
+import { Type } from "typebox";
+import { describe, expect, it } from "vitest";
+import { createToolExecutionContext, defineTool, toolFailure, toolSuccess } from "../../tools/index.js";
+import { executeWithPolicy } from "./execute-tool.js";
+
+const ctx = createToolExecutionContext({
+  executionId: "e",
+  traceId: "t",
+  sessionKey: "s",
+  userId: "u",
+  agentId: "a",
+  call: { toolName: "read_file", callIndex: 0, params: {} },
+  allowedTools: ["read_file"],
+  channel: "api",
+  unattended: false,
+  workspace: "/tmp",
+});
+
+describe("tool execution with the tool's timeout and retries", () => {
+  it("aborts the tool's signal at its timeout and reports a timeout result", async () => {
+    let aborted: unknown;
+    const slow = defineTool({
+      name: "read_file",
+      description: "waits until aborted",
+      parameters: Type.Object({}),
+      timeoutSeconds: 0.05,
+      execute: (_args, _ctx, signal) =>
+        new Promise((resolve) => {
+          signal?.addEventListener("abort", () => {
+            aborted = signal.reason;
+            resolve(toolSuccess("stopped"));
+          });
+        }),
+    });
+    const result = await executeWithPolicy(slow, {}, ctx, false);
+    expect(result).toMatchObject({ success: false, errorKind: "timeout" });
+    expect(String(aborted)).toContain("timed out");
+  });
+
+  it("retries a transient failure only when repeating is safe", async () => {
+    let calls = 0;
+    const flaky = defineTool({
+      name: "read_file",
+      description: "fails once",
+      parameters: Type.Object({}),
+      maxRetries: 2,
+      execute: async () => (++calls === 1 ? toolFailure("internal", "boom") : toolSuccess("ok")),
+    });
+    expect(await executeWithPolicy(flaky, {}, ctx, true)).toMatchObject({ success: true });
+    expect(calls).toBe(2);
+    calls = 0;
+    expect(await executeWithPolicy(flaky, {}, ctx, false)).toMatchObject({
+      success: false,
+      errorKind: "internal",
+    });
+    expect(calls).toBe(1);
+  });
+});
