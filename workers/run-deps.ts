@@ -120,7 +120,7 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
     approvals: options.approvals,
     audit: auditTrailSink(trail),
     spill: redisSpillStore(redis, keyPrefix, retentionMs),
-    credentials: options.credentials ?? (() => ({})),
+    credentials: options.credentials ?? credentialsFromConfig(config, options.env),
     cronAuthorized: options.cronAuthorized ?? (async () => false),
     inDoubtPolicy: config.execution.in_doubt_policy,
     claimLeaseMs: options.claimLeaseMs ?? 15_000,
@@ -135,5 +135,26 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
     childRecheckMs: options.childRecheckMs ?? 60_000,
     clock: options.clock ?? systemClock,
     logger: options.logger,
+  };
+}
+
+/**
+ * Credentials per tool from `tools.credentials` (tool → name → environment variable), read from the
+ * environment at execution time. An unset variable is left out (the tool reports it is missing);
+ * values never enter the journal, the audit trail, logs or job data.
+ */
+function credentialsFromConfig(
+  config: DeepReadonly<EchoRunnerConfig>,
+  env: NodeJS.ProcessEnv,
+): RunDeps["credentials"] {
+  return (tool) => {
+    const wanted = config.tools.credentials[tool];
+    if (!wanted) return {};
+    const out: Record<string, string> = {};
+    for (const [name, variable] of Object.entries(wanted)) {
+      const value = env[variable];
+      if (value) out[name] = value;
+    }
+    return out;
   };
 }

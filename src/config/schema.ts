@@ -105,6 +105,10 @@ export const EchoRunnerConfigSchema = z.strictObject({
       host: z.enum(EXEC_HOSTS),
       safe_bins: z.record(z.string().regex(/^[a-zA-Z0-9_.+-]+$/, "a binary name"), SafeBinProfileConfig),
     }),
+    credentials: z.record(
+      toolName,
+      z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a credential name"), envVarName),
+    ),
     mcp: z.strictObject({
       servers: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/, "letters, digits, _ and -"), McpServerConfig),
     }),

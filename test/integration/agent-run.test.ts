@@ -1,9 +1,11 @@
 import { join } from "node:path";
 import { Job, QueueEvents } from "bullmq";
+import { Type } from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
 import { runAgent } from "../../src/agent/index.js";
-import { AuditTrail } from "../../src/journal/index.js";
+import { AuditTrail, Journal } from "../../src/journal/index.js";
 import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { defineTool, toolSuccess } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
   agentQueue,
@@ -139,5 +141,37 @@ describe("a durable agent run on BullMQ", () => {
       code: "PAYLOAD_INVALID",
     });
     await queue.close();
+  });
+});
+
+describe("credentials", () => {
+  it("are injected into the configured tool's context at execution time and never reach the journal", async () => {
+    const keyPrefix = uniquePrefix("creds");
+    let seen = "";
+    const tool = defineTool({
+      name: "write_file",
+      description: "echoes its credential (test tool)",
+      parameters: Type.Object({ path: Type.String(), content: Type.String() }),
+      async execute(_args, ctx) {
+        seen = ctx.credentials.TOKEN ?? "";
+        return toolSuccess(`token is ${seen}`);
+      },
+    });
+    const { deps } = await testRunDeps({
+      redis,
+      keyPrefix,
+      tools: [tool],
+      script: writeScript(1),
+      env: { TEST_TOKEN: "sk-secret-value-123" },
+      configOverrides: { tools: { credentials: { write_file: { TOKEN: "TEST_TOKEN" } } } },
+    });
+    const payload = testPayload();
+    await runAgent({ payload, jobId: payload.runId, owner: "w1", deps });
+    expect(seen).toBe("sk-secret-value-123");
+    const snapshot = await new Journal({ redis, keyPrefix }).readRun(payload.runId);
+    const stored = JSON.stringify([...snapshot.records.values()]);
+    expect(stored).not.toContain("sk-secret-value-123");
+    expect(stored).toContain("token is [redacted]");
+    expect(JSON.stringify(payload)).not.toContain("sk-secret");
   });
 });
