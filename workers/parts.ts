@@ -1,4 +1,4 @@
-import { Job, Queue } from "bullmq";
+import { Job, Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import { type RunDeps, storeApprovals } from "../src/agent/index.js";
 import {
@@ -73,6 +73,28 @@ function startPromoter(ctx: PartContext): RunningPart {
   };
 }
 
+/**
+ * A run whose job is removed (cancelled by an operator) leaves no approval pending: its requests are
+ * marked cancelled, and their links then say the request is no longer pending.
+ */
+function startCanceller(ctx: PartContext, store: ApprovalStore): RunningPart & { ready: Promise<void> } {
+  const events = new QueueEvents("agent", {
+    connection: ctx.redis.duplicate(),
+    prefix: bullPrefix(ctx.config.redis.key_prefix),
+  });
+  events.on("removed", ({ jobId }) => {
+    store
+      .cancelRun(jobId)
+      .catch((err: unknown) => ctx.logger.warn({ jobId, err: String(err) }, "cancelling approvals failed"));
+  });
+  return {
+    ready: events.waitUntilReady().then(() => undefined),
+    async stop() {
+      await events.close();
+    },
+  };
+}
+
 /** Re-sends unsent approval mails, sends reminders and expires overdue requests, every 30 s. */
 function startSweeper(
   ctx: PartContext,
@@ -138,11 +160,14 @@ export async function startWorkerPart(
   });
   await worker.waitUntilReady();
   const promoter = startPromoter(ctx);
+  const canceller = startCanceller(ctx, store);
+  await canceller.ready;
   const sweeper = startSweeper(ctx, store, notifications);
   logger.info({ concurrency: config.execution.worker_concurrency }, "agent worker running");
   return {
     async stop() {
       await sweeper.stop();
+      await canceller.stop();
       await promoter.stop();
       await worker.close();
     },
