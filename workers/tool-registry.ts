@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { createSubagentTools, redisSpillStore } from "../src/agent/index.js";
+import { createClarifyTool, createSubagentTools, redisSpillStore } from "../src/agent/index.js";
 import { createPathFence } from "../src/guard/index.js";
 import { nodeFsView, systemHostResolver } from "../src/platform/index.js";
 import { systemClock } from "../src/shared/index.js";
@@ -66,7 +66,13 @@ export async function toolRegistryFor(ctx: PartContext): Promise<WorkerTools> {
   const mcp = await connectMcpServers(mcpServersFromConfig(config, ctx.env), { logger: ctx.logger });
   for (const absent of mcp.absent) ctx.logger.warn({ absent }, "an MCP server or tool is not available");
   return {
-    registry: createToolRegistry([...tools, ...extra, ...createSubagentTools(), ...mcp.tools]),
+    registry: createToolRegistry([
+      ...tools,
+      ...extra,
+      ...createSubagentTools(),
+      createClarifyTool(),
+      ...mcp.tools,
+    ]),
     releaseRun: async (runId) => {
       await processes.stopAllForRun(runId);
     },

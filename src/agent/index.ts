@@ -47,6 +47,7 @@ export {
 export { type RunAgentOptions, runAgent } from "./run/agent-run.js";
 export { auditTrailSink } from "./run/audit-sink.js";
 export { type CallGuardOptions, createCallGuard } from "./run/call-guard.js";
+export { createClarifyTool } from "./run/clarify.js";
 export { ParkSignal } from "./run/park-signal.js";
 export type {
   ApprovalPort,

@@ -20,12 +20,14 @@ export type ApprovalState =
       readonly approver: string;
       readonly argsHash: string;
       readonly tool: string;
+      /** The approvers' comments (a clarify question's answer). */
+      readonly comment: string;
     }
   | { readonly status: "denied" | "expired" | "cancelled"; readonly by: string; readonly reason: string };
 
 /** A request to park the run until a person answers. */
 export interface ParkRequest {
-  readonly kind: "approval" | "in_doubt";
+  readonly kind: "approval" | "in_doubt" | "clarify";
   readonly payload: AgentJobPayload;
   readonly jobId: string;
   readonly idempotencyKey: string;

@@ -55,6 +55,10 @@ export function storeApprovals(options: {
             approver,
             argsHash: call.argsHash,
             tool: call.tool,
+            comment: record.decisions
+              .map((d) => d.comment)
+              .filter((c) => c.length > 0)
+              .join("\n"),
           };
         }
         case "wait":

@@ -14,6 +14,7 @@ import {
 } from "../../tools/index.js";
 import type { ModelToolCall } from "../model/model-client.js";
 import { claimAndRun } from "./claim-and-run.js";
+import { clarifyResult } from "./clarify.js";
 import { executeWithPolicy } from "./execute-tool.js";
 import { ParkSignal } from "./park-signal.js";
 import type { RunDeps } from "./run-deps.js";
@@ -113,7 +114,9 @@ export async function runToolCall(
   const subagent =
     plan.kind === "execute" && isSubagentTool(name)
       ? await subagentResult(scope, name, key, plan.args)
-      : undefined;
+      : plan.kind === "execute" && name === "clarify"
+        ? await clarifyResult(scope, key, plan.gateCall)
+        : undefined;
 
   const claimed = await claimAndRun({
     journal: deps.journal,
