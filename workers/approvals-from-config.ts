@@ -14,6 +14,12 @@ export function approvalPolicyFromConfig(config: DeepReadonly<EchoRunnerConfig>)
   const approval = config.permissions.approval;
   return {
     waitTimeoutMs: approval.wait_timeout_seconds * 1000,
+    waitTimeoutMsByRisk: Object.fromEntries(
+      Object.entries(approval.wait_timeout_by_risk).map(([risk, seconds]) => [risk, (seconds ?? 0) * 1000]),
+    ),
+    waitTimeoutMsByChannel: Object.fromEntries(
+      Object.entries(approval.wait_timeout_by_channel).map(([channel, seconds]) => [channel, seconds * 1000]),
+    ),
     requiredApprovals: { ...approval.required_approvals },
     forbidSelfApproval: approval.forbid_self_approval,
     reminderBeforeMs: approval.reminder_before_seconds * 1000,

@@ -121,6 +121,8 @@ export const EchoRunnerConfigSchema = z.strictObject({
       mode: z.enum(APPROVAL_MODES),
       unattended_policy: z.enum(UNATTENDED_POLICIES),
       wait_timeout_seconds: positiveInt.max(30 * 24 * 3600),
+      wait_timeout_by_risk: z.partialRecord(z.enum(RISK_LEVELS), positiveInt.max(30 * 24 * 3600)),
+      wait_timeout_by_channel: z.record(z.string().min(1), positiveInt.max(30 * 24 * 3600)),
       smart_model: z.string(),
       forbid_self_approval: z.boolean(),
       required_approvals: z.record(z.string().min(1), positiveInt.max(10)),
