@@ -118,14 +118,42 @@ export async function runToolCall(
         ? await clarifyResult(scope, key, plan.gateCall)
         : undefined;
 
+  const doubtKey = `${key}-in-doubt`;
+  const doubtCall = plan.kind === "execute" ? plan.gateCall : fallbackGateCall(name, params);
   const claimed = await claimAndRun({
     journal: deps.journal,
     runId: payload.runId,
     key,
     owner: scope.owner,
     leaseMs,
-    onInDoubt: () =>
-      resolveInDoubt({ readOnlyForArgs: safeToRepeat, idempotent: false, policy: deps.inDoubtPolicy }),
+    // A person's answer to "did it run?" is its own request (a derived key), never the approval that
+    // let the call run the first time: that approval must not also approve running it again.
+    onInDoubt: async () => {
+      const action = resolveInDoubt({
+        readOnlyForArgs: safeToRepeat,
+        idempotent: false,
+        policy: deps.inDoubtPolicy,
+      });
+      if (action !== "park") return action;
+      const answer = await deps.approvals.lookup({
+        runId: payload.runId,
+        idempotencyKey: doubtKey,
+        tool: doubtCall.tool,
+        argsHash: doubtCall.argsHash,
+        agentId: payload.agentId,
+      });
+      switch (answer.status) {
+        case "approved":
+          return "rerun";
+        case "denied":
+        case "expired":
+        case "cancelled":
+          return "fail";
+        case "pending":
+        case "none":
+          return "park";
+      }
+    },
     inDoubtFailure: () =>
       toolFailure(
         "in_doubt",
@@ -136,8 +164,8 @@ export async function runToolCall(
         kind: "in_doubt",
         payload,
         jobId: scope.jobId,
-        idempotencyKey: key,
-        call: plan.kind === "execute" ? plan.gateCall : fallbackGateCall(name, params),
+        idempotencyKey: doubtKey,
+        call: doubtCall,
         decision: undefined,
         reason: `in doubt: "${name}" may have run before a crash. Approve to run it again, deny to not run it.`,
       });
