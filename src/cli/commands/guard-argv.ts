@@ -6,9 +6,9 @@ import {
   type ExecPolicyOptions,
   type ExecVerdict,
 } from "../../guard/index.js";
+import { pathLookup } from "../../platform/index.js";
 import { RunnerError } from "../../shared/index.js";
 import type { CliCommand } from "../io.js";
-import { pathLookup } from "./guard-fs-view.js";
 import { renderVerdict, runBatch, singlePositional, verdictExit } from "./guard-shared.js";
 
 const USAGE =

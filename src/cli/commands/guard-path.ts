@@ -2,9 +2,9 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createPathFence, type PathAccess } from "../../guard/index.js";
+import { nodeFsView } from "../../platform/index.js";
 import { RunnerError } from "../../shared/index.js";
 import type { CliCommand } from "../io.js";
-import { nodeFsView } from "./guard-fs-view.js";
 import { batchField, renderVerdict, runBatch, singlePositional, verdictExit } from "./guard-shared.js";
 
 const USAGE =
