@@ -47,7 +47,11 @@ export async function startLocalRedis(url: string, dataDir: string): Promise<Loc
     "--daemonize",
     "no",
   ];
-  const child: ChildProcess = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
+  // Its own process group: Ctrl+C in a terminal must reach only the runner, which then stops Redis last.
+  const child: ChildProcess = spawn("redis-server", args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   let output = "";
   const collect = (chunk: Buffer) => {
     if (output.length < 20_000) output += chunk.toString();

@@ -39,6 +39,7 @@ export interface RunningPart {
 function startPromoter(ctx: PartContext): RunningPart {
   // XREAD BLOCK holds its connection: it gets one of its own.
   const reader = ctx.redis.duplicate();
+  reader.on("error", () => undefined); // reported by the main connection's handler
   const { store } = approvalsFromConfig(ctx.config, reader, ctx.env, ctx.logger);
   const queue = new Queue("agent", {
     connection: ctx.redis,
@@ -78,8 +79,10 @@ function startPromoter(ctx: PartContext): RunningPart {
  * marked cancelled, and their links then say the request is no longer pending.
  */
 function startCanceller(ctx: PartContext, store: ApprovalStore): RunningPart & { ready: Promise<void> } {
+  const connection = ctx.redis.duplicate();
+  connection.on("error", () => undefined); // reported by the main connection's handler
   const events = new QueueEvents("agent", {
-    connection: ctx.redis.duplicate(),
+    connection,
     prefix: bullPrefix(ctx.config.redis.key_prefix),
   });
   events.on("removed", ({ jobId }) => {
