@@ -1,25 +1,9 @@
-import { Redis } from "ioredis";
-import {
-  type ApprovalPolicy,
-  type ApprovalRecord,
-  ApprovalStore,
-  formatTime,
-} from "../../approvals/index.js";
-import { type EchoRunnerConfig, loadConfig } from "../../config/index.js";
+import { approvalPolicyFromConfig } from "../../../workers/approvals-from-config.js";
+import { type ApprovalRecord, ApprovalStore, formatTime } from "../../approvals/index.js";
+import type { EchoRunnerConfig } from "../../config/index.js";
 import { type DeepReadonly, RunnerError } from "../../shared/index.js";
 import type { CliIo } from "../io.js";
-
-/** The approval policy of a loaded config (`permissions.approval.*` and `approvers`). */
-export function approvalPolicyFromConfig(config: DeepReadonly<EchoRunnerConfig>): ApprovalPolicy {
-  const approval = config.permissions.approval;
-  return {
-    waitTimeoutMs: approval.wait_timeout_seconds * 1000,
-    requiredApprovals: { ...approval.required_approvals },
-    forbidSelfApproval: approval.forbid_self_approval,
-    reminderBeforeMs: approval.reminder_before_seconds * 1000,
-    approvers: config.approvers.map((a) => ({ id: a.id, email: a.email })),
-  };
-}
+import { connectCliRedis } from "./cli-redis.js";
 
 /**
  * Who the CLI records as the approver: config `operator`, else $USER. Fails when neither is set,
@@ -45,20 +29,8 @@ export interface CliApprovals {
 
 /** Loads the config and connects to Redis (REDIS_URL wins over `redis.url`). */
 export async function openApprovals(io: CliIo, configPath: string | undefined): Promise<CliApprovals> {
-  const { config } = await loadConfig({ configPath, env: io.env, cwd: io.cwd });
-  const url = io.env.REDIS_URL || config.redis.url;
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
-  redis.on("error", () => undefined);
-  try {
-    await redis.connect();
-  } catch (cause) {
-    redis.disconnect();
-    throw new RunnerError(
-      "REDIS_UNAVAILABLE",
-      `cannot reach Redis at ${url.replace(/\/\/[^@]*@/, "//***@")}`,
-      { cause },
-    );
-  }
+  const { loaded, redis, close } = await connectCliRedis(io, configPath);
+  const { config } = loaded;
   const store = new ApprovalStore({
     redis,
     keyPrefix: config.redis.key_prefix,
@@ -67,9 +39,7 @@ export async function openApprovals(io: CliIo, configPath: string | undefined): 
   return {
     store,
     config,
-    async close() {
-      await redis.quit().catch(() => redis.disconnect());
-    },
+    close,
   };
 }
 

@@ -1,8 +1,7 @@
-import { Redis } from "ioredis";
-import { loadConfig } from "../../config/index.js";
+import type { Redis } from "ioredis";
 import { AuditEntry, type AuditRecord, auditKeys } from "../../journal/index.js";
-import { RunnerError } from "../../shared/index.js";
 import type { CliIo } from "../io.js";
+import { connectCliRedis } from "./cli-redis.js";
 
 /** A Redis connection and the audit trail's key prefix for one CLI command; `close()` disconnects. */
 export interface CliAudit {
@@ -13,27 +12,8 @@ export interface CliAudit {
 
 /** Loads the config and connects to Redis (REDIS_URL wins over `redis.url`). */
 export async function openAudit(io: CliIo, configPath: string | undefined): Promise<CliAudit> {
-  const { config } = await loadConfig({ configPath, env: io.env, cwd: io.cwd });
-  const url = io.env.REDIS_URL || config.redis.url;
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
-  redis.on("error", () => undefined);
-  try {
-    await redis.connect();
-  } catch (cause) {
-    redis.disconnect();
-    throw new RunnerError(
-      "REDIS_UNAVAILABLE",
-      `cannot reach Redis at ${url.replace(/\/\/[^@]*@/, "//***@")}`,
-      { cause },
-    );
-  }
-  return {
-    redis,
-    keyPrefix: config.redis.key_prefix,
-    async close() {
-      await redis.quit().catch(() => redis.disconnect());
-    },
-  };
+  const { loaded, redis, close } = await connectCliRedis(io, configPath);
+  return { redis, keyPrefix: loaded.config.redis.key_prefix, close };
 }
 
 /** A stream entry as listed: decoded, or the reason it does not decode (evidence is never hidden). */

@@ -1,12 +1,6 @@
 import { resolve } from "node:path";
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
-import {
-  type EchoRunnerConfig,
-  type LoadedConfig,
-  loadConfig,
-  maskUrlCredentials,
-} from "../../config/index.js";
+import type { EchoRunnerConfig, LoadedConfig } from "../../config/index.js";
 import { bullPrefix } from "../../queue/index.js";
 import {
   type ConfigScheduleEntry,
@@ -18,6 +12,7 @@ import {
 import { type DeepReadonly, RunnerError } from "../../shared/index.js";
 import type { CliIo } from "../io.js";
 import { operatorIdentity } from "./approvals-shared.js";
+import { connectCliRedis } from "./cli-redis.js";
 
 /** An open schedule service for one CLI command; `close()` disconnects. */
 export interface CliSchedules {
@@ -31,17 +26,8 @@ export interface CliSchedules {
 
 /** Loads the config and connects to Redis (REDIS_URL wins over `redis.url`). */
 export async function openSchedules(io: CliIo, configPath: string | undefined): Promise<CliSchedules> {
-  const loaded = await loadConfig({ configPath, env: io.env, cwd: io.cwd });
+  const { loaded, redis, close } = await connectCliRedis(io, configPath);
   const { config } = loaded;
-  const url = io.env.REDIS_URL || config.redis.url;
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
-  redis.on("error", () => undefined);
-  try {
-    await redis.connect();
-  } catch (cause) {
-    redis.disconnect();
-    throw new RunnerError("REDIS_UNAVAILABLE", `cannot reach Redis at ${maskUrlCredentials(url)}`, { cause });
-  }
   const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(config.redis.key_prefix) });
   const store = new ScheduleStore({ redis, keyPrefix: config.redis.key_prefix });
   const service = new ScheduleService({
@@ -56,7 +42,7 @@ export async function openSchedules(io: CliIo, configPath: string | undefined): 
     actor: () => operatorIdentity(config, io.env),
     async close() {
       await queue.close();
-      await redis.quit().catch(() => redis.disconnect());
+      await close();
     },
   };
 }
