@@ -1,0 +1,35 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * `npm run test:security`: the security suite (issue 11). New suites live in test/security/**, which
+ * the default config excludes, so `npm test` does not run the heavy fuzzing twice in CI. The attack
+ * tests of the approvals issue stay next to the code they test and are listed here by path: they
+ * are fast (seconds), so running them in both suites costs little and keeps one copy of each.
+ */
+const APPROVAL_ATTACK_TESTS = [
+  // forged token, another request's token and nonce, used token, expired, GET/HEAD on the decision
+  // URL, POST without token or nonce, cancelled run, 20 concurrent POSTs, rate limit
+  "src/http/approval-routes.test.ts",
+  // token hashed at rest, single use, another request's token, expiry, 20 racing decisions
+  "src/approvals/approval-tokens.test.ts",
+  "src/approvals/link-tokens.test.ts",
+  // second decision refused, required approvals, self-approval, deadline, changed arguments
+  "src/approvals/approval-store.test.ts",
+  "src/approvals/executable-check.test.ts",
+  "src/approvals/parked-call.test.ts",
+  // a removed job's pending approvals are cancelled
+  "test/integration/cancel-run.test.ts",
+  // the gate never lets a dangerous call run unattended; tightening never allows more
+  "src/gate/approval-gate.property.test.ts",
+];
+
+export default defineConfig({
+  test: {
+    include: ["test/security/**/*.test.ts", ...APPROVAL_ATTACK_TESTS],
+    exclude: ["node_modules/**"],
+    globalSetup: ["test/helpers/global-setup.ts"],
+    testTimeout: 120_000,
+    hookTimeout: 30_000,
+    pool: "forks",
+  },
+});
