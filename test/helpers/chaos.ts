@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { Job, type Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { verifyAudit } from "../../src/journal/index.js";
+import { REPO_ROOT } from "./cli-process.js";
+
+/** A seeded PRNG (mulberry32) so a failing chaos run can be reproduced from its seed (CHAOS_SEED). */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The seed of this run: CHAOS_SEED, or one derived from the time (printed by the tests). */
+export function chaosSeed(): number {
+  return Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
+}
+
+/** A TypeScript entry point started as its own node process (bin/run-ts.js), output collected. */
+export interface NodeProcess {
+  child: ChildProcess;
+  /** Resolves when the process printed `readyLine`; rejects when it exits first. */
+  ready: Promise<void>;
+  output(): string;
+}
+
+export function startNodeProcess(
+  entry: string,
+  env: Record<string, string>,
+  readyLine = "worker ready",
+): NodeProcess {
+  const child = spawn(process.execPath, [resolve(REPO_ROOT, "bin/run-ts.js"), entry], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  const ready = new Promise<void>((done, fail) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      if (out.length < 200_000) out += chunk.toString();
+      if (out.includes(readyLine)) done();
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      if (out.length < 200_000) out += chunk.toString();
+    });
+    child.once("exit", (code, signal) =>
+      fail(new Error(`${entry} exited (${code ?? signal}) before "${readyLine}":\n${out}`)),
+    );
+  });
+  // A rejection nobody awaits (the process was killed later on purpose) is not an error.
+  ready.catch(() => undefined);
+  return { child, ready, output: () => out };
+}
+
+/** SIGKILL (no shutdown code runs) and wait until the process is gone. */
+export function killHard(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    child.once("exit", () => done());
+    child.kill("SIGKILL");
+  });
+}
+
+/** Polls `check` until it returns a value other than undefined, or throws naming `what` at the deadline. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs: number,
+  intervalMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ""}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** The BullMQ state of each job ("missing" when it does not exist). */
+export async function jobStates(queue: Queue, ids: readonly string[]): Promise<Map<string, string>> {
+  const states = new Map<string, string>();
+  for (const id of ids) {
+    const job = await Job.fromId(queue, id);
+    states.set(id, job ? await job.getState() : "missing");
+  }
+  return states;
+}
+
+/** Waits until every job is completed; throws listing the states of those that are not. */
+export async function waitAllCompleted(
+  queue: Queue,
+  ids: readonly string[],
+  timeoutMs: number,
+): Promise<void> {
+  let last = new Map<string, string>();
+  try {
+    await waitFor(
+      "every run to complete",
+      async () => {
+        last = await jobStates(queue, ids);
+        return [...last.values()].every((s) => s === "completed") ? true : undefined;
+      },
+      timeoutMs,
+      200,
+    );
+  } catch (err) {
+    const notDone = [...last.entries()].filter(([, s]) => s !== "completed");
+    throw new Error(`${(err as Error).message}; not completed: ${JSON.stringify(notDone)}`);
+  }
+}
+
+/** Verifies the audit chain of a key prefix; throws with the first broken link. Returns the entry count. */
+export async function verifyChain(redis: Redis, keyPrefix: string): Promise<number> {
+  const result = await verifyAudit({ redis, keyPrefix });
+  if (!result.ok) throw new Error(`audit chain broken: ${JSON.stringify(result.brokenAt)}`);
+  return result.checked;
+}
+
+/** Keys whose count is above one: side effects that ran twice. */
+export function repeated(counts: Map<string, number>): [string, number][] {
+  return [...counts.entries()].filter(([, n]) => n > 1);
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+// The fault-injection suite (`npm run test:chaos`, docs/RELIABILITY.md). Every scenario starts its
+// own redis-server, worker and HTTP processes and kills some of them, so files run one at a time:
+// in parallel they would compete for the 2 CI cores and turn timeouts into noise.
+export default defineConfig({
+  test: {
+    include: ["test/chaos/**/*.test.ts"],
+    testTimeout: 300_000,
+    hookTimeout: 240_000,
+    pool: "forks",
+    fileParallelism: false,
+  },
+});
