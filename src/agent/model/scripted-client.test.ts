@@ -133,3 +133,44 @@ describe("parseScriptedScript errors", () => {
     expect(err.message).toContain(mention);
   });
 });
+
+describe("scripted playbooks by task", () => {
+  const BY_TASK = `
+tasks:
+  "parent task":
+    - tool_calls: [{ name: delegate_task, arguments: { task: child task } }]
+    - content: parent done
+  "child task":
+    - content: child done
+`;
+  const ask = (task: string, turns: number) => {
+    const messages: ChatMessage[] = [{ role: "user", content: task }];
+    for (let i = 0; i < turns; i++) messages.push({ role: "assistant", content: null, toolCalls: [] });
+    return { messages, tools: [] };
+  };
+
+  it("answers each run from the playbook of its task, turn by turn", async () => {
+    const model = scriptedModelFromYaml(BY_TASK, "demo.yaml");
+    expect((await model.complete(ask("parent task", 0))).message.toolCalls[0]?.name).toBe("delegate_task");
+    expect((await model.complete(ask("parent task", 1))).message.content).toBe("parent done");
+    expect((await model.complete(ask("child task", 0))).message.content).toBe("child done");
+  });
+
+  it("fails naming the known tasks when a run's task has no playbook", async () => {
+    const model = scriptedModelFromYaml(BY_TASK, "demo.yaml");
+    const err = await model.complete(ask("other", 0)).then(
+      () => undefined,
+      (e: unknown) => e as RunnerError,
+    );
+    expect(err?.code).toBe("MODEL_SCRIPT_EXHAUSTED");
+    expect(err?.message).toContain('"child task"');
+  });
+
+  it("names the task and turn of a bad entry, and refuses playbooks where one list is expected", () => {
+    const err = thrown(() => scriptedModelFromYaml('tasks:\n  "a":\n    - content: 1', "demo.yaml"));
+    expect(err.code).toBe("MODEL_SCRIPT_INVALID");
+    expect(err.message).toContain('tasks["a"].turns[0].content');
+    expect(thrown(() => parseScriptedScript(BY_TASK)).message).toContain("playbooks by task");
+    expect(thrown(() => scriptedModelFromYaml("tasks: {}")).message).toContain("at least one task");
+  });
+});

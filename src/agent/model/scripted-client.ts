@@ -8,7 +8,7 @@ import {
   type ModelToolCall,
   parseToolArguments,
 } from "./model-client.js";
-import { parseScriptedScript, type ScriptedScript } from "./scripted-script.js";
+import { parseScriptedFile, type ScriptedPlaybooks, type ScriptedScript } from "./scripted-script.js";
 
 /**
  * A model that answers from a script, for deterministic playbooks, demos and tests. It keeps no
@@ -36,9 +36,34 @@ export function createScriptedModelClient(script: ScriptedScript): ModelClient {
   };
 }
 
-/** Parses `yamlText` (see `parseScriptedScript`) and returns a client for it. */
+/**
+ * A model that answers each run from the playbook of its task (the first user message), so a
+ * parent and the sub-agent it delegates to can share one model and follow different scripts.
+ */
+export function createScriptedPlaybooksClient(playbooks: ScriptedPlaybooks): ModelClient {
+  const clients = new Map(
+    Object.entries(playbooks.tasks).map(([task, script]) => [task, createScriptedModelClient(script)]),
+  );
+  return {
+    async complete(request: ModelRequest): Promise<ModelResponse> {
+      const task = request.messages.find((message) => message.role === "user")?.content ?? "";
+      const client = clients.get(task);
+      if (!client) {
+        throw new RunnerError(
+          "MODEL_SCRIPT_EXHAUSTED",
+          `Scripted model has no playbook for the task ${JSON.stringify(task.slice(0, 200))}; its tasks are: ${[...clients.keys()].map((t) => JSON.stringify(t)).join(", ")}`,
+          { data: { tasks: [...clients.keys()] } },
+        );
+      }
+      return client.complete(request);
+    },
+  };
+}
+
+/** Parses `yamlText` (a list of turns, or playbooks by task) and returns a client for it. */
 export function scriptedModelFromYaml(yamlText: string, source?: string): ModelClient {
-  return createScriptedModelClient(parseScriptedScript(yamlText, source));
+  const file = parseScriptedFile(yamlText, source);
+  return Array.isArray(file) ? createScriptedModelClient(file) : createScriptedPlaybooksClient(file);
 }
 
 /** Reads a playbook file and returns a client for it; an unreadable file is MODEL_SCRIPT_INVALID. */

@@ -51,6 +51,41 @@ export type ScriptedScript = z.infer<typeof ScriptedScript>;
  * ```
  */
 export function parseScriptedScript(yamlText: string, source = "scripted model script"): ScriptedScript {
+  const file = parseScriptedFile(yamlText, source);
+  if (Array.isArray(file)) return file;
+  throw new RunnerError(
+    "MODEL_SCRIPT_INVALID",
+    `${source} holds playbooks by task (tasks:), where one list of turns was expected`,
+    { data: { source } },
+  );
+}
+
+/**
+ * Playbooks by task: the run's task (its first user message) picks the list of turns. A sub-agent
+ * started with delegate_task uses its parent's model, so a demo whose parent delegates needs the
+ * child's task to select a playbook of its own.
+ *
+ * ```yaml
+ * tasks:
+ *   "write the report":
+ *     - tool_calls: [{ name: delegate_task, arguments: { task: "check the report" } }]
+ *     - content: Done.
+ *   "check the report":
+ *     - content: Looks fine.
+ * ```
+ */
+export const ScriptedPlaybooks = z.strictObject({
+  tasks: z.record(z.string().min(1), ScriptedScript).refine((tasks) => Object.keys(tasks).length > 0, {
+    message: "name at least one task",
+  }),
+});
+export type ScriptedPlaybooks = z.infer<typeof ScriptedPlaybooks>;
+
+/** A script file: one list of turns for every run, or playbooks by task (see {@link ScriptedPlaybooks}). */
+export function parseScriptedFile(
+  yamlText: string,
+  source = "scripted model script",
+): ScriptedScript | ScriptedPlaybooks {
   let document: unknown;
   try {
     document = parseYaml(yamlText, { prettyErrors: true, uniqueKeys: true });
@@ -64,12 +99,17 @@ export function parseScriptedScript(yamlText: string, source = "scripted model s
       },
     );
   }
-  const parsed = ScriptedScript.safeParse(document);
+  // Only a mapping with `tasks` is read as playbooks; any other mapping is a list of turns gone wrong.
+  const byTask =
+    document !== null && typeof document === "object" && !Array.isArray(document) && "tasks" in document;
+  const parsed = byTask ? ScriptedPlaybooks.safeParse(document) : ScriptedScript.safeParse(document);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
+  const problems = parsed.error.issues.map(
+    (issue) => `${byTask ? formatTaskPath(issue.path) : formatPath(issue.path)}: ${issue.message}`,
+  );
   throw new RunnerError(
     "MODEL_SCRIPT_INVALID",
-    `${source} is invalid:\n  ${problems.join("\n  ")}\nA script is a YAML list of turns; each turn has content, tool_calls (name, arguments, id) or both, and optionally finish_reason (${FINISH_REASONS.join(" | ")}).`,
+    `${source} is invalid:\n  ${problems.join("\n  ")}\nA script is a YAML list of turns (or \`tasks:\` mapping each task to such a list); each turn has content, tool_calls (name, arguments, id) or both, and optionally finish_reason (${FINISH_REASONS.join(" | ")}).`,
     { data: { source, problems } },
   );
 }
@@ -78,4 +118,9 @@ function formatPath(path: readonly PropertyKey[]): string {
   let out = "turns";
   for (const part of path) out += typeof part === "number" ? `[${part}]` : `.${String(part)}`;
   return out;
+}
+
+function formatTaskPath(path: readonly PropertyKey[]): string {
+  if (path[0] !== "tasks" || path.length < 2) return path.map(String).join(".") || "(top)";
+  return `tasks[${JSON.stringify(String(path[1]))}].${formatPath(path.slice(2))}`;
 }
