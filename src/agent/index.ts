@@ -8,6 +8,31 @@ export {
 } from "./execution/result-limits.js";
 export { retryDelayMs, shouldRetryTool } from "./execution/retry.js";
 export { OPAQUE_FIELDS, SENSITIVE_FIELDS, sanitizeText, sanitizeValue } from "./execution/sanitize.js";
+export { clipText, clipValue, DEFAULT_VIEW_MAX_CHARS } from "./inspect/clip.js";
+export {
+  DEFAULT_RUN_LIST_LIMIT,
+  MAX_RUN_LIST_LIMIT,
+  RunInspector,
+  type RunInspectorOptions,
+} from "./inspect/run-inspector.js";
+export {
+  type ApprovalView,
+  type DecisionView,
+  JOURNAL_VIEW_STATUSES,
+  type JournalEntryView,
+  type JournalViewStatus,
+  type ParkedApproval,
+  RUN_JOB_STATES,
+  RUN_OUTCOMES,
+  RUN_STATE_FILTERS,
+  type RunDetail,
+  type RunJobState,
+  type RunOutcomeKind,
+  type RunStateFilter,
+  type RunSummary,
+  type TranscriptStep,
+  type TranscriptToolCall,
+} from "./inspect/run-view.js";
 export {
   CHAT_ROLES,
   ChatMessage,
@@ -62,6 +87,7 @@ export type {
 export { queueChildren } from "./run/queue-children.js";
 export { redisSpillStore } from "./run/redis-spill-store.js";
 export type { RunDeps, RunOutcome } from "./run/run-deps.js";
+export { archiveRun, type SessionRecorder, sessionTranscript } from "./run/session-transcript.js";
 export { shouldRetryRun } from "./run/should-retry.js";
 export { smartApproverFromModel } from "./run/smart-approver.js";
 export { storeApprovals } from "./run/store-approvals.js";

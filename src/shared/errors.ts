@@ -47,6 +47,7 @@ export const ERROR_CODES = [
   "APPROVAL_CORRUPT",
   "APPROVAL_INPUT_INVALID",
   "APPROVAL_NOTIFY_FAILED",
+  "RUN_NOT_FOUND",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

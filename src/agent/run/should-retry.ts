@@ -50,6 +50,7 @@ const RETRYABLE: Record<ErrorCode, boolean> = {
   APPROVAL_CORRUPT: false,
   APPROVAL_INPUT_INVALID: false,
   APPROVAL_NOTIFY_FAILED: true,
+  RUN_NOT_FOUND: false,
 };
 
 /** True when the queue should retry a run that threw `err`. Unknown (non-Runner) errors retry: they are crashes. */

@@ -1,0 +1,284 @@
+import { type Job, Queue } from "bullmq";
+import type { Cluster, Redis } from "ioredis";
+import { type ApprovalRecord, type ApprovalStore, effectiveStatus } from "../../approvals/index.js";
+import { type AuditRecord, AuditTrail, Journal } from "../../journal/index.js";
+import { AgentJobPayload, bullPrefix } from "../../queue/index.js";
+import { assertNever, type Clock, RunnerError, systemClock } from "../../shared/index.js";
+import type { RunOutcome } from "../run/run-deps.js";
+import { clipText, DEFAULT_VIEW_MAX_CHARS } from "./clip.js";
+import { decodeJournal } from "./run-transcript.js";
+import {
+  type ApprovalView,
+  type DecisionView,
+  type ParkedApproval,
+  RUN_JOB_STATES,
+  type RunDetail,
+  type RunJobState,
+  type RunOutcomeKind,
+  type RunStateFilter,
+  type RunSummary,
+} from "./run-view.js";
+
+/** Default number of runs `listRuns` returns. */
+export const DEFAULT_RUN_LIST_LIMIT = 50;
+/** Largest `limit` accepted by `listRuns`. */
+export const MAX_RUN_LIST_LIMIT = 1000;
+
+/** Options for {@link RunInspector}. */
+export interface RunInspectorOptions {
+  /** A connected client (the CLI's, the HTTP server's): shared, never closed by the inspector. */
+  redis: Redis | Cluster;
+  /** `redis.key_prefix`. */
+  keyPrefix: string;
+  /** The approval store over the same keys (built from config by the caller). */
+  approvals: ApprovalStore;
+  /** Decides which pending approvals have expired. Default the system clock. */
+  clock?: Clock;
+  /** Longest text or JSON of one field in a view, characters. Default {@link DEFAULT_VIEW_MAX_CHARS}. */
+  maxChars?: number;
+}
+
+/**
+ * Read-only views of agent runs for operators (`echo-runner jobs`, the /admin dashboard), joined
+ * from the four places a run leaves traces: the BullMQ job (state, payload, outcome), the journal
+ * (model steps and tool-call results), the audit trail (every gate decision and execution) and the
+ * approval store (what a person was asked). Shapes in run-view.ts. Never writes.
+ */
+export class RunInspector {
+  readonly #queue: Queue;
+  readonly #journal: Journal;
+  readonly #audit: AuditTrail;
+  readonly #approvals: ApprovalStore;
+  readonly #redis: Redis | Cluster;
+  readonly #clock: Clock;
+  readonly #maxChars: number;
+
+  constructor(options: RunInspectorOptions) {
+    this.#redis = options.redis;
+    this.#queue = new Queue("agent", {
+      connection: options.redis as Redis,
+      prefix: bullPrefix(options.keyPrefix),
+    });
+    this.#journal = new Journal({ redis: options.redis, keyPrefix: options.keyPrefix });
+    this.#audit = new AuditTrail({ redis: options.redis, keyPrefix: options.keyPrefix });
+    this.#approvals = options.approvals;
+    this.#clock = options.clock ?? systemClock;
+    this.#maxChars = options.maxChars ?? DEFAULT_VIEW_MAX_CHARS;
+  }
+
+  /**
+   * The most recent runs (by their latest activity: finished, started or enqueued), newest first.
+   * `state` narrows to one job state, or to `parked` (delayed with a pending approval).
+   */
+  async listRuns(options: { state?: RunStateFilter; limit?: number } = {}): Promise<RunSummary[]> {
+    const limit = options.limit ?? DEFAULT_RUN_LIST_LIMIT;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_RUN_LIST_LIMIT) {
+      throw new RunnerError(
+        "CLI_USAGE",
+        `limit must be a whole number from 1 to ${MAX_RUN_LIST_LIMIT}, got ${String(limit)}`,
+      );
+    }
+    const wanted: readonly RunJobState[] =
+      options.state === undefined
+        ? RUN_JOB_STATES
+        : options.state === "parked"
+          ? ["delayed"]
+          : [options.state];
+    // Parked runs are a subset of delayed ones: read every delayed job so the filter cannot miss one.
+    const perState = options.state === "parked" ? MAX_RUN_LIST_LIMIT : limit;
+    const batches = await Promise.all(
+      wanted.map(async (state) => {
+        const jobs = await this.#queue.getJobs([state], 0, perState - 1, false);
+        return jobs.map((job) => ({ job, state }));
+      }),
+    );
+    const rows = batches
+      .flat()
+      .sort((a, b) => lastActivity(b.job) - lastActivity(a.job))
+      .slice(0, options.state === "parked" ? undefined : limit);
+    const summaries = await Promise.all(rows.map(({ job, state }) => this.#summary(job, state)));
+    return options.state === "parked"
+      ? summaries.filter((s) => s.outcome === "parked").slice(0, limit)
+      : summaries;
+  }
+
+  /**
+   * Everything on record about one run: its job, the model transcript, the tool-call journal, the
+   * audit trail's decisions and executions, and its approval requests. RUN_NOT_FOUND when none of
+   * them knows the id.
+   */
+  async showRun(runId: string): Promise<RunDetail> {
+    if (typeof runId !== "string" || runId === "" || runId.length > 512 || /[{}]/.test(runId)) {
+      throw new RunnerError(
+        "CLI_USAGE",
+        `a run id is 1 to 512 characters without { or }, got ${JSON.stringify(runId)}`,
+      );
+    }
+    const [job, snapshot, approvals] = await Promise.all([
+      this.#queue.getJob(runId),
+      this.#journal.readRun(runId),
+      this.#approvalsOf(runId),
+    ]);
+    if (!job && snapshot.records.size === 0 && approvals.length === 0) {
+      throw new RunnerError(
+        "RUN_NOT_FOUND",
+        `no run ${JSON.stringify(runId)}: the agent queue, the journal and the approval store do not know it (a finished job is kept for the last 1000 runs, a journal for 7 days); list runs with \`echo-runner jobs list\``,
+        { data: { runId } },
+      );
+    }
+    const notes: string[] = [];
+    const payload = job ? AgentJobPayload.safeParse(job.data) : undefined;
+    if (!job)
+      notes.push(
+        "the job is no longer in the queue (removed after it finished); showing what the journal, audit trail and approvals hold",
+      );
+    else if (!payload?.success) notes.push("the job's payload does not parse; its fields are not shown");
+    const data = payload?.success ? payload.data : undefined;
+    // Approval requests carry the trace id too, so decisions are found even after the job is gone.
+    const traceId = data?.traceId ?? approvals[0]?.traceId ?? null;
+    let decisions: DecisionView[] = [];
+    if (traceId === null)
+      notes.push("no trace id known for this run, so its audit entries cannot be looked up");
+    else {
+      const records = await this.#audit.readByTrace(traceId);
+      decisions = records
+        .filter((r) => r.entry.runId === undefined || r.entry.runId === runId)
+        .map(decisionView);
+    }
+    const toolByKey = new Map<string, string>();
+    for (const d of decisions) if (d.idempotencyKey) toolByKey.set(d.idempotencyKey, d.tool);
+    const { transcript, journal } = decodeJournal(snapshot, traceId, toolByKey, this.#maxChars);
+    const now = this.#clock.now();
+    return {
+      runId,
+      run: job ? await this.#summary(job, await jobState(job), approvals) : null,
+      task: clipText(data?.agent.task, this.#maxChars),
+      model: data?.agent.model ?? null,
+      unattended: data?.unattended ?? null,
+      depth: data?.depth ?? null,
+      transcript,
+      journal,
+      decisions,
+      approvals: approvals.map((r) => approvalView(r, now, this.#maxChars)),
+      notes,
+    };
+  }
+
+  /** Closes the inspector's queue handle (not the shared Redis connection). */
+  async close(): Promise<void> {
+    await this.#queue.close();
+  }
+
+  async #summary(job: Job, state: RunJobState, known?: ApprovalRecord[]): Promise<RunSummary> {
+    const runId = job.id ?? "";
+    const parsed = AgentJobPayload.safeParse(job.data);
+    const data = parsed.success ? parsed.data : undefined;
+    const finished = state === "completed" || state === "failed";
+    const now = this.#clock.now();
+    const pending = finished
+      ? []
+      : (known ?? (await this.#approvalsOf(runId))).filter((r) => effectiveStatus(r, now) === "pending");
+    const { outcome, detail } = outcomeOf(job, state, pending.length > 0);
+    return {
+      runId,
+      jobId: runId,
+      state,
+      outcome,
+      detail: clipText(detail, Math.min(this.#maxChars, 500)),
+      agent: data?.agentId ?? null,
+      traceId: data?.traceId ?? null,
+      origin: data?.origin.kind ?? null,
+      scheduleId: data?.origin.scheduleId ?? null,
+      parentRunId: data?.parentExecutionId ?? null,
+      created: job.timestamp,
+      started: job.processedOn ?? null,
+      finished: job.finishedOn ?? null,
+      attempts: job.attemptsMade,
+      parkedApprovals: pending.map(parkedApproval),
+    };
+  }
+
+  /** Every approval request of a run (the store indexes them by run), oldest first. */
+  async #approvalsOf(runId: string): Promise<ApprovalRecord[]> {
+    const ids = await this.#redis.smembers(this.#approvals.keys.run(runId));
+    const records = await Promise.all(ids.map((id) => this.#approvals.get(id)));
+    return records
+      .filter((r): r is ApprovalRecord => r !== null)
+      .sort((a, b) => a.requestedAt - b.requestedAt);
+  }
+}
+
+function lastActivity(job: Job): number {
+  return Math.max(job.finishedOn ?? 0, job.processedOn ?? 0, job.timestamp);
+}
+
+async function jobState(job: Job): Promise<RunJobState> {
+  const state = await job.getState();
+  // BullMQ's `unknown` means the job vanished between the two reads; `waiting` is the closest truth.
+  return (RUN_JOB_STATES as readonly string[]).includes(state) ? (state as RunJobState) : "waiting";
+}
+
+function outcomeOf(
+  job: Job,
+  state: RunJobState,
+  parked: boolean,
+): { outcome: RunOutcomeKind; detail: string | null } {
+  switch (state) {
+    case "waiting":
+    case "prioritized":
+      return { outcome: "queued", detail: null };
+    case "active":
+      return { outcome: "running", detail: null };
+    case "delayed":
+      return parked
+        ? { outcome: "parked", detail: null }
+        : { outcome: "waiting", detail: "delayed: retry backoff, another worker's claim or a child run" };
+    case "waiting-children":
+      return { outcome: "waiting", detail: "waiting for child jobs" };
+    case "completed": {
+      const value = job.returnvalue as Partial<RunOutcome> | null;
+      return {
+        outcome: value?.status === "max_steps" ? "max_steps" : "completed",
+        detail: typeof value?.finalAnswer === "string" ? value.finalAnswer : null,
+      };
+    }
+    case "failed":
+      return { outcome: "failed", detail: job.failedReason || null };
+    default:
+      return assertNever(state);
+  }
+}
+
+function parkedApproval(record: ApprovalRecord): ParkedApproval {
+  return {
+    id: record.id,
+    tool: record.tool,
+    risk: record.risk,
+    reason: record.reason,
+    requestedAt: record.requestedAt,
+    deadline: record.deadline,
+  };
+}
+
+function decisionView(record: AuditRecord): DecisionView {
+  const { v: _v, capabilities: _c, ...rest } = record.entry;
+  return { ...rest, streamId: record.id };
+}
+
+function approvalView(record: ApprovalRecord, now: number, maxChars: number): ApprovalView {
+  return {
+    id: record.id,
+    tool: record.tool,
+    risk: record.risk,
+    status: effectiveStatus(record, now),
+    reason: clipText(record.reason, maxChars) ?? "",
+    flags: record.flags,
+    idempotencyKey: record.idempotencyKey,
+    argsHash: record.argsHash,
+    requestedAt: record.requestedAt,
+    deadline: record.deadline,
+    finishedAt: record.finishedAt,
+    decisions: record.decisions,
+    deliveredTo: record.deliveredTo,
+  };
+}
