@@ -1,7 +1,14 @@
 import { homedir } from "node:os";
 import { createClarifyTool, createSubagentTools, redisSpillStore } from "../src/agent/index.js";
+import { ApprovalStore } from "../src/approvals/index.js";
 import { createPathFence } from "../src/guard/index.js";
 import { nodeFsView, systemHostResolver } from "../src/platform/index.js";
+import {
+  approverFromApprovals,
+  createCronjobTool,
+  ScheduleService,
+  ScheduleStore,
+} from "../src/scheduler/index.js";
 import { systemClock } from "../src/shared/index.js";
 import {
   connectMcpServers,
@@ -11,6 +18,7 @@ import {
   ProcessSupervisor,
   type ToolRegistry,
 } from "../src/tools/index.js";
+import { approvalPolicyFromConfig } from "./approvals-from-config.js";
 import type { PartContext } from "./part-context.js";
 import { extraToolRuntimeFromConfig, mcpServersFromConfig } from "./tools-from-config.js";
 
@@ -63,6 +71,14 @@ export async function toolRegistryFor(ctx: PartContext): Promise<WorkerTools> {
       logger: ctx.logger,
     }),
   );
+  const keyPrefix = config.redis.key_prefix;
+  const cronjob = createCronjobTool({
+    schedules: new ScheduleService({ store: new ScheduleStore({ redis, keyPrefix }) }),
+    approverOf: approverFromApprovals(
+      new ApprovalStore({ redis, keyPrefix, policy: approvalPolicyFromConfig(config) }),
+    ),
+    models: Object.keys(config.models),
+  });
   const mcp = await connectMcpServers(mcpServersFromConfig(config, ctx.env), { logger: ctx.logger });
   for (const absent of mcp.absent) ctx.logger.warn({ absent }, "an MCP server or tool is not available");
   return {
@@ -71,6 +87,7 @@ export async function toolRegistryFor(ctx: PartContext): Promise<WorkerTools> {
       ...extra,
       ...createSubagentTools(),
       createClarifyTool(),
+      cronjob,
       ...mcp.tools,
     ]),
     releaseRun: async (runId) => {

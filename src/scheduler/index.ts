@@ -5,6 +5,13 @@ export {
   reconcileConfigSchedules,
 } from "./config-reconcile.js";
 export { CronTimetable, normaliseCron, timetableFor } from "./cron-timetable.js";
+export { approverFromApprovals } from "./cronjob-approver.js";
+export {
+  CRONJOB_ACTIONS,
+  type CronjobAction,
+  type CronjobToolDeps,
+  createCronjobTool,
+} from "./cronjob-tool.js";
 export {
   CRON_AUTHORIZATION_REASONS,
   type CronAuthorization,
