@@ -18,7 +18,8 @@ function getAt(data: unknown, path: readonly string[]): { found: boolean; value:
       node = node[Number(segment)];
       continue;
     }
-    if (!isPlainObject(node) || !(segment in node)) return { found: false, value: undefined };
+    // Own keys only: `in` would find `constructor` or `__proto__` on every object.
+    if (!isPlainObject(node) || !Object.hasOwn(node, segment)) return { found: false, value: undefined };
     node = node[segment];
   }
   return { found: true, value: node };
@@ -43,11 +44,20 @@ function mergeInto(
 ): void {
   for (const [key, value] of Object.entries(incoming)) {
     const path = prefix ? `${prefix}.${key}` : key;
-    if (isPlainObject(value) && isPlainObject(target[key])) {
-      mergeInto(target[key] as Record<string, unknown>, value, origin, path, origins);
+    // A YAML key `__proto__` is an own key of the parsed source. Reading or assigning it with
+    // `target[key]` would reach Object.prototype and merge the source's values into every object of
+    // the process; kept as an own key, schema validation reports it as an unknown key instead.
+    const existing = Object.hasOwn(target, key) ? target[key] : undefined;
+    if (isPlainObject(value) && isPlainObject(existing)) {
+      mergeInto(existing, value, origin, path, origins);
       continue;
     }
-    target[key] = isPlainObject(value) ? structuredClone(value) : value;
+    Object.defineProperty(target, key, {
+      value: isPlainObject(value) ? structuredClone(value) : value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
     for (const existing of [...origins.keys()]) if (existing.startsWith(`${path}.`)) origins.delete(existing);
     origins.set(path, [origin]);
   }
@@ -55,7 +65,8 @@ function mergeInto(
 
 /**
  * Merges sources (lowest precedence first). Later sources replace earlier values, except:
- * - every list in UNION_LIST_KEYS is the union over all sources (a deny anywhere stays a deny);
+ * - every list in UNION_LIST_KEYS is the union over all sources (a deny anywhere stays a deny); a
+ *   value that is not a list, in any source, is kept as is so validation reports it;
  * - every key in SECURITY_ORDERED_KEYS takes the strictest value that any non-default source sets
  *   (the built-in default applies only when no other source sets it). A value outside the allowed
  *   set is kept as is, so validation reports it instead of it being skipped.
@@ -70,7 +81,15 @@ export function mergeSources(sources: readonly ConfigSource[]): MergedConfig {
     const setBy = sources
       .map((s) => ({ origin: s.origin, ...getAt(s.data, path) }))
       .filter((entry) => entry.found);
-    if (setBy.length === 0 || !setBy.every((entry) => Array.isArray(entry.value))) continue;
+    if (setBy.length === 0) continue;
+    // A value that is not a list anywhere is kept, so validation reports it: letting a later source
+    // replace it would drop every earlier source's denies (`deny: exec` in one file, a list after it).
+    const invalid = setBy.find((entry) => !Array.isArray(entry.value));
+    if (invalid) {
+      setAt(data, path, invalid.value);
+      origins.set(dotted, [invalid.origin]);
+      continue;
+    }
     const union: unknown[] = [];
     for (const entry of setBy)
       for (const item of entry.value as unknown[]) if (!union.includes(item)) union.push(item);
