@@ -24,6 +24,7 @@ export const LAYERS: Record<string, number> = {
   queue: 4,
   scheduler: 4,
   http: 5,
+  metrics: 5,
   cli: 6,
   workers: 6,
   root: 7,
@@ -43,6 +44,7 @@ const SAME_LAYER_ALLOWED = new Set([
   "scheduler->agent",
   "scheduler->approvals",
   "queue->journal",
+  "http->metrics",
   "cli->workers",
   "workers->cli",
 ]);
@@ -59,6 +61,7 @@ const IMPURE_FOLDERS = new Set([
   "queue",
   "scheduler",
   "http",
+  "metrics",
   "cli",
 ]);
 const IMPURE_MODULES = [

@@ -1,6 +1,7 @@
 import { DelayedError, Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { ParkSignal, type RunDeps, runAgent, shouldRetryRun } from "../src/agent/index.js";
+import { archiveRun, ParkSignal, type RunDeps, runAgent, shouldRetryRun } from "../src/agent/index.js";
+import { meteredAuditSink, type RunnerMetrics } from "../src/metrics/index.js";
 import { type AgentJobPayload, bullPrefix, parseAgentJobPayload } from "../src/queue/index.js";
 import { isRunnerError, randomToken } from "../src/shared/index.js";
 
@@ -21,6 +22,8 @@ export interface AgentWorkerOptions {
   onRunFinished?: (payload: AgentJobPayload) => Promise<void>;
   /** Called when a run parks (it may resume on another worker): release what it holds here. */
   onRunParked?: (payload: AgentJobPayload) => Promise<void>;
+  /** Counts runs, parks, retries and (through the audit sink) tool calls; none when omitted. */
+  metrics?: RunnerMetrics;
 }
 
 /**
@@ -29,9 +32,24 @@ export interface AgentWorkerOptions {
  */
 export function agentProcessor(options: AgentWorkerOptions, queue?: Queue) {
   const workerId = options.workerId ?? `${process.pid}`;
+  const { metrics } = options;
+  const deps: RunDeps = metrics
+    ? {
+        ...options.deps,
+        audit: meteredAuditSink(
+          options.deps.audit,
+          metrics,
+          (name) => options.deps.registry.get(name) !== undefined,
+        ),
+      }
+    : options.deps;
   // A child's end wakes its parent at once (the parent is parked waiting for it); the parent also
   // re-checks on its own, so a wake-up lost in a crash delays it but loses nothing.
   const finished = async (payload: AgentJobPayload) => {
+    // Archived first: a failing hook must not cost session_search the transcript.
+    await archiveRun(options.deps, payload).catch((e: unknown) =>
+      options.deps.logger.warn({ runId: payload.runId, err: String(e) }, "archiving the transcript failed"),
+    );
     await options.onRunFinished?.(payload);
     if (payload.parentExecutionId && queue) {
       const parent = await Job.fromId(queue, payload.parentExecutionId);
@@ -44,8 +62,10 @@ export function agentProcessor(options: AgentWorkerOptions, queue?: Queue) {
     try {
       payload = parseAgentJobPayload(job.data);
     } catch (err) {
+      await metrics?.runEnded(job.id ?? "invalid-payload", "failed");
       throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
     }
+    await metrics?.jobStarted(job.id ?? payload.runId);
     const owner = `${workerId}:${job.id}:${job.attemptsStarted}:${randomToken(6)}`;
     const log = options.deps.logger.child({
       traceId: payload.traceId,
@@ -57,17 +77,19 @@ export function agentProcessor(options: AgentWorkerOptions, queue?: Queue) {
         payload,
         jobId: job.id ?? payload.runId,
         owner,
-        deps: { ...options.deps, logger: log },
+        deps: { ...deps, logger: log },
       });
       log.info(
         { status: outcome.status, steps: outcome.steps, toolCalls: outcome.toolCalls },
         "run finished",
       );
+      await metrics?.runEnded(payload.runId, outcome.status);
       await finished(payload).catch((e: unknown) => log.warn({ err: String(e) }, "run-finished hook failed"));
       return outcome;
     } catch (err) {
       if (err instanceof ParkSignal) {
         log.info({ wakeAt: err.wakeAt, why: err.why }, "run parked");
+        await metrics?.runParked(job.id ?? payload.runId, err.wakeAt);
         await options
           .onRunParked?.(payload)
           .catch((e: unknown) => log.warn({ err: String(e) }, "run-parked hook failed"));
@@ -77,12 +99,14 @@ export function agentProcessor(options: AgentWorkerOptions, queue?: Queue) {
       if (!shouldRetryRun(err)) {
         const message = isRunnerError(err) ? `${err.code}: ${err.message}` : String(err);
         log.error({ err: message }, "run failed, not retryable");
+        await metrics?.runEnded(payload.runId, "failed");
         await finished(payload).catch(() => undefined);
         throw new UnrecoverableError(message);
       }
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       log.warn({ err: err instanceof Error ? err.message : String(err), lastAttempt }, "run attempt failed");
       if (lastAttempt) await finished(payload).catch(() => undefined);
+      await (lastAttempt ? metrics?.runEnded(payload.runId, "failed") : metrics?.runRetrying());
       throw err;
     }
   };

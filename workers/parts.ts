@@ -9,6 +9,7 @@ import {
 import type { EchoRunnerConfig } from "../src/config/index.js";
 import { createHttpServer } from "../src/http/index.js";
 import type { Logger } from "../src/logging/index.js";
+import { createMetricsCollector, RunnerMetrics } from "../src/metrics/index.js";
 import { bullPrefix } from "../src/queue/index.js";
 import {
   type ConfigScheduleEntry,
@@ -16,7 +17,7 @@ import {
   Scheduler,
   ScheduleStore,
 } from "../src/scheduler/index.js";
-import type { DeepReadonly } from "../src/shared/index.js";
+import { type DeepReadonly, systemClock } from "../src/shared/index.js";
 import { startAgentWorker } from "./agent-worker.js";
 import { approvalsFromConfig } from "./approvals-from-config.js";
 import { callGuardFromConfig } from "./guard-from-config.js";
@@ -156,6 +157,7 @@ export async function startWorkerPart(
     keyPrefix,
     concurrency: config.execution.worker_concurrency,
     deps: { ...deps, ...overrides },
+    metrics: new RunnerMetrics({ redis, keyPrefix, logger }),
     onRunFinished: async (payload) => {
       if (payload.origin.scheduleId)
         await hooks.markScheduleRunFinished(payload.origin.scheduleId, payload.runId);
@@ -184,12 +186,14 @@ export function startSchedulerPart(
 ): RunningPart {
   const { config, logger, redis } = ctx;
   const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(config.redis.key_prefix) });
+  const metrics = new RunnerMetrics({ redis, keyPrefix: config.redis.key_prefix, logger });
   const scheduler = new Scheduler({
     store: new ScheduleStore({ redis, keyPrefix: config.redis.key_prefix }),
     agentQueue: queue,
     configSchedules,
     keepFinished: config.retention.finished_jobs,
     logger,
+    onPass: (report) => metrics.schedulePass(report),
   });
   scheduler.start();
   logger.info({ schedules: configSchedules.length }, "scheduler running");
@@ -206,6 +210,14 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
   const { config, logger, redis } = ctx;
   const { store } = approvalsFromConfig(config, redis, ctx.env, logger);
   const apiToken = ctx.env[config.http.api_token_env];
+  const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(config.redis.key_prefix) });
+  const collector = createMetricsCollector({
+    redis,
+    keyPrefix: config.redis.key_prefix,
+    approvals: store,
+    queues: [queue],
+    clock: systemClock,
+  });
   const app = createHttpServer({
     redis,
     logger,
@@ -215,6 +227,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
       // No onDecided: the worker promotes parked jobs from the decision events, whichever process decided.
       ...(apiToken ? { apiToken } : {}),
     },
+    metrics: { collector, ...(apiToken ? { apiToken } : {}) },
   });
   const address = await app.listen({ host: config.http.host, port: config.http.port });
   logger.info({ address, publicUrl: config.http.public_url }, "http server listening");
@@ -222,6 +235,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
     address,
     async stop() {
       await app.close();
+      await queue.close();
     },
   };
 }

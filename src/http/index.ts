@@ -2,4 +2,5 @@ export { approvalApiRoutes } from "./approval-api.js";
 export { type ApprovalHttpOptions, approvalHttpContext } from "./approval-http-context.js";
 export { APPROVAL_CSS, confirmationPage, errorPage, statusPage } from "./approval-pages.js";
 export { APPROVAL_PAGE_HEADERS, approvalPageRoutes } from "./approval-routes.js";
+export type { MetricsHttpOptions } from "./metrics-route.js";
 export { createHttpServer, type HttpServerOptions } from "./server.js";

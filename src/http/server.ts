@@ -4,6 +4,7 @@ import type { Logger } from "../logging/index.js";
 import { approvalApiRoutes } from "./approval-api.js";
 import { type ApprovalHttpOptions, approvalHttpContext } from "./approval-http-context.js";
 import { approvalPageRoutes } from "./approval-routes.js";
+import { type MetricsHttpOptions, metricsRoutes } from "./metrics-route.js";
 
 /** Options for {@link createHttpServer}. */
 export interface HttpServerOptions {
@@ -11,6 +12,8 @@ export interface HttpServerOptions {
   logger: Logger;
   /** Approval pages and JSON API; omitted = not served. */
   approvals?: ApprovalHttpOptions;
+  /** `/metrics` in Prometheus format, behind the API token; omitted = not served. */
+  metrics?: MetricsHttpOptions;
   /**
    * Fastify's `trustProxy` (`http.trust_proxy`): set it behind a reverse proxy so recorded fetch
    * addresses and rate limits use the client's address, not the proxy's. Default false.
@@ -42,5 +45,7 @@ export function createHttpServer(options: HttpServerOptions) {
     app.register(async (scope) => approvalPageRoutes(scope, ctx));
     app.register(async (scope) => approvalApiRoutes(scope, ctx));
   }
+  const { metrics } = options;
+  if (metrics) app.register(async (scope) => metricsRoutes(scope, metrics));
   return app;
 }

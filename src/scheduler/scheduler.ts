@@ -39,6 +39,8 @@ export interface SchedulerOptions {
   /** Finished agent jobs BullMQ keeps (config retention.finished_jobs). Default 1000. */
   keepFinished?: number;
   logger?: Logger;
+  /** Called with the report of each pass {@link start} runs (metrics); a failure is logged. */
+  onPass?: (report: PassReport) => Promise<void> | void;
 }
 
 /** What one pass did. */
@@ -68,7 +70,8 @@ export class Scheduler {
   readonly #clock: Clock;
   readonly #lock: LeaderLock;
   readonly #firer: TickFirer;
-  readonly #o: Required<Omit<SchedulerOptions, "configSchedules" | "logger" | "owner" | "clock">>;
+  readonly #o: Required<Omit<SchedulerOptions, "configSchedules" | "logger" | "owner" | "clock" | "onPass">>;
+  readonly #onPass: SchedulerOptions["onPass"];
   readonly #config: readonly ConfigScheduleEntry[] | undefined;
   readonly #logger: Logger | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -83,6 +86,7 @@ export class Scheduler {
     this.#clock = options.clock ?? systemClock;
     this.#config = options.configSchedules;
     this.#logger = options.logger;
+    this.#onPass = options.onPass;
     this.#o = {
       store: options.store,
       agentQueue: options.agentQueue,
@@ -173,9 +177,11 @@ export class Scheduler {
     this.#stopped = false;
     const loop = async () => {
       if (this.#stopped) return;
-      this.#running = this.runDue(this.#clock.now()).catch((err: unknown) => {
-        this.#logger?.error({ err }, "scheduler pass failed");
-      });
+      this.#running = this.runDue(this.#clock.now())
+        .then((report) => this.#onPass?.(report))
+        .catch((err: unknown) => {
+          this.#logger?.error({ err }, "scheduler pass failed");
+        });
       await this.#running;
       if (!this.#stopped) this.#timer = setTimeout(loop, this.#o.pollMs);
     };

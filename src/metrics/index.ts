@@ -1,0 +1,13 @@
+export { createMetricsCollector, type MetricsCollector, type MetricsCollectorOptions } from "./collector.js";
+export {
+  APPROVAL_WAIT_BUCKETS,
+  COUNTER_FAMILIES,
+  type CounterFamily,
+  QUEUE_STATES,
+  RUN_OUTCOMES,
+  type RunOutcomeLabel,
+  UNKNOWN_TOOL_LABEL,
+} from "./families.js";
+export { MetricsKeys } from "./keys.js";
+export { meteredAuditSink } from "./metered-audit.js";
+export { RunnerMetrics, type RunnerMetricsOptions } from "./recorder.js";

@@ -1,0 +1,48 @@
+import { RunnerError } from "../shared/index.js";
+import type { CounterFamily } from "./families.js";
+
+/**
+ * Redis keys of the metrics. All share the hash tag `{metrics}` so a script may touch a dedupe key
+ * and a counter (or the fold cursor and the histogram) atomically on a Redis Cluster too. The parked
+ * set lives in the BullMQ slot instead, because it is intersected with the queue's delayed set.
+ */
+export class MetricsKeys {
+  readonly base: string;
+  readonly #bullPrefix: string;
+
+  constructor(keyPrefix: string) {
+    if (!/^[a-zA-Z0-9_:-]{1,64}$/.test(keyPrefix) || keyPrefix.endsWith(":")) {
+      throw new RunnerError(
+        "CONFIG_INVALID",
+        `metrics key prefix must be 1-64 letters, digits, _ : - and not end with ":", got ${JSON.stringify(keyPrefix)}`,
+      );
+    }
+    this.base = `${keyPrefix}:{metrics}:`;
+    this.#bullPrefix = `{${keyPrefix}}`;
+  }
+
+  /** Hash of one counter family: field = JSON array of label values, value = count. */
+  counter(family: CounterFamily): string {
+    return `${this.base}c:${family}`;
+  }
+
+  /** Marks a run's final outcome as counted (expires), so a re-run after a crash is not counted twice. */
+  seenRun(runId: string): string {
+    return `${this.base}seen:run:${runId}`;
+  }
+
+  /** Histogram of approval waits: fields `[status,"b",le]`, `[status,"sum"]`, `[status,"count"]`. */
+  get approvalWait(): string {
+    return `${this.base}h:approval_wait`;
+  }
+
+  /** Last approvals event folded into the histogram. */
+  get approvalWaitCursor(): string {
+    return `${this.base}cursor:approval_wait`;
+  }
+
+  /** Jobs of `queue` parked by the worker (score: wake-up time), in the queue's slot. */
+  parked(queue: string): string {
+    return `${this.#bullPrefix}:runner-metrics:parked:${queue}`;
+  }
+}

@@ -1,0 +1,29 @@
+import type { AuditSink } from "../agent/index.js";
+import { UNKNOWN_TOOL_LABEL } from "./families.js";
+import type { RunnerMetrics } from "./recorder.js";
+
+/**
+ * Counts tool calls where they are recorded: after the audit trail took the gate decision or the
+ * execution, so the counters say what the audit trail says (verdict and deciding step included).
+ * The tool label is the registry's name or {@link UNKNOWN_TOOL_LABEL}, never a model's invention.
+ */
+export function meteredAuditSink(
+  inner: AuditSink,
+  metrics: RunnerMetrics,
+  isKnownTool: (name: string) => boolean,
+): AuditSink {
+  const label = (tool: string) => (isKnownTool(tool) ? tool : UNKNOWN_TOOL_LABEL);
+  return {
+    async decision(entry) {
+      await inner.decision(entry);
+      await metrics.toolDecision(label(entry.tool), entry.decision.verdict, entry.decision.step);
+    },
+    async execution(entry) {
+      await inner.execution(entry);
+      await metrics.toolExecution(
+        label(entry.tool),
+        entry.result.success ? "success" : entry.result.errorKind,
+      );
+    },
+  };
+}
