@@ -41,7 +41,8 @@ export interface ChaosStack {
   queue: Queue;
   /** The approval store over the same keys, for reading requests. */
   store: ApprovalStore;
-  startWorker(): Promise<NodeProcess>;
+  /** Starts a worker process; `env` adds to its environment (e.g. LOG_LEVEL). */
+  startWorker(env?: Record<string, string>): Promise<NodeProcess>;
   startHttp(): Promise<CliProcess>;
   /** Executions per idempotency key, from the counter file the test tools append to. */
   counts(): Promise<Map<string, number>>;
@@ -87,7 +88,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     publicUrl,
     queue,
     store,
-    async startWorker() {
+    async startWorker(env = {}) {
       const worker = startNodeProcess("test/helpers/chaos-worker-main.ts", {
         REDIS_URL: redis.url,
         KEY_PREFIX: keyPrefix,
@@ -97,6 +98,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
         APPROVERS: options.approvers.join(","),
         CONCURRENCY: String(options.concurrency ?? 4),
         ...(options.smtpPort ? { SMTP_PORT: String(options.smtpPort) } : {}),
+        ...env,
       });
       workers.push(worker);
       await worker.ready;
@@ -145,7 +147,9 @@ export interface ClickResult {
 export async function clickOverHttp(link: string, decision: "approve" | "deny"): Promise<ClickResult> {
   const page = await fetch(link);
   const html = await page.text();
-  if (page.status !== 200) return { status: page.status, body: html };
+  // No form: the request is no longer pending (or the link is not valid); nothing to press.
+  if (page.status !== 200 || !html.includes('<form method="post"'))
+    return { status: page.status, body: html };
   const field = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(html)?.[1] ?? "";
   const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1] ?? "";
   const response = await fetch(new URL(action, link), {
