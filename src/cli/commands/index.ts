@@ -11,6 +11,8 @@ import { guardArgvCommand } from "./guard-argv.js";
 import { guardCommandCommand } from "./guard-command.js";
 import { guardPathCommand } from "./guard-path.js";
 import { guardUrlCommand } from "./guard-url.js";
+import { jobsListCommand } from "./jobs-list.js";
+import { jobsShowCommand } from "./jobs-show.js";
 import { policyExplainCommand } from "./policy-explain.js";
 import { schedulesAddCommand } from "./schedules-add.js";
 import { schedulesListCommand } from "./schedules-list.js";
@@ -38,6 +40,8 @@ export const COMMANDS: readonly CliCommand[] = [
   approvalsShowCommand,
   approvalsApproveCommand,
   approvalsDenyCommand,
+  jobsListCommand,
+  jobsShowCommand,
   auditListCommand,
   auditVerifyCommand,
   policyExplainCommand,
