@@ -6,6 +6,7 @@ import { auditListCommand } from "./audit-list.js";
 import { auditVerifyCommand } from "./audit-verify.js";
 import { configCheckCommand } from "./config-check.js";
 import { configShowCommand } from "./config-show.js";
+import { doctorCommand } from "./doctor.js";
 import { gateCheckCommand } from "./gate-check.js";
 import { guardArgvCommand } from "./guard-argv.js";
 import { guardCommandCommand } from "./guard-command.js";
@@ -32,6 +33,7 @@ import { toolsListCommand } from "./tools-list.js";
 export const COMMANDS: readonly CliCommand[] = [
   configCheckCommand,
   configShowCommand,
+  doctorCommand,
   startCommand,
   workerCommand,
   schedulerCommand,

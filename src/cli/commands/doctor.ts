@@ -1,0 +1,136 @@
+import { dirname } from "node:path";
+import { parseArgs } from "node:util";
+import { type LoadedConfig, loadConfig } from "../../config/index.js";
+import { isRunnerError, RunnerError } from "../../shared/index.js";
+import { type CliCommand, EXIT } from "../io.js";
+import { DOCTOR_STATUSES, type DoctorCheck, fail, ok } from "./doctor-check.js";
+import { checkPublicUrl, checkSmtp } from "./doctor-mail.js";
+import { checkRedis } from "./doctor-redis.js";
+import { checkTools } from "./doctor-tools.js";
+
+const USAGE = "echo-runner doctor [--config FILE] [--timeout SECONDS] [--json]";
+/** Connect timeout of the Redis and SMTP checks when --timeout is not given. */
+export const DEFAULT_DOCTOR_TIMEOUT_S = 5;
+
+/** What `doctor --json` prints. */
+export interface DoctorReport {
+  /** False when any check failed (the exit code is then 1). */
+  ok: boolean;
+  counts: Record<DoctorCheck["status"], number>;
+  checks: DoctorCheck[];
+}
+
+function parseTimeout(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_DOCTOR_TIMEOUT_S * 1000;
+  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > 120) {
+    throw new RunnerError(
+      "CLI_USAGE",
+      `--timeout must be a whole number of seconds from 1 to 120, got "${text}"`,
+    );
+  }
+  return n * 1000;
+}
+
+async function configCheck(
+  configPath: string | undefined,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ check: DoctorCheck; loaded?: LoadedConfig }> {
+  try {
+    const loaded = await loadConfig({ configPath, env, cwd });
+    const files = loaded.sources.filter((s) => s.kind !== "env").map((s) => `${s.kind} ${s.origin}`);
+    return { check: ok("config", `valid (${files.join(", ")})`), loaded };
+  } catch (err) {
+    if (!isRunnerError(err) || (err.code !== "CONFIG_INVALID" && err.code !== "CONFIG_FILE_UNREADABLE"))
+      throw err;
+    return {
+      check: fail(
+        "config",
+        err.message,
+        "correct each key named above (`echo-runner config check` lists them; config/default.yaml documents every key); the other checks need a valid config",
+      ),
+    };
+  }
+}
+
+/**
+ * Everything an operator must get right before trusting the runner with unattended work, checked
+ * against the real things: the config, Redis (reachable, version, persistence, eviction), SMTP, the
+ * public URL of approval links, and every tool's readiness.
+ */
+export async function runDoctor(options: {
+  configPath: string | undefined;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  timeoutMs: number;
+}): Promise<DoctorReport> {
+  const { check, loaded } = await configCheck(options.configPath, options.env, options.cwd);
+  const checks = [check];
+  if (loaded) {
+    const { config } = loaded;
+    const project = loaded.sources.find((s) => s.kind === "project");
+    const [redis, smtp, tools] = await Promise.all([
+      checkRedis({
+        url: options.env.REDIS_URL || config.redis.url,
+        source: options.env.REDIS_URL ? "REDIS_URL" : "redis.url",
+        timeoutMs: options.timeoutMs,
+      }),
+      checkSmtp(config, options.env, options.timeoutMs),
+      checkTools(config, options.env, project ? dirname(project.origin) : options.cwd),
+    ]);
+    checks.push(...redis, smtp, checkPublicUrl(config), ...tools);
+  }
+  const counts = { ok: 0, warn: 0, fail: 0 };
+  for (const c of checks) counts[c.status] += 1;
+  return { ok: counts.fail === 0, counts, checks };
+}
+
+function render(report: DoctorReport): string {
+  const lines: string[] = [];
+  const readyTools = report.checks.filter((c) => c.name.startsWith("tool:") && c.status === "ok");
+  const width = Math.max(...report.checks.map((c) => c.name.length));
+  const shown = report.checks.filter((c) => !readyTools.includes(c));
+  shown.forEach((c, i) => {
+    lines.push(
+      `${c.status === "ok" ? "ok  " : c.status.toUpperCase()}  ${c.name.padEnd(width)}  ${c.reason}`,
+    );
+    // Findings in a row with the same fix (unready tools) share one fix line, after the last.
+    if (c.fix && shown[i + 1]?.fix !== c.fix) lines.push(`${" ".repeat(width + 8)}fix: ${c.fix}`);
+  });
+  if (readyTools.length > 0) {
+    lines.push(
+      `ok    ${"tools".padEnd(width)}  ${readyTools.length} ready: ${readyTools.map((c) => c.name.slice(5)).join(", ")}`,
+    );
+  }
+  const summary = DOCTOR_STATUSES.map((s) => `${report.counts[s]} ${s}`).join(", ");
+  lines.push("", report.ok ? `no failures (${summary})` : `FAILED (${summary})`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** `echo-runner doctor`: exit 0 when no check fails, 1 otherwise. */
+export const doctorCommand: CliCommand = {
+  words: ["doctor"],
+  summary:
+    "check config, Redis (reachable, version, AOF, noeviction), SMTP, public URL and every tool's readiness",
+  usage: USAGE,
+  async run(args, io) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        config: { type: "string" },
+        timeout: { type: "string" },
+        json: { type: "boolean", default: false },
+      },
+      allowPositionals: false,
+    });
+    const report = await runDoctor({
+      configPath: values.config,
+      env: io.env,
+      cwd: io.cwd,
+      timeoutMs: parseTimeout(values.timeout),
+    });
+    io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : render(report));
+    return report.ok ? EXIT.ok : EXIT.failed;
+  },
+};
