@@ -1,3 +1,5 @@
+import { readdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
 import type { EchoRunnerConfig } from "../src/config/index.js";
 import type { Logger } from "../src/logging/index.js";
@@ -6,6 +8,7 @@ import type { DeepReadonly } from "../src/shared/index.js";
 import { type LocalRedis, startLocalRedis } from "./local-redis.js";
 import type { PartContext } from "./part-context.js";
 import { type RunningPart, startHttpPart, startSchedulerPart, startWorkerPart } from "./parts.js";
+import { runShutdown, type ShutdownStep, type StopReport } from "./shutdown.js";
 import { toolRegistryFor } from "./tool-registry.js";
 
 /** The parts one process can run. */
@@ -20,17 +23,62 @@ export interface ProcessOptions {
   /** REDIS_URL from the environment; when unset a local redis-server is started under dataDir. */
   redisUrl: string | undefined;
   dataDir: string;
+  /**
+   * A workspace inside the data dir (the demo's): the data dir stays read-only for agents' file
+   * tools except this one directory.
+   */
+  workspaceInDataDir?: string;
   baseDir: string;
   configPaths: readonly string[];
   parts: readonly ProcessPart[];
   configSchedules: readonly ConfigScheduleEntry[];
+  /** How long stop() may take in all before it gives up on what is left (default 10 s). */
+  shutdownGraceMs?: number;
 }
 
-/** A running process; stop() shuts the parts down in order and stops the local Redis last. */
+/**
+ * A running process; stop() shuts the parts down in order and stops the local Redis last. It is
+ * bounded: a step that cannot finish (Redis gone) is given up on and named in the report.
+ */
 export interface RunningProcess {
   httpAddress: string | undefined;
   redisUrl: string;
-  stop(): Promise<void>;
+  stop(): Promise<StopReport>;
+}
+
+export type { StopReport } from "./shutdown.js";
+
+/** When Redis is already gone at shutdown, waiting for it longer than this helps nobody. */
+const REDIS_DOWN_GRACE_MS = 2000;
+
+/** Names of the commands ioredis still holds for a connection that is down (queued, never sent). */
+function unsentCommands(redis: Redis): string[] {
+  const queues = [
+    (redis as unknown as { offlineQueue?: Iterable<{ command?: { name?: string } }> }).offlineQueue,
+    redis.commandQueue as unknown as Iterable<{ command?: { name?: string } }> | undefined,
+  ];
+  const names: string[] = [];
+  for (const queue of queues) {
+    if (!queue) continue;
+    for (const item of Array.from(queue)) names.push(item.command?.name ?? "?");
+  }
+  return names;
+}
+
+function countNames(names: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const n of names) counts.set(n, (counts.get(n) ?? 0) + 1);
+  return [...counts].map(([n, c]) => (c > 1 ? `${n} x${c}` : n)).join(", ");
+}
+
+/** Paths agents' file tools may only read: the config files and the data dir (but the demo workspace). */
+async function protectedPathsOf(options: ProcessOptions): Promise<string[]> {
+  if (!options.workspaceInDataDir) return [options.dataDir, ...options.configPaths];
+  const workspace = resolve(options.workspaceInDataDir);
+  const entries = await readdir(options.dataDir).catch(() => [] as string[]);
+  const inside = entries.map((e) => join(resolve(options.dataDir), e)).filter((p) => p !== workspace);
+  // The Redis directory is protected even before the local redis-server creates it.
+  return [...new Set([join(resolve(options.dataDir), "redis"), ...inside, ...options.configPaths])];
 }
 
 /**
@@ -58,21 +106,27 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
     env: options.env,
     redis,
     baseDir: options.baseDir,
-    protectedPaths: [options.dataDir, ...options.configPaths],
+    protectedPaths: await protectedPathsOf(options),
   };
-  const running: RunningPart[] = [];
+  if (options.parts.includes("worker") && !config.smtp.host)
+    logger.warn("smtp.host is not set: approval mails and their links are printed to this terminal (stderr)");
+  const running: { name: ProcessPart; part: RunningPart }[] = [];
   let httpAddress: string | undefined;
   const tools = await toolRegistryFor(ctx);
   try {
     if (options.parts.includes("http")) {
       const http = await startHttpPart(ctx);
       httpAddress = http.address;
-      running.push(http);
+      running.push({ name: "http", part: http });
     }
-    if (options.parts.includes("worker")) running.push(await startWorkerPart(ctx, tools));
-    if (options.parts.includes("scheduler")) running.push(startSchedulerPart(ctx, options.configSchedules));
+    if (options.parts.includes("worker")) {
+      running.push({ name: "worker", part: await startWorkerPart(ctx, tools) });
+    }
+    if (options.parts.includes("scheduler")) {
+      running.push({ name: "scheduler", part: startSchedulerPart(ctx, options.configSchedules) });
+    }
   } catch (err) {
-    for (const part of running.reverse()) await part.stop().catch(() => undefined);
+    for (const { part } of running.reverse()) await part.stop().catch(() => undefined);
     redis.disconnect();
     await local?.stop();
     throw err;
@@ -82,12 +136,76 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
     redisUrl,
     async stop() {
       // Stop taking work first, then the rest; the journal leaves any interrupted call in doubt.
-      for (const part of [...running].reverse())
-        await part.stop().catch((err: unknown) => logger.warn({ err: String(err) }, "stop failed"));
-      await tools.close();
-      await redis.quit().catch(() => redis.disconnect());
-      await local?.stop();
-      logger.info("stopped cleanly");
+      const redisUp = redis.status === "ready";
+      if (!redisUp)
+        logger.error(
+          { redis: redact(redisUrl), status: redis.status },
+          "Redis is unreachable at shutdown: stopping without waiting for it",
+        );
+      const partSteps: ShutdownStep[] = [...running].reverse().map(({ name, part }) => ({
+        name,
+        run: () => part.stop(),
+        ifUnfinished: UNFINISHED[name],
+      }));
+      const report = await runShutdown(
+        [
+          ...partSteps,
+          {
+            name: "tools",
+            run: () => tools.close(),
+            ifUnfinished: "background processes and MCP servers started by tools may still be running",
+          },
+          {
+            name: "redis connection",
+            run: async () => {
+              const unsent = unsentCommands(redis);
+              if (redis.status !== "ready") {
+                redis.disconnect();
+                if (unsent.length > 0)
+                  throw new Error(`${unsent.length} command(s) never reached Redis: ${countNames(unsent)}`);
+                return;
+              }
+              await redis.quit();
+            },
+            ifUnfinished:
+              "writes of calls in flight (journal, audit) may be missing; those calls stay in doubt and are never silently re-run",
+          },
+          {
+            name: "local redis-server",
+            run: async () => local?.stop(),
+            ifUnfinished: "the local redis-server may still be running; its AOF is fsynced every second",
+          },
+        ],
+        { deadlineMs: redisUp ? (options.shutdownGraceMs ?? 10_000) : REDIS_DOWN_GRACE_MS },
+      );
+      redis.disconnect();
+      if (report.clean) logger.info("stopped cleanly");
+      else
+        logger.error(
+          { notFlushed: report.notFlushed },
+          `stopped, but not everything was flushed:\n  - ${report.notFlushed.join("\n  - ")}`,
+        );
+      return report;
     },
   };
+}
+
+/** What each part leaves undone if its stop does not finish. */
+const UNFINISHED: Record<ProcessPart, string> = {
+  http: "open HTTP requests were cut off (an approval click in flight may need to be repeated)",
+  worker:
+    "runs in flight did not finish: their tool calls stay as journalled claims (in doubt, never silently re-run) and BullMQ hands the jobs to a worker again once their locks lapse",
+  scheduler:
+    "the scheduler's leader lock may be held until it expires; ticks due meanwhile follow the catch-up policy",
+};
+
+/** A Redis URL without its password, for the log. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(unparseable url)";
+  }
 }

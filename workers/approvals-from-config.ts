@@ -8,6 +8,7 @@ import {
 import { type EchoRunnerConfig, optionalSecret } from "../src/config/index.js";
 import type { Logger } from "../src/logging/index.js";
 import type { DeepReadonly } from "../src/shared/index.js";
+import { TerminalNotifier } from "./terminal-notifier.js";
 
 /** The approval policy of config (waits, required approvals, self-approval, reminders, approvers). */
 export function approvalPolicyFromConfig(config: DeepReadonly<EchoRunnerConfig>): ApprovalPolicy {
@@ -41,19 +42,20 @@ export function approvalsFromConfig(
   });
   const smtp = config.smtp;
   const password = smtp.user ? optionalSecret(smtp.password_env, env) : undefined;
-  const notifiers = createNotifiers({
-    smtp: smtp.host
-      ? {
+  const notifiers = smtp.host
+    ? createNotifiers({
+        smtp: {
           host: smtp.host,
           port: smtp.port,
           secure: smtp.secure,
           user: smtp.user,
           ...(password ? { password } : {}),
           from: smtp.from,
-        }
-      : null,
-    logger,
-  });
+        },
+        logger,
+      })
+    : // No SMTP: the mail goes to the terminal, readable and clickable whatever the log format.
+      [new TerminalNotifier((text) => process.stderr.write(text), logger)];
   const notifications = new ApprovalNotifications({
     store,
     notifiers,

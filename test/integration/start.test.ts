@@ -19,7 +19,8 @@ describe("echo-runner start", () => {
         ECHO_RUNNER_LOGGING__FORMAT: "json",
       },
     });
-    await cli.waitForOutput(/echo-runner is running/);
+    // Generous: tsx compiles the whole runner at start, which is slow on a loaded CI machine.
+    await cli.waitForOutput(/echo-runner is running/, 90_000);
     expect(cli.output()).toContain("started a local redis-server");
     const health = await fetch(`http://127.0.0.1:${httpPort}/healthz`);
     expect(health.status).toBe(200);
@@ -28,7 +29,7 @@ describe("echo-runner start", () => {
     expect(await cli.exited).toBe(0);
     expect(cli.output()).toContain("stopped cleanly");
     expect(await readdir(join(cwd, "data", "redis"))).toContain("appendonlydir");
-  });
+  }, 120_000);
 
   it("says how to get Redis when redis-server is not on PATH", async () => {
     const cwd = await mkdtemp(join(tmpdir(), "echo-start-"));
@@ -41,5 +42,5 @@ describe("echo-runner start", () => {
     expect(cli.output()).toContain("apt-get install redis-server");
     expect(cli.output()).toContain("docker compose up");
     expect(cli.output()).toContain("REDIS_URL=");
-  });
+  }, 120_000);
 });

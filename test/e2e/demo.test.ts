@@ -1,0 +1,179 @@
+import { existsSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Job, Queue } from "bullmq";
+import { Redis } from "ioredis";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AuditTrail } from "../../src/journal/index.js";
+import { bullPrefix } from "../../src/queue/index.js";
+import { ScheduleStore } from "../../src/scheduler/index.js";
+import { artifactPath, launchChromium } from "../helpers/browser.js";
+import { type CliProcess, REPO_ROOT, startCli } from "../helpers/cli-process.js";
+import { freePort } from "../helpers/free-port.js";
+
+/**
+ * The newcomer's two minutes: `npm start` on a fresh clone (no config of their own, no REDIS_URL,
+ * no SMTP) runs the demo; its run parks for approval and prints the mail with its link; the link
+ * opened in a real browser approves it; the run finishes. Then SIGTERM stops everything cleanly
+ * (the local redis-server too), and a restart on the same data dir finds the schedule and the run.
+ */
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const DEMO_CONFIG = join(REPO_ROOT, "config", "demo.yaml");
+
+/** The approval link printed for `runId` (the terminal notifier's mail names the run). */
+function linkFor(output: string, runId: string): string | undefined {
+  for (const block of output.split("APPROVAL NEEDED").slice(1)) {
+    const mail = block.split("=".repeat(78))[0] ?? "";
+    if (!mail.includes(`Run:       ${runId}`)) continue;
+    return mail.match(/https?:\/\/\S+\/approvals\/\S+\?t=\S+/)?.[0];
+  }
+  return undefined;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("the demo that npm start runs", () => {
+  it("parks for approval, is approved through the printed link in Chromium, finishes, and survives a clean restart", async () => {
+    const cwd = await mkdtemp(join(tmpdir(), "echo-demo-"));
+    const dataDir = join(cwd, "fresh-data");
+    const [httpPort, redisPort] = [await freePort(), await freePort()];
+    const publicUrl = `http://127.0.0.1:${httpPort}`;
+    const redisUrl = `redis://127.0.0.1:${redisPort}`;
+    // No REDIS_URL and no SMTP: start runs its own redis-server (on a free port here) and prints mails.
+    const env = {
+      PATH: process.env.PATH,
+      HOME: cwd,
+      USER: "demo-tester",
+      ECHO_RUNNER_HTTP__PORT: String(httpPort),
+      ECHO_RUNNER_HTTP__PUBLIC_URL: publicUrl,
+      ECHO_RUNNER_REDIS__URL: redisUrl,
+      ECHO_RUNNER_LOGGING__FORMAT: "json",
+    };
+    const start = () => startCli(["start", "--data-dir", dataDir], { cwd, env });
+    let cli: CliProcess = start();
+    // Clients of the runner's own redis-server, made once it is up (and again after the restart).
+    let redis = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+    let queue: Queue | undefined;
+    const connect = () => {
+      redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+      redis.on("error", () => undefined);
+      queue = new Queue("agent", { connection: redis, prefix: bullPrefix("echo") });
+      return { redis, queue };
+    };
+    try {
+      await cli.waitForOutput(/config schedules reconciled/, 60_000);
+      expect(cli.output()).toContain("DEMO MODE: using the demo configuration config/demo.yaml");
+      expect(cli.output()).toContain("started a local redis-server");
+      const { queue: agentQueue } = connect();
+      const redisPid = Number(/process_id:(\d+)/.exec(await redis.info("server"))?.[1]);
+      expect(redisPid).toBeGreaterThan(0);
+
+      // Fire the demo schedule now, as an operator would, instead of waiting for the minute.
+      const runNow = startCli(["schedules", "run-now", "demo-report", "--config", DEMO_CONFIG, "--json"], {
+        cwd,
+        env,
+      });
+      expect(await runNow.exited).toBe(0);
+      const { runId } = JSON.parse(runNow.output()) as { runId: string };
+
+      // The run parks at its exec; the mail, link included, is printed as plain text.
+      await cli.waitForOutput(new RegExp(`Run: +${runId}`), 60_000);
+      await expect.poll(() => linkFor(cli.output(), runId), { timeout: 10_000 }).toBeDefined();
+      const link = linkFor(cli.output(), runId)!;
+      expect(link.startsWith(`${publicUrl}/approvals/`)).toBe(true);
+      expect(await (await Job.fromId(agentQueue, runId))?.getState()).toBe("delayed");
+      const workspace = join(dataDir, "demo-workspace");
+      expect(existsSync(join(workspace, "report.md"))).toBe(true);
+      expect(existsSync(join(workspace, "report.tar.gz"))).toBe(false);
+
+      const page = await browser.newPage();
+      await page.goto(link);
+      expect(await page.locator("#args").textContent()).toContain("tar -czf report.tar.gz report.md");
+      await page.screenshot({ path: await artifactPath("demo-approval.png"), fullPage: true });
+      await Promise.all([page.waitForURL("**/approvals/*/decision"), page.click("#approve")]);
+      expect(await page.locator("#notice").textContent()).toContain("Your decision (approve) was recorded");
+      await page.close();
+
+      // Resumed: the approved exec runs, the sub-agent checks the report, the run completes.
+      await expect
+        .poll(async () => (await Job.fromId(agentQueue, runId))?.getState(), {
+          timeout: 60_000,
+          interval: 250,
+        })
+        .toBe("completed");
+      const finished = await Job.fromId(agentQueue, runId);
+      expect(finished?.returnvalue).toMatchObject({ status: "completed" });
+      expect(finished?.returnvalue.finalAnswer).toContain("archived as report.tar.gz");
+      expect(existsSync(join(workspace, "report.tar.gz"))).toBe(true);
+      const trail = new AuditTrail({ redis, keyPrefix: "echo" });
+      const entries = (await trail.readByTrace(runId)).map((r) => r.entry);
+      const decisions = entries
+        .filter((e) => e.kind === "decision")
+        .map((e) => `${e.tool}:${e.kind === "decision" ? e.verdict : ""}`);
+      expect(decisions).toEqual([
+        "list_dir:allow",
+        "read_file:allow",
+        "write_file:allow",
+        "cronjob:deny",
+        "exec:ask",
+        "exec:allow",
+        "delegate_task:allow",
+        "read_file:allow", // the sub-agent's
+        "delegate_task:allow", // the parent's replay reading the child's answer
+      ]);
+      const child = entries.find((e) => e.tool === "read_file" && e.runId !== runId);
+      expect(child?.runId).toMatch(/^child-/);
+      expect(
+        entries.find((e) => e.kind === "decision" && e.tool === "exec" && e.verdict === "allow"),
+      ).toMatchObject({ approvalSource: "human" });
+
+      // A clean stop: exit 0, the local redis-server gone.
+      cli.child.kill("SIGTERM");
+      expect(await cli.exited).toBe(0);
+      expect(cli.output()).toContain("stopped cleanly");
+      await expect.poll(() => pidAlive(redisPid), { timeout: 10_000 }).toBe(false);
+      await agentQueue.close();
+      redis.disconnect();
+
+      // A restart on the same data dir finds the schedule, the finished run and its audit trail.
+      cli = start();
+      await cli.waitForOutput(/config schedules reconciled/, 60_000);
+      expect(cli.output()).toMatch(/"unchanged":\["demo-report"\]/);
+      const { queue: queueAgain } = connect();
+      const schedule = await new ScheduleStore({ redis, keyPrefix: "echo" }).get("demo-report");
+      expect(schedule?.schedule.owner).toBe("demo-operator");
+      const again = await Job.fromId(queueAgain, runId);
+      expect(await again?.getState()).toBe("completed");
+      expect(again?.returnvalue.finalAnswer).toContain("archived as report.tar.gz");
+      expect((await new AuditTrail({ redis, keyPrefix: "echo" }).readByTrace(runId)).length).toBe(
+        entries.length,
+      );
+      const verify = startCli(["audit", "verify", "--config", DEMO_CONFIG], { cwd, env });
+      expect(await verify.exited).toBe(0);
+    } finally {
+      await queue?.close().catch(() => undefined);
+      redis.disconnect();
+      if (cli.child.exitCode === null) {
+        cli.child.kill("SIGTERM");
+        expect(await cli.exited).toBe(0);
+      }
+    }
+  }, 180_000);
+});
