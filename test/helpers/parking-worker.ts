@@ -6,7 +6,7 @@ import type { Redis } from "ioredis";
 import { Type } from "typebox";
 import { stringify } from "yaml";
 import type { ApprovalStore } from "../../src/approvals/index.js";
-import { createLogger } from "../../src/logging/index.js";
+import { createLogger, type Logger } from "../../src/logging/index.js";
 import { createToolRegistry, defineTool, toolSuccess } from "../../src/tools/index.js";
 import { approvalsFromConfig } from "../../workers/approvals-from-config.js";
 import { type PartContext, startWorkerPart } from "../../workers/parts.js";
@@ -26,6 +26,8 @@ export interface ParkingWorkerOptions {
   concurrency: number;
   /** Called as an approved exec call starts, with the run's id and `performance.now()`. */
   onExecStart?: (runId: string, at: number) => void;
+  /** The worker's logger (default silent). */
+  logger?: Logger;
 }
 
 /** A running {@link startParkingWorker}. */
@@ -65,7 +67,7 @@ export async function startParkingWorker(options: ParkingWorkerOptions): Promise
     models: { scripted: { provider: "scripted", script: join(dir, "script.yaml") } },
     logging: { level: "silent", format: "json" },
   });
-  const logger = createLogger({ level: "silent", format: "json" });
+  const logger = options.logger ?? createLogger({ level: "silent", format: "json" });
   const exec = defineTool({
     name: "exec",
     description: "reports that it started (test tool)",

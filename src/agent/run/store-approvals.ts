@@ -97,7 +97,17 @@ export function storeApprovals(options: {
       } catch (err) {
         // The request stays pending and the sweeper re-sends; the run parks either way.
         if (!isRunnerError(err, "APPROVAL_NOTIFY_FAILED")) throw err;
-        logger.warn({ approvalId: record.id, err: err.message }, "approval notification failed; will retry");
+        // The worker's logger is shared by all runs: name this run as its per-run logger would.
+        logger.warn(
+          {
+            approvalId: record.id,
+            traceId: payload.traceId,
+            executionId: payload.runId,
+            jobId: request.jobId,
+            err: err.message,
+          },
+          "approval notification failed; will retry",
+        );
       }
       return { wakeAt: record.status === "pending" ? record.deadline : store.clock.now() };
     },
