@@ -49,6 +49,12 @@ export interface RealPath {
   path: string;
   /** True when following symlinks did not end (a loop, or more than 40 links). */
   loop: boolean;
+  /**
+   * True when a `..` comes after a component that does not exist (`new/../link/x`). Such a path
+   * can only be judged lexically, and the lexical answer can be wrong: `link` may be a symlink to
+   * outside, which a tool writing the fenced path would follow.
+   */
+  climbsMissing?: boolean;
 }
 
 /**
@@ -73,7 +79,8 @@ export function resolveRealPath(path: string, base: string, homeDir: string, fs:
     const candidate = current === "/" ? `/${component}` : `${current}/${component}`;
     const kind = fs.lstat(candidate);
     if (kind === undefined) {
-      return { path: posix.normalize([candidate, ...pending].join("/")), loop: false };
+      const path = posix.normalize([candidate, ...pending].join("/"));
+      return pending.includes("..") ? { path, loop: false, climbsMissing: true } : { path, loop: false };
     }
     if (kind !== "symlink") {
       current = candidate;
@@ -136,6 +143,13 @@ export function createPathFence(options: PathFenceOptions): PathFence {
         verdict: "deny",
         rule: "path.link-loop",
         reason: `${path} goes through a symlink loop`,
+        resolvedPath,
+      };
+    if (resolved.climbsMissing)
+      return {
+        verdict: "deny",
+        rule: "path.invalid",
+        reason: `${path} climbs with .. out of a folder that does not exist, so where it leads cannot be checked; write the path without ..`,
         resolvedPath,
       };
     if (access === "write") {
