@@ -1,6 +1,6 @@
 import { Job, Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
-import { type RunDeps, storeApprovals } from "../src/agent/index.js";
+import { type RunDeps, RunInspector, storeApprovals } from "../src/agent/index.js";
 import {
   type ApprovalNotifications,
   type ApprovalStore,
@@ -15,6 +15,7 @@ import {
   type ConfigScheduleEntry,
   createScheduleRunHooks,
   Scheduler,
+  ScheduleService,
   ScheduleStore,
 } from "../src/scheduler/index.js";
 import { type DeepReadonly, systemClock } from "../src/shared/index.js";
@@ -218,6 +219,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
     queues: [queue],
     clock: systemClock,
   });
+  const inspector = new RunInspector({ redis, keyPrefix: config.redis.key_prefix, approvals: store });
   const app = createHttpServer({
     redis,
     logger,
@@ -228,6 +230,17 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
       ...(apiToken ? { apiToken } : {}),
     },
     metrics: { collector, ...(apiToken ? { apiToken } : {}) },
+    admin: {
+      ...(apiToken ? { apiToken } : {}),
+      keyPrefix: config.redis.key_prefix,
+      publicUrl: config.http.public_url,
+      approvals: store,
+      runs: inspector,
+      queues: [queue],
+      schedules: new ScheduleService({
+        store: new ScheduleStore({ redis, keyPrefix: config.redis.key_prefix }),
+      }),
+    },
   });
   const address = await app.listen({ host: config.http.host, port: config.http.port });
   logger.info({ address, publicUrl: config.http.public_url }, "http server listening");
@@ -235,6 +248,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
     address,
     async stop() {
       await app.close();
+      await inspector.close();
       await queue.close();
     },
   };

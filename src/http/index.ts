@@ -1,3 +1,4 @@
+export type { AdminHttpOptions } from "./admin-routes.js";
 export { approvalApiRoutes } from "./approval-api.js";
 export { type ApprovalHttpOptions, approvalHttpContext } from "./approval-http-context.js";
 export { APPROVAL_CSS, confirmationPage, errorPage, statusPage } from "./approval-pages.js";

@@ -1,6 +1,7 @@
 import Fastify, { LogController } from "fastify";
 import type { Redis } from "ioredis";
 import type { Logger } from "../logging/index.js";
+import { type AdminHttpOptions, adminRoutes } from "./admin-routes.js";
 import { approvalApiRoutes } from "./approval-api.js";
 import { type ApprovalHttpOptions, approvalHttpContext } from "./approval-http-context.js";
 import { approvalPageRoutes } from "./approval-routes.js";
@@ -14,6 +15,8 @@ export interface HttpServerOptions {
   approvals?: ApprovalHttpOptions;
   /** `/metrics` in Prometheus format, behind the API token; omitted = not served. */
   metrics?: MetricsHttpOptions;
+  /** The `/admin` dashboard, signed in with the API token; omitted = not served. */
+  admin?: AdminHttpOptions;
   /**
    * Fastify's `trustProxy` (`http.trust_proxy`): set it behind a reverse proxy so recorded fetch
    * addresses and rate limits use the client's address, not the proxy's. Default false.
@@ -47,5 +50,7 @@ export function createHttpServer(options: HttpServerOptions) {
   }
   const { metrics } = options;
   if (metrics) app.register(async (scope) => metricsRoutes(scope, metrics));
+  const { admin } = options;
+  if (admin) app.register(async (scope) => adminRoutes(scope, admin, options.redis, options.logger));
   return app;
 }

@@ -12,9 +12,7 @@ import {
   QUEUE_STATES,
 } from "./families.js";
 import { MetricsKeys } from "./keys.js";
-
-/** A parked-set member whose wake-up is this far past is stale (its job was removed while parked). */
-const STALE_PARKED_MS = 24 * 3600 * 1000;
+import { queueDepths } from "./queue-depths.js";
 
 /** Options of {@link createMetricsCollector}. */
 export interface MetricsCollectorOptions {
@@ -92,19 +90,7 @@ export function createMetricsCollector(options: MetricsCollectorOptions): Metric
         registers: [registry],
       });
       for (const queue of options.queues) {
-        const parkedKey = keys.parked(queue.name);
-        await redis.zremrangebyscore(parkedKey, "-inf", `(${now - STALE_PARKED_MS}`);
-        const [counts, parked] = await Promise.all([
-          queue.getJobCounts("waiting", "prioritized", "active", "delayed", "failed"),
-          redis.zintercard(2, parkedKey, queue.toKey("delayed")),
-        ]);
-        const byState = {
-          waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
-          active: counts.active ?? 0,
-          delayed: Math.max(0, (counts.delayed ?? 0) - Number(parked)),
-          parked: Number(parked),
-          failed: counts.failed ?? 0,
-        };
+        const byState = await queueDepths(redis, keys, queue, now);
         for (const state of QUEUE_STATES) depth.set({ queue: queue.name, state }, byState[state]);
       }
 

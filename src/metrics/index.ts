@@ -4,10 +4,12 @@ export {
   COUNTER_FAMILIES,
   type CounterFamily,
   QUEUE_STATES,
+  type QueueStateLabel,
   RUN_OUTCOMES,
   type RunOutcomeLabel,
   UNKNOWN_TOOL_LABEL,
 } from "./families.js";
 export { MetricsKeys } from "./keys.js";
 export { meteredAuditSink } from "./metered-audit.js";
+export { queueDepths } from "./queue-depths.js";
 export { RunnerMetrics, type RunnerMetricsOptions } from "./recorder.js";

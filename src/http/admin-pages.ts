@@ -1,0 +1,221 @@
+import escapeHtml from "escape-html";
+import type { DecisionView, RunDetail, RunSummary } from "../agent/index.js";
+import { type ApprovalRecord, formatTime, renderArgs } from "../approvals/index.js";
+import { QUEUE_STATES, type QueueStateLabel } from "../metrics/index.js";
+import type { ScheduleView } from "../scheduler/index.js";
+
+/**
+ * HTML of the dashboard. Every dynamic value passes through escape-html; no script and no inline
+ * style (the stylesheet is a same-origin route), so the same strict CSP as the approval pages holds.
+ * Every form carries the session's CSRF secret.
+ */
+
+export const ADMIN_CSS = `body{font-family:system-ui,sans-serif;margin:1.5rem auto;padding:0 1rem;max-width:80rem;color:#1b1b1b;line-height:1.4}
+h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;width:100%;font-size:.92rem}th,td{text-align:left;padding:.3rem .6rem .3rem 0;vertical-align:top;border-bottom:1px solid #eee}
+th{color:#555}pre{background:#f4f4f4;padding:.5rem;margin:0;max-height:12rem;overflow:auto;white-space:pre-wrap;word-break:break-all}
+code{word-break:break-all}form.inline{display:inline}button{font-size:.9rem;padding:.3rem .8rem;cursor:pointer}
+.approve{background:#1f7a33;color:#fff;border:0}.deny{background:#a32020;color:#fff;border:0}
+.notice{background:#fff7d6;padding:.5rem .75rem;border:1px solid #e6d27a}.error{background:#fde8e8;padding:.5rem .75rem;border:1px solid #e6a0a0}
+header{display:flex;justify-content:space-between;align-items:baseline}.muted{color:#666}
+label{display:block;margin:.6rem 0 .2rem}input[type=text],input[type=password]{width:20rem;padding:.3rem}`;
+
+const esc = (value: unknown): string =>
+  escapeHtml(value === null || value === undefined ? "" : String(value));
+const time = (ms: number | null | undefined): string => (ms ? formatTime(ms) : "");
+
+function page(title: string, basePath: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><meta name="robots" content="noindex">
+<title>${esc(title)}</title><link rel="stylesheet" href="${esc(`${basePath}/admin/assets/admin.css`)}">
+</head><body><main>
+${body}
+</main></body></html>`;
+}
+
+/** The login form: operator name (recorded as the approver) and the API token. */
+export function loginPage(basePath: string, error?: string): string {
+  return page(
+    "echo-runner admin: sign in",
+    basePath,
+    `<h1>echo-runner admin</h1>
+${error ? `<p class="error" id="login-error">${esc(error)}</p>` : ""}
+<form method="post" action="${esc(`${basePath}/admin/login`)}">
+<label for="operator">Your name (recorded with your decisions)</label>
+<input type="text" id="operator" name="operator" required maxlength="128" autocomplete="username">
+<label for="token">API token</label>
+<input type="password" id="token" name="token" required autocomplete="current-password">
+<p><button type="submit" id="sign-in">Sign in</button></p>
+</form>`,
+  );
+}
+
+/** A plain error page (unauthorised, not found, bad request). */
+export function adminErrorPage(basePath: string, title: string, message: string): string {
+  return page(
+    title,
+    basePath,
+    `<h1>${esc(title)}</h1><p>${esc(message)}</p>
+<p><a href="${esc(`${basePath}/admin`)}">Back to the dashboard</a></p>`,
+  );
+}
+
+export interface DashboardData {
+  operator: string;
+  csrf: string;
+  notice: string | null;
+  queues: { name: string; depths: Record<QueueStateLabel, number> }[];
+  pending: ApprovalRecord[];
+  runs: RunSummary[];
+  schedules: ScheduleView[];
+  now: number;
+}
+
+function header(basePath: string, operator: string, csrf: string): string {
+  return `<header><h1><a href="${esc(`${basePath}/admin`)}">echo-runner admin</a></h1>
+<div>signed in as <strong id="operator-name">${esc(operator)}</strong>
+<form class="inline" method="post" action="${esc(`${basePath}/admin/logout`)}">
+<input type="hidden" name="csrf" value="${esc(csrf)}"><button type="submit" id="sign-out">Sign out</button></form></div></header>`;
+}
+
+function decisionForm(basePath: string, csrf: string, record: ApprovalRecord): string {
+  const action = esc(`${basePath}/admin/approvals/${record.id}/decision`);
+  const button = (decision: "approve" | "deny", label: string) =>
+    `<form class="inline" method="post" action="${action}"><input type="hidden" name="csrf" value="${esc(csrf)}">
+<input type="hidden" name="decision" value="${decision}"><button type="submit" class="${decision}" id="${decision}-${esc(record.id)}">${label}</button></form>`;
+  return `${button("approve", "Approve")} ${button("deny", "Deny")}`;
+}
+
+function runLink(basePath: string, runId: string): string {
+  return `<a href="${esc(`${basePath}/admin/runs/${encodeURIComponent(runId)}`)}"><code>${esc(runId)}</code></a>`;
+}
+
+export function dashboardPage(basePath: string, data: DashboardData): string {
+  const queues = `<table id="queues"><tr><th>queue</th>${QUEUE_STATES.map((s) => `<th>${esc(s)}</th>`).join("")}</tr>
+${data.queues
+  .map(
+    (q) =>
+      `<tr><td>${esc(q.name)}</td>${QUEUE_STATES.map((s) => `<td data-state="${esc(s)}">${q.depths[s]}</td>`).join("")}</tr>`,
+  )
+  .join("\n")}</table>`;
+
+  const pending =
+    data.pending.length === 0
+      ? `<p class="muted" id="no-pending">No approval is waiting.</p>`
+      : `<table id="pending"><tr><th>tool</th><th>risk</th><th>reason</th><th>arguments</th><th>run</th><th>agent / owner</th><th>requested</th><th>deadline</th><th></th></tr>
+${data.pending
+  .map(
+    (
+      r,
+    ) => `<tr id="approval-${esc(r.id)}"><td><code>${esc(r.tool)}</code></td><td>${esc(r.risk)}</td><td>${esc(r.reason)}</td>
+<td><pre>${esc(renderArgs(r.argsCanonical))}</pre></td><td>${runLink(basePath, r.runId)}</td><td>${esc(r.agent)} / ${esc(r.owner ?? "")}</td>
+<td>${esc(time(r.requestedAt))}</td><td>${esc(time(r.deadline))}</td><td>${decisionForm(basePath, data.csrf, r)}</td></tr>`,
+  )
+  .join("\n")}</table>`;
+
+  const runs =
+    data.runs.length === 0
+      ? `<p class="muted">No runs yet.</p>`
+      : `<table id="runs"><tr><th>run</th><th>state</th><th>outcome</th><th>agent</th><th>schedule</th><th>created</th><th>finished</th><th>detail</th></tr>
+${data.runs
+  .map(
+    (
+      r,
+    ) => `<tr data-run="${esc(r.runId)}"><td>${runLink(basePath, r.runId)}</td><td>${esc(r.state)}</td><td class="outcome">${esc(r.outcome)}</td>
+<td>${esc(r.agent)}</td><td>${esc(r.scheduleId)}</td><td>${esc(time(r.created))}</td><td>${esc(time(r.finished))}</td><td>${esc(r.detail)}</td></tr>`,
+  )
+  .join("\n")}</table>`;
+
+  const schedules =
+    data.schedules.length === 0
+      ? `<p class="muted">No schedules.</p>`
+      : `<table id="schedules"><tr><th>schedule</th><th>cron</th><th>time zone</th><th>enabled</th><th>next run</th><th>owner</th><th>cron grant</th></tr>
+${data.schedules
+  .map(
+    (
+      v,
+    ) => `<tr><td><code>${esc(v.schedule.id)}</code></td><td><code>${esc(v.schedule.cron)}</code></td><td>${esc(v.schedule.timezone)}</td>
+<td>${v.schedule.enabled ? "yes" : "paused"}</td><td>${esc(time(v.nextTick))}</td><td>${esc(v.schedule.owner)}</td>
+<td>${v.authorization.cronAuthorized ? "authorised" : `not authorised (${esc(v.authorization.reason)})`}</td></tr>`,
+  )
+  .join("\n")}</table>`;
+
+  return page(
+    "echo-runner admin",
+    basePath,
+    `${header(basePath, data.operator, data.csrf)}
+${data.notice ? `<p class="notice" id="notice">${esc(data.notice)}</p>` : ""}
+<h2>Queues</h2>${queues}
+<h2>Pending approvals</h2>${pending}
+<h2>Recent runs</h2>${runs}
+<h2>Schedules</h2>${schedules}
+<p class="muted">As of ${esc(time(data.now))}. Reload for fresh numbers.</p>`,
+  );
+}
+
+function decisionRow(d: DecisionView): string {
+  const what =
+    d.kind === "decision"
+      ? `${esc(d.verdict)} at step ${esc(d.step)}`
+      : `${esc(d.outcome)} in ${esc(d.durationMs)} ms${d.isReplay ? " (replay)" : ""}`;
+  return `<tr><td>${esc(time(d.at))}</td><td>${esc(d.kind)}</td><td><code>${esc(d.tool)}</code></td><td>${what}</td>
+<td>${esc(d.approvalSource ?? "")}${d.approver ? ` (${esc(d.approver)})` : ""}</td><td>${esc(d.reason ?? "")}</td></tr>`;
+}
+
+/** One run: its summary, audit entries (decisions and executions), approvals and journal. */
+export function runPage(basePath: string, operator: string, csrf: string, detail: RunDetail): string {
+  const run = detail.run;
+  const facts: [string, unknown][] = [
+    ["state", run?.state],
+    ["outcome", run?.outcome],
+    ["agent", run?.agent],
+    ["task", detail.task],
+    ["model", detail.model],
+    ["unattended", detail.unattended],
+    ["schedule", run?.scheduleId],
+    ["created", time(run?.created)],
+    ["finished", time(run?.finished)],
+    ["detail", run?.detail],
+  ];
+  const audit =
+    detail.decisions.length === 0
+      ? `<p class="muted">No audit entries.</p>`
+      : `<table id="audit"><tr><th>at</th><th>kind</th><th>tool</th><th>verdict / outcome</th><th>approval</th><th>reason</th></tr>
+${detail.decisions.map(decisionRow).join("\n")}</table>`;
+  const approvals =
+    detail.approvals.length === 0
+      ? `<p class="muted">No approval requests.</p>`
+      : `<table id="approvals"><tr><th>tool</th><th>status</th><th>requested</th><th>finished</th><th>decisions</th></tr>
+${detail.approvals
+  .map(
+    (
+      a,
+    ) => `<tr><td><code>${esc(a.tool)}</code></td><td>${esc(a.status)}</td><td>${esc(time(a.requestedAt))}</td><td>${esc(time(a.finishedAt))}</td>
+<td>${a.decisions.map((d) => `${esc(d.decision)} by ${esc(d.by)} (${esc(d.via)})`).join("; ")}</td></tr>`,
+  )
+  .join("\n")}</table>`;
+  const journal =
+    detail.journal.length === 0
+      ? `<p class="muted">No journalled tool calls.</p>`
+      : `<table id="journal"><tr><th>tool</th><th>status</th><th>attempt</th><th>result</th></tr>
+${detail.journal
+  .map(
+    (j) =>
+      `<tr><td><code>${esc(j.tool)}</code></td><td>${esc(j.status)}</td><td>${esc(j.attempt)}</td><td><pre>${esc(
+        j.result === null ? "" : JSON.stringify(j.result, null, 2),
+      )}</pre></td></tr>`,
+  )
+  .join("\n")}</table>`;
+  return page(
+    `run ${detail.runId}`,
+    basePath,
+    `${header(basePath, operator, csrf)}
+<h2>Run <code>${esc(detail.runId)}</code></h2>
+<table id="run-facts">${facts.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join("")}</table>
+${detail.notes.map((n) => `<p class="notice">${esc(n)}</p>`).join("")}
+<h2>Decisions and executions (audit trail)</h2>${audit}
+<h2>Approval requests</h2>${approvals}
+<h2>Journal</h2>${journal}`,
+  );
+}

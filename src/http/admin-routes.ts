@@ -1,0 +1,294 @@
+import formbody from "@fastify/formbody";
+import rateLimit from "@fastify/rate-limit";
+import type { Queue } from "bullmq";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Redis } from "ioredis";
+import type { RunInspector } from "../agent/index.js";
+import {
+  type ApprovalRecord,
+  type ApprovalStore,
+  DECIDE_REFUSALS,
+  type DecideRefusal,
+  describeRefusal,
+  effectiveStatus,
+  isApprovalId,
+  secretsEqual,
+} from "../approvals/index.js";
+import type { Logger } from "../logging/index.js";
+import { MetricsKeys, queueDepths } from "../metrics/index.js";
+import type { ScheduleService } from "../scheduler/index.js";
+import { type Clock, isRunnerError, RunnerError, systemClock } from "../shared/index.js";
+import { ADMIN_CSS, adminErrorPage, dashboardPage, loginPage, runPage } from "./admin-pages.js";
+import { ADMIN_COOKIE, type AdminSession, AdminSessions, readCookie } from "./admin-sessions.js";
+import { APPROVAL_PAGE_HEADERS } from "./approval-routes.js";
+
+/** Options of the dashboard (see {@link HttpServerOptions.admin}). */
+export interface AdminHttpOptions {
+  /** The API token (`http.api_token_env`): signing in takes it. Undefined or empty: 503 (fail closed). */
+  apiToken?: string;
+  /** `redis.key_prefix`: sessions and the login rate limit live under it. */
+  keyPrefix: string;
+  /** `http.public_url`: its path prefixes every link; `https` makes the cookie Secure. */
+  publicUrl: string;
+  approvals: ApprovalStore;
+  runs: Pick<RunInspector, "listRuns" | "showRun">;
+  /** Queues whose depths are shown (the agent queue). */
+  queues: readonly Queue[];
+  schedules: Pick<ScheduleService, "list">;
+  /** Called after a dashboard decision settles a request (a worker in this process promotes the job). */
+  onDecided?: (record: ApprovalRecord) => void | Promise<void>;
+  clock?: Clock;
+  /** How long a sign-in lasts, ms. Default 8 hours. */
+  sessionTtlMs?: number;
+  /** Sign-in attempts per client address per minute. Default 10. */
+  loginRateMax?: number;
+}
+
+/** Notices a redirect after a decision may ask for (never text from the URL itself). */
+const DONE_NOTICES = {
+  approved: "Approved: the parked run resumes.",
+  denied: "Denied: the run continues without the call.",
+  recorded: "Your approval was recorded; more approvals are needed.",
+} as const;
+
+const DecisionChoices = ["approve", "deny"] as const;
+
+/**
+ * `/admin`: sign-in form (operator name + API token → a session cookie; the token never goes into a
+ * URL), the dashboard (queues, pending approvals with approve / deny, recent runs, schedules) and one
+ * page per run (audit entries, approvals, journal). Decisions go through the store's decide, as the
+ * JSON API's do, recorded as the signed-in operator via `api`; every POST carries the session's CSRF
+ * secret and the cookie is SameSite=Strict.
+ */
+export async function adminRoutes(
+  app: FastifyInstance,
+  options: AdminHttpOptions,
+  redis: Redis,
+  logger: Logger,
+): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(options.publicUrl);
+  } catch {
+    throw new RunnerError("CONFIG_INVALID", `public url is not a URL: ${JSON.stringify(options.publicUrl)}`);
+  }
+  const basePath = url.pathname.replace(/\/+$/, "");
+  const clock = options.clock ?? systemClock;
+  const sessions = new AdminSessions(redis, options.keyPrefix, options.sessionTtlMs ?? 8 * 3600 * 1000);
+  const metricsKeys = new MetricsKeys(options.keyPrefix);
+  const cookiePath = `${basePath}/admin`;
+  const secure = url.protocol === "https:" ? "; Secure" : "";
+  const signedIn = new WeakMap<FastifyRequest, { id: string; session: AdminSession }>();
+  const login = `${basePath}/admin/login`;
+
+  await app.register(formbody, { bodyLimit: 16 * 1024 });
+  await app.register(rateLimit, {
+    global: false,
+    redis,
+    nameSpace: `${options.keyPrefix}:{admin}:rate:`,
+    skipOnError: false,
+  });
+
+  app.addHook("onSend", async (_request, reply, payload) => {
+    reply.headers(APPROVAL_PAGE_HEADERS);
+    return payload;
+  });
+  app.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
+    if (error.statusCode === 429) {
+      return html(reply, 429, adminErrorPage(basePath, "Too many attempts", "Wait a minute and try again."));
+    }
+    if (error.statusCode === 400 || error.statusCode === 415) {
+      return html(reply, 400, adminErrorPage(basePath, "Bad request", "The form could not be read."));
+    }
+    logger.error({ err: error }, "admin page failed");
+    return html(
+      reply,
+      500,
+      adminErrorPage(basePath, "Something went wrong", "Nothing was changed; try again."),
+    );
+  });
+
+  app.addHook("onRequest", async (request, reply) => {
+    const path = request.url.split("?")[0] ?? "";
+    if (path === "/admin/assets/admin.css") return;
+    if (!options.apiToken) {
+      return html(
+        reply,
+        503,
+        adminErrorPage(basePath, "Dashboard disabled", "No API token is configured (http.api_token_env)."),
+      );
+    }
+    if (path === "/admin/login") return;
+    const id = readCookie(request.headers.cookie, ADMIN_COOKIE);
+    const session = await sessions.get(id);
+    if (id && session) {
+      signedIn.set(request, { id, session });
+      return;
+    }
+    if (request.method === "GET" || request.method === "HEAD") return reply.redirect(login, 303);
+    return html(reply, 401, adminErrorPage(basePath, "Not signed in", "Sign in to the dashboard first."));
+  });
+
+  const current = (request: FastifyRequest) => {
+    const entry = signedIn.get(request);
+    if (!entry) throw new RunnerError("INTERNAL", "admin route reached without a session");
+    return entry;
+  };
+  const csrfOk = (request: FastifyRequest, session: AdminSession) => {
+    const body = request.body as Record<string, unknown> | undefined;
+    return typeof body?.csrf === "string" && secretsEqual(body.csrf, session.csrf);
+  };
+  const staleForm = (reply: FastifyReply) =>
+    html(
+      reply,
+      403,
+      adminErrorPage(basePath, "Form expired", "Nothing was changed. Reload the dashboard and try again."),
+    );
+
+  app.get("/admin/assets/admin.css", async (_request, reply) =>
+    reply.type("text/css; charset=utf-8").send(ADMIN_CSS),
+  );
+
+  app.get("/admin/login", async (_request, reply) => html(reply, 200, loginPage(basePath)));
+
+  app.post(
+    "/admin/login",
+    { config: { rateLimit: { max: options.loginRateMax ?? 10, timeWindow: 60_000 } } },
+    async (request, reply) => {
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const operator = typeof body.operator === "string" ? body.operator.trim() : "";
+      const token = typeof body.token === "string" ? body.token : "";
+      if (operator === "" || operator.length > 128 || !/^[\p{L}\p{N}\p{P}\p{Zs}]+$/u.test(operator)) {
+        return html(
+          reply,
+          400,
+          loginPage(
+            basePath,
+            "Enter your name: letters, digits, punctuation and spaces, up to 128 characters.",
+          ),
+        );
+      }
+      if (!secretsEqual(token, options.apiToken ?? "")) {
+        logger.warn({ operator, ip: request.ip }, "admin sign-in refused: wrong token");
+        return html(
+          reply,
+          401,
+          loginPage(basePath, "That token is not the API token. Nothing was signed in."),
+        );
+      }
+      const id = await sessions.create(operator, clock.now());
+      reply.header(
+        "set-cookie",
+        `${ADMIN_COOKIE}=${id}; Path=${cookiePath}; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(sessions.ttlMs / 1000)}${secure}`,
+      );
+      logger.info({ operator }, "admin signed in");
+      return reply.redirect(`${basePath}/admin`, 303);
+    },
+  );
+
+  app.post("/admin/logout", async (request, reply) => {
+    const { id, session } = current(request);
+    if (!csrfOk(request, session)) return staleForm(reply);
+    await sessions.destroy(id);
+    reply.header(
+      "set-cookie",
+      `${ADMIN_COOKIE}=; Path=${cookiePath}; HttpOnly; SameSite=Strict; Max-Age=0${secure}`,
+    );
+    return reply.redirect(login, 303);
+  });
+
+  app.get<{ Querystring: { notice?: string } }>("/admin", async (request, reply) => {
+    const { session } = current(request);
+    const now = clock.now();
+    const [queues, pending, runs, schedules] = await Promise.all([
+      Promise.all(
+        options.queues.map(async (q) => ({
+          name: q.name,
+          depths: await queueDepths(redis, metricsKeys, q, now),
+        })),
+      ),
+      options.approvals.list({ status: "pending" }),
+      options.runs.listRuns({ limit: 25 }),
+      options.schedules.list(),
+    ]);
+    return html(
+      reply,
+      200,
+      dashboardPage(basePath, {
+        operator: session.operator,
+        csrf: session.csrf,
+        notice: noticeFor(request.query.notice),
+        queues,
+        pending: pending.filter((r) => effectiveStatus(r, now) === "pending"),
+        runs,
+        schedules,
+        now,
+      }),
+    );
+  });
+
+  app.get<{ Params: { id: string } }>("/admin/runs/:id", async (request, reply) => {
+    const { session } = current(request);
+    try {
+      const detail = await options.runs.showRun(request.params.id);
+      return html(reply, 200, runPage(basePath, session.operator, session.csrf, detail));
+    } catch (err) {
+      if (isRunnerError(err) && (err.code === "RUN_NOT_FOUND" || err.code === "CLI_USAGE")) {
+        const status = err.code === "RUN_NOT_FOUND" ? 404 : 400;
+        return html(reply, status, adminErrorPage(basePath, "No such run", err.message));
+      }
+      throw err;
+    }
+  });
+
+  app.post<{ Params: { id: string } }>("/admin/approvals/:id/decision", async (request, reply) => {
+    const { session } = current(request);
+    if (!csrfOk(request, session)) return staleForm(reply);
+    const decision = (request.body as Record<string, unknown>).decision;
+    if (!isApprovalId(request.params.id) || !(DecisionChoices as readonly unknown[]).includes(decision)) {
+      return html(
+        reply,
+        400,
+        adminErrorPage(basePath, "Bad request", "Nothing was decided: choose Approve or Deny."),
+      );
+    }
+    const result = await options.approvals.decide({
+      id: request.params.id,
+      actor: { kind: "operator", id: session.operator, via: "api" },
+      decision: decision as (typeof DecisionChoices)[number],
+      comment: "decided on the dashboard",
+    });
+    let notice: string = result.outcome;
+    if (result.outcome === "decided") {
+      notice = result.final ? (result.record.status === "approved" ? "approved" : "denied") : "recorded";
+      if (result.final && options.onDecided) {
+        try {
+          await options.onDecided(result.record);
+        } catch (err) {
+          logger.error(
+            { err, approvalId: result.record.id },
+            "onDecided hook failed; the job wakes at its deadline instead",
+          );
+        }
+      }
+    }
+    logger.info(
+      { operator: session.operator, approvalId: request.params.id, decision, outcome: result.outcome },
+      "admin decision",
+    );
+    return reply.redirect(`${basePath}/admin?notice=${notice}`, 303);
+  });
+}
+
+function noticeFor(code: string | undefined): string | null {
+  if (code === undefined) return null;
+  if (Object.hasOwn(DONE_NOTICES, code)) return DONE_NOTICES[code as keyof typeof DONE_NOTICES];
+  if ((DECIDE_REFUSALS as readonly string[]).includes(code)) {
+    return `Nothing was decided: ${describeRefusal(code as DecideRefusal)}`;
+  }
+  return null;
+}
+
+function html(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type("text/html; charset=utf-8").send(body);
+}
