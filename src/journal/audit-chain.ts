@@ -33,21 +33,35 @@ export function auditKeys(prefix: string): AuditKeys {
 }
 
 /**
- * Appends one entry if the chain head is still the one the client hashed against (compare and
- * append, atomic). KEYS: stream, head, trace index. ARGV: expected prev hash, seq, hash, entry JSON.
- * Replies `{'ok', id}` or `{'conflict', headHash, headSeq}` so the client can re-hash and retry.
+ * Appends a batch of entries if the chain head is still the one the client hashed the first of them
+ * against (compare and append, atomic: all of the batch or none). The client chains the entries among
+ * themselves (each `prev` is the hash before it), so one round trip commits what several concurrent
+ * callers of one process were waiting to append.
+ * KEYS: stream, head, then one trace index per entry. ARGV: expected prev hash, seq of the first
+ * entry, then per entry its hash and entry JSON.
+ * Replies `{'ok', id1, id2, ...}` or `{'conflict', headHash, headSeq}` so the client can re-hash and retry.
  */
 export const AUDIT_APPEND_LUA = `
 local head = redis.call('HMGET', KEYS[2], 'hash', 'seq')
 local cur = head[1] or '${GENESIS_HASH}'
 local curSeq = tonumber(head[2] or '0')
-if cur ~= ARGV[1] or curSeq + 1 ~= tonumber(ARGV[2]) then
+local first = tonumber(ARGV[2])
+if cur ~= ARGV[1] or curSeq + 1 ~= first then
   return {'conflict', cur, string.format('%d', curSeq)}
 end
-local id = redis.call('XADD', KEYS[1], '*', 'entry', ARGV[4], 'prev', ARGV[1], 'hash', ARGV[3])
-redis.call('HSET', KEYS[2], 'hash', ARGV[3], 'seq', ARGV[2], 'id', id)
-redis.call('RPUSH', KEYS[3], id)
-return {'ok', id}
+local n = (#ARGV - 2) / 2
+local prev = ARGV[1]
+local out = {'ok'}
+local id
+for i = 1, n do
+  local hash = ARGV[1 + 2 * i]
+  id = redis.call('XADD', KEYS[1], '*', 'entry', ARGV[2 + 2 * i], 'prev', prev, 'hash', hash)
+  redis.call('RPUSH', KEYS[2 + i], id)
+  out[i + 1] = id
+  prev = hash
+end
+redis.call('HSET', KEYS[2], 'hash', prev, 'seq', string.format('%d', first + n - 1), 'id', id)
+return out
 `;
 
 /** The entries of one trace, in order, in one round trip. KEYS: stream, trace index. */

@@ -132,6 +132,39 @@ describe("AuditTrail append and read", () => {
     expect((await trail.verify()).ok).toBe(true);
   });
 
+  it("commits appends that wait on one in flight together, each caller getting its own place", async () => {
+    const client = testRedisClient();
+    let scripts = 0;
+    const send = client.sendCommand.bind(client);
+    client.sendCommand = ((command: { name: string }, stream?: unknown) => {
+      if (/^eval/i.test(command.name)) scripts++;
+      return send(command as never, stream as never);
+    }) as typeof client.sendCommand;
+    try {
+      const writer = new AuditTrail({ redis: client, keyPrefix: prefix, clock });
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          writer.append(i % 2 === 0 ? decision(`trace-${i % 3}`, i) : execution(`trace-${i % 3}`, i)),
+        ),
+      );
+      expect(results.map((r) => r.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+      // The first append goes alone; the 49 queued behind it share the next round trip.
+      expect(scripts).toBeLessThanOrEqual(3);
+      const records = await trail.readByTrace("trace-1");
+      expect(records.map((r) => r.entry.seq)).toEqual(
+        results.filter((_, i) => i % 3 === 1).map((r) => r.seq),
+      );
+      expect(records.map((r) => r.id)).toEqual(results.filter((_, i) => i % 3 === 1).map((r) => r.id));
+      expect(await trail.verify({ pageSize: 9 })).toEqual({
+        ok: true,
+        checked: 50,
+        head: { hash: results[49]!.hash, seq: 50 },
+      });
+    } finally {
+      client.disconnect();
+    }
+  });
+
   it("keeps one unforked chain when 10 clients append 20 entries each at once", async () => {
     const clients: Redis[] = Array.from({ length: 10 }, () => testRedisClient());
     try {

@@ -39,7 +39,16 @@ export interface AuditAppendResult {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 type ScriptFn = (...args: string[]) => Promise<unknown>;
-const APPEND = "echoAuditAppend";
+/** The batch append (its key count varies, so it is defined without numberOfKeys). */
+const APPEND = "echoAuditAppendBatch";
+/** At most this many entries per append round trip (bounds the script's argument list). */
+const MAX_BATCH = 64;
+
+interface Waiting {
+  event: AuditEvent;
+  resolve: (result: AuditAppendResult) => void;
+  reject: (err: unknown) => void;
+}
 const READ_TRACE = "echoAuditReadTrace";
 
 /**
@@ -55,7 +64,8 @@ export class AuditTrail {
   readonly #maxAttempts: number;
   readonly #keys: ReturnType<typeof auditKeys>;
   #head: AuditHead | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
+  #waiting: Waiting[] = [];
+  #draining = false;
 
   constructor(options: AuditTrailOptions) {
     const prefix = options.keyPrefix ?? "echo";
@@ -68,7 +78,7 @@ export class AuditTrail {
     this.#keys = auditKeys(prefix);
     const commands = this.#redis as unknown as Record<string, unknown>;
     if (typeof commands[APPEND] !== "function") {
-      this.#redis.defineCommand(APPEND, { numberOfKeys: 3, lua: AUDIT_APPEND_LUA });
+      this.#redis.defineCommand(APPEND, { lua: AUDIT_APPEND_LUA });
     }
     if (typeof commands[READ_TRACE] !== "function") {
       this.#redis.defineCommand(READ_TRACE, { numberOfKeys: 2, lua: AUDIT_READ_TRACE_LUA });
@@ -79,6 +89,9 @@ export class AuditTrail {
    * Appends a gate decision or an execution. Secret-named fields are redacted first; an event that
    * does not match the schema is refused with AUDIT_ENTRY_INVALID (nothing is written).
    * Appends from one instance are serialised; across instances the chain head decides the order.
+   * Resolves only once the entry is stored (the caller may then act on the decision it records).
+   * Appends that arrive while one is in flight are committed together in the next round trip
+   * (group commit), so concurrent runs in one process do not queue one round trip each.
    */
   append(event: AuditEvent): Promise<AuditAppendResult> {
     const parsed = AuditEvent.safeParse(redactSecrets(event));
@@ -90,31 +103,50 @@ export class AuditTrail {
         }),
       );
     }
-    const run = this.#queue.then(() => this.#append(parsed.data));
-    this.#queue = run.catch(() => undefined);
-    return run;
+    return new Promise<AuditAppendResult>((resolve, reject) => {
+      this.#waiting.push({ event: parsed.data, resolve, reject });
+      if (!this.#draining) {
+        this.#draining = true;
+        void this.#drain();
+      }
+    });
   }
 
-  async #append(event: AuditEvent): Promise<AuditAppendResult> {
+  async #drain(): Promise<void> {
+    while (this.#waiting.length > 0) {
+      const batch = this.#waiting.splice(0, MAX_BATCH);
+      try {
+        const results = await this.#appendBatch(batch.map((w) => w.event));
+        for (const [i, w] of batch.entries()) w.resolve(results[i]!);
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    this.#draining = false;
+  }
+
+  async #appendBatch(events: readonly AuditEvent[]): Promise<AuditAppendResult[]> {
     let head = this.#head ?? (await this.head()) ?? { hash: GENESIS_HASH, seq: 0 };
     const at = Math.floor(this.#clock.now());
     const append = this.#script(APPEND);
+    const keys = [this.#keys.stream, this.#keys.head, ...events.map((e) => this.#keys.trace(e.traceId))];
     for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
-      const seq = head.seq + 1;
-      const entry = { ...event, v: 1 as const, seq, at };
-      const hash = chainHash(head.hash, entry, this.#hmacKey);
-      const reply = (await append(
-        this.#keys.stream,
-        this.#keys.head,
-        this.#keys.trace(event.traceId),
-        head.hash,
-        String(seq),
-        hash,
-        canonicalJson(entry),
-      )) as string[];
+      const linked: AuditAppendResult[] = [];
+      const argv: string[] = [head.hash, String(head.seq + 1)];
+      let prev = head.hash;
+      events.forEach((event, i) => {
+        const seq = head.seq + 1 + i;
+        const entry = { ...event, v: 1 as const, seq, at };
+        const hash = chainHash(prev, entry, this.#hmacKey);
+        argv.push(hash, canonicalJson(entry));
+        linked.push({ id: "", seq, hash });
+        prev = hash;
+      });
+      const reply = (await append(String(keys.length), ...keys, ...argv)) as string[];
       if (reply[0] === "ok") {
-        this.#head = { hash, seq };
-        return { id: reply[1]!, seq, hash };
+        const last = linked[linked.length - 1]!;
+        this.#head = { hash: last.hash, seq: last.seq };
+        return linked.map((l, i) => ({ ...l, id: reply[i + 1]! }));
       }
       head = { hash: reply[1]!, seq: Number(reply[2]) };
       // The first retry goes at once with the fresh head; later ones back off with jitter, so the
@@ -125,7 +157,7 @@ export class AuditTrail {
     throw new RunnerError(
       "AUDIT_APPEND_CONFLICT",
       `Audit append lost the race to other writers ${this.#maxAttempts} times; the entry was not written`,
-      { data: { traceId: event.traceId, executionId: event.executionId } },
+      { data: { traceIds: [...new Set(events.map((e) => e.traceId))] } },
     );
   }
 
