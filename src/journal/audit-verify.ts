@@ -51,6 +51,13 @@ export async function verifyAudit(options: VerifyAuditOptions): Promise<AuditVer
   let lastId: string | null = null;
   const broken = (id: string | null, at: number | null, problem: AuditBreak, message: string) =>
     ({ ok: false, checked, brokenAt: { id, seq: at, problem, message } }) as const;
+  // The head is read before the walk, not after it: on a live system writers append while the walk
+  // runs, and a head read last would be ahead of the walked chain and look like entries cut from
+  // the end. The head and the stream change in one script and the head only moves forward, so every
+  // entry up to the head read now must be there; entries appended during the walk are checked too.
+  const [headHash, headSeqText] = await options.redis.hmget(keys.head, "hash", "seq");
+  const headSeq = headHash === null ? 0 : Number(headSeqText);
+  let hashAtHead: string | null = null;
 
   for (;;) {
     const start: string = lastId === null ? "-" : `(${lastId}`;
@@ -84,19 +91,37 @@ export async function verifyAudit(options: VerifyAuditOptions): Promise<AuditVer
       }
       prev = decoded.record.hash;
       seq = entry.seq;
+      if (seq === headSeq) hashAtHead = prev;
       checked++;
     }
     if (page.length < pageSize) break;
   }
 
-  const [headHash, headSeq] = await options.redis.hmget(keys.head, "hash", "seq");
-  if (headHash === null && checked === 0) return { ok: true, checked, head: null };
-  if (headHash !== prev || Number(headSeq) !== seq) {
+  if (headHash === null) {
+    if (checked === 0) return { ok: true, checked, head: null };
+    // No head when the walk began: the entries are new only if a head exists now.
+    const [laterHead] = await options.redis.hmget(keys.head, "hash");
+    if (laterHead === null) {
+      return broken(
+        lastId,
+        seq,
+        "head_mismatch",
+        "the chain has entries but no head record: the head was removed",
+      );
+    }
+  } else if (seq < headSeq) {
     return broken(
       lastId,
       seq === 0 ? null : seq,
       "head_mismatch",
-      `the chain ends at seq ${seq} but the head record says seq ${headSeq ?? "(none)"}: entries were removed from the end, or the head was altered`,
+      `the chain ends at seq ${seq} but the head record says seq ${headSeq}: entries were removed from the end, or the head was altered`,
+    );
+  } else if (hashAtHead !== headHash) {
+    return broken(
+      lastId,
+      headSeq,
+      "head_mismatch",
+      `the head record (seq ${headSeq}) does not match the entry with that seq: the head was altered`,
     );
   }
   return { ok: true, checked, head: { hash: prev, seq } };
