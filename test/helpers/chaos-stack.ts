@@ -72,6 +72,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   const client = new Redis(redis.url, { maxRetriesPerRequest: null });
   client.on("error", () => undefined);
   const queue = new Queue("agent", { connection: client, prefix: bullPrefix(keyPrefix) });
+  queue.on("error", () => undefined); // Redis outages are part of the suite
   const store = new ApprovalStore({
     redis: client,
     keyPrefix,
@@ -140,24 +141,42 @@ export interface ClickResult {
   body: string;
 }
 
+/** The decision form of a pending request's page. */
+export interface DecisionForm {
+  action: URL;
+  t: string;
+  nonce: string;
+}
+
 /**
- * A person's click without a browser: GET the link (the page and its nonce), then POST the form
- * with the decision. Throws when the server cannot be reached (connection refused or cut).
+ * GET the link, as a browser opens it: the page and its form, or the answer when there is no form
+ * (the request is no longer pending, or the link is not valid). Throws when the server cannot be
+ * reached.
  */
-export async function clickOverHttp(link: string, decision: "approve" | "deny"): Promise<ClickResult> {
+export async function openLink(link: string): Promise<DecisionForm | ClickResult> {
   const page = await fetch(link);
   const html = await page.text();
-  // No form: the request is no longer pending (or the link is not valid); nothing to press.
   if (page.status !== 200 || !html.includes('<form method="post"'))
     return { status: page.status, body: html };
   const field = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(html)?.[1] ?? "";
   const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1] ?? "";
-  const response = await fetch(new URL(action, link), {
+  return { action: new URL(action, link), t: field("t"), nonce: field("nonce") };
+}
+
+/** POST the form with a decision, as pressing its button does. Throws when the server cannot be reached. */
+export async function submitForm(form: DecisionForm, decision: "approve" | "deny"): Promise<ClickResult> {
+  const response = await fetch(form.action, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ t: field("t"), nonce: field("nonce"), decision }).toString(),
+    body: new URLSearchParams({ t: form.t, nonce: form.nonce, decision }).toString(),
   });
   return { status: response.status, body: await response.text() };
+}
+
+/** A person's click without a browser: open the link, then press the button. */
+export async function clickOverHttp(link: string, decision: "approve" | "deny"): Promise<ClickResult> {
+  const opened = await openLink(link);
+  return "action" in opened ? submitForm(opened, decision) : opened;
 }
 
 /** Approvals of the stack by run id (every status). */

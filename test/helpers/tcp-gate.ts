@@ -15,7 +15,16 @@ export interface TcpGate {
   open(): Promise<void>;
 }
 
-export async function startTcpGate(targetPort: number): Promise<TcpGate> {
+/** Options for {@link startTcpGate}. */
+export interface TcpGateOptions {
+  /**
+   * Forward requests but hold every reply back (never deliver it): the client's request arrives and
+   * takes effect, and the answer is lost when the gate closes, as when a server dies after acting.
+   */
+  holdReplies?: boolean;
+}
+
+export async function startTcpGate(targetPort: number, options: TcpGateOptions = {}): Promise<TcpGate> {
   const port = await freePort();
   const sockets = new Set<Socket>();
   let server: Server | undefined;
@@ -33,7 +42,9 @@ export async function startTcpGate(targetPort: number): Promise<TcpGate> {
         };
         client.on("error", drop).on("close", drop);
         upstream.on("error", drop).on("close", drop);
-        client.pipe(upstream).pipe(client);
+        client.pipe(upstream);
+        if (!options.holdReplies) upstream.pipe(client);
+        else upstream.resume();
       });
       s.once("error", reject);
       s.listen(port, "127.0.0.1", () => {
