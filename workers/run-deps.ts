@@ -26,6 +26,7 @@ import { prepareToolPolicy, resolvePreparedToolPolicy } from "../src/policy/inde
 import { bullPrefix } from "../src/queue/index.js";
 import { type Clock, type DeepReadonly, RunnerError, systemClock } from "../src/shared/index.js";
 import type { ToolEnvironment, ToolRegistry } from "../src/tools/index.js";
+import { sessionArchiveFor } from "./tool-registry.js";
 
 /** Options for {@link buildRunDeps}. */
 export interface BuildRunDepsOptions {
@@ -127,6 +128,7 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
     children: queueChildren(
       new Queue("agent", { connection: redis, prefix: bullPrefix(keyPrefix) }),
       config.retention.finished_jobs,
+      { redis, recordTtlMs: retentionMs },
     ),
     childLimits: {
       maxDepth: config.execution.max_child_depth,
@@ -135,6 +137,7 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
     childRecheckMs: options.childRecheckMs ?? 60_000,
     clock: options.clock ?? systemClock,
     logger: options.logger,
+    sessions: sessionArchiveFor(config, redis),
   };
 }
 

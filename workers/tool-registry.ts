@@ -1,6 +1,8 @@
 import { homedir } from "node:os";
+import type { Redis } from "ioredis";
 import { createClarifyTool, createSubagentTools, redisSpillStore } from "../src/agent/index.js";
 import { ApprovalStore } from "../src/approvals/index.js";
+import type { EchoRunnerConfig } from "../src/config/index.js";
 import { createPathFence } from "../src/guard/index.js";
 import { nodeFsView, systemHostResolver } from "../src/platform/index.js";
 import {
@@ -9,13 +11,15 @@ import {
   ScheduleService,
   ScheduleStore,
 } from "../src/scheduler/index.js";
-import { systemClock } from "../src/shared/index.js";
+import { type DeepReadonly, systemClock } from "../src/shared/index.js";
 import {
+  type AnyTool,
   connectMcpServers,
   createBuiltinTools,
   createExtraTools,
   createToolRegistry,
   ProcessSupervisor,
+  RedisSessionArchive,
   type ToolRegistry,
 } from "../src/tools/index.js";
 import { approvalPolicyFromConfig } from "./approvals-from-config.js";
@@ -30,20 +34,53 @@ export interface WorkerTools {
   close(): Promise<void>;
 }
 
+/** What {@link buildToolSet} reads: a worker's PartContext, or what `tools list` has. */
+export type ToolSetContext = Pick<
+  PartContext,
+  "config" | "env" | "redis" | "logger" | "baseDir" | "protectedPaths"
+>;
+
+/** Options of {@link buildToolSet}. */
+export interface ToolSetOptions {
+  /** Connect to `tools.mcp.servers` and adopt their tools (a worker always does). */
+  mcp: boolean;
+  /**
+   * Start the process supervisor's reaper and exit hook: a worker does, a one-shot listing that
+   * never starts a process does not.
+   */
+  supervise: boolean;
+  /** MCP connect timeout, ms (the SDK's default when unset). */
+  mcpConnectTimeoutMs?: number;
+}
+
+/** Every tool of a worker built from config, with the external tools that could not be adopted. */
+export interface ToolSet {
+  readonly tools: readonly AnyTool[];
+  /** MCP servers or tools that did not connect, by `mcp__<server>__<tool>` (or `__*`) with the reason. */
+  readonly absent: readonly { name: string; reason: string }[];
+  releaseRun(runId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
- * The tools this process has: the built-in file, process and run-state tools with their runtime
- * (path fence per workspace, Redis state, spill reader, process supervisor), the web, knowledge,
- * skills, media and messaging tools, the sub-agent tools and the configured MCP servers' tools
- * (a server that does not connect is logged with its reason and left out). A tool the catalog
- * declares without an implementation here is simply not present; the policy's tool_state layer
- * removes it with that reason.
+ * The one place that decides which tools a worker has: the built-in file, process and run-state
+ * tools (path fence per workspace, Redis state, spill reader, process supervisor), the web,
+ * knowledge, skills, media and messaging tools, session_search over the run archive, the sub-agent
+ * tools, clarify, cronjob, and the configured MCP servers' tools. `echo-runner tools list` calls it too, so
+ * the list is exactly what a worker registers. A tool the catalog declares without an
+ * implementation here is simply not present; the policy's tool_state layer removes it with that
+ * reason.
  */
-export async function toolRegistryFor(ctx: PartContext): Promise<WorkerTools> {
+export async function buildToolSet(ctx: ToolSetContext, options: ToolSetOptions): Promise<ToolSet> {
   const { config, redis } = ctx;
   const retentionMs = config.retention.journal_days * 24 * 3600 * 1000;
   const fs = nodeFsView();
-  const processes = new ProcessSupervisor({ clock: systemClock, logger: ctx.logger });
-  const tools = createBuiltinTools({
+  const processes = new ProcessSupervisor({
+    clock: systemClock,
+    logger: ctx.logger,
+    ...(options.supervise ? {} : { reaper: false, exitHook: false }),
+  });
+  const builtin = createBuiltinTools({
     pathFence: (workspace) =>
       createPathFence({
         workspaceRoot: workspace,
@@ -69,6 +106,8 @@ export async function toolRegistryFor(ctx: PartContext): Promise<WorkerTools> {
       redis,
       clock: systemClock,
       logger: ctx.logger,
+      baseDir: ctx.baseDir,
+      sessions: sessionArchiveFor(config, redis),
     }),
   );
   const keyPrefix = config.redis.key_prefix;
@@ -79,23 +118,47 @@ export async function toolRegistryFor(ctx: PartContext): Promise<WorkerTools> {
     ),
     models: Object.keys(config.models),
   });
-  const mcp = await connectMcpServers(mcpServersFromConfig(config, ctx.env), { logger: ctx.logger });
-  for (const absent of mcp.absent) ctx.logger.warn({ absent }, "an MCP server or tool is not available");
+  const mcp = options.mcp
+    ? await connectMcpServers(mcpServersFromConfig(config, ctx.env), {
+        logger: ctx.logger,
+        ...(options.mcpConnectTimeoutMs ? { connectTimeoutMs: options.mcpConnectTimeoutMs } : {}),
+      })
+    : undefined;
   return {
-    registry: createToolRegistry([
-      ...tools,
+    tools: [
+      ...builtin,
       ...extra,
       ...createSubagentTools(),
       createClarifyTool(),
       cronjob,
-      ...mcp.tools,
-    ]),
+      ...(mcp?.tools ?? []),
+    ],
+    absent: (mcp?.absent ?? []).map((a) => ({
+      name: a.tool ? `mcp__${a.server}__${a.tool}` : `mcp__${a.server}__*`,
+      reason: a.reason,
+    })),
     releaseRun: async (runId) => {
       await processes.stopAllForRun(runId);
     },
     close: async () => {
-      await mcp.close();
+      await mcp?.close();
       await processes.close();
     },
   };
+}
+
+/** The run archive session_search reads (the worker's run deps write the same keys). */
+export function sessionArchiveFor(config: DeepReadonly<EchoRunnerConfig>, redis: Redis): RedisSessionArchive {
+  return new RedisSessionArchive({
+    redis,
+    keyPrefix: config.redis.key_prefix,
+    retentionMs: config.retention.journal_days * 24 * 3600 * 1000,
+  });
+}
+
+/** The tools this worker process has, as a registry (see {@link buildToolSet}). */
+export async function toolRegistryFor(ctx: PartContext): Promise<WorkerTools> {
+  const set = await buildToolSet(ctx, { mcp: true, supervise: true });
+  for (const absent of set.absent) ctx.logger.warn({ absent }, "an MCP server or tool is not available");
+  return { registry: createToolRegistry([...set.tools]), releaseRun: set.releaseRun, close: set.close };
 }

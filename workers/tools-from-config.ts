@@ -1,3 +1,4 @@
+import { isAbsolute, resolve } from "node:path";
 import type { Redis } from "ioredis";
 import { type EchoRunnerConfig, optionalSecret, resolveSecret } from "../src/config/index.js";
 import { checkUrl, type HostResolver } from "../src/guard/index.js";
@@ -9,15 +10,18 @@ import {
   type ExtraToolRuntime,
   type HostPolicy,
   type McpServerSpec,
+  type MediaEndpoint,
+  type MediaSettings,
   type MessageSender,
+  type SessionArchive,
   type WebFetchOptions,
+  type WebSearchSettings,
 } from "../src/tools/index.js";
 
 /**
  * Config → the runtime of the web, knowledge, skills, media and messaging tools and the MCP server
- * specs, in one place for `tools list` and the worker (which imports these from here). Keys that
- * config does not have yet (a search provider, media endpoints, the skills directory) are left
- * unset, so those tools report not ready and name the key they wait for.
+ * specs, in one place for `tools list` and the worker (which imports these from here). A key left
+ * at its "off" value (provider none, base_url "", dir "") leaves its tool not ready, naming the key.
  */
 
 /** `execution.network_policy` as web_fetch and the provider calls check it for every host. */
@@ -80,29 +84,109 @@ export function mcpServersFromConfig(
 }
 
 /**
- * The sender of notify and message: email through `smtp` to the `approvers` address book (only
- * addresses in it may be messaged) when `smtp.host` is set; otherwise none (the tools are then not
- * ready and say so). Webhooks have no config key yet.
+ * The sender of notify and message: email through `smtp` (notify finds the owner's address in
+ * `approvers`) when `smtp.host` is set, and the webhooks of `tools.messaging.webhooks`; every
+ * recipient must be in `tools.messaging.allowed_recipients` (empty = nobody). No channel: none (the
+ * tools are then not ready and say so). A webhook whose `secret_env` is unset is CONFIG_SECRET_MISSING:
+ * an unsigned body must never go out where the operator asked for a signed one.
  */
 export function messageSenderFromConfig(
   config: DeepReadonly<EchoRunnerConfig>,
   env: NodeJS.ProcessEnv,
+  fetch: typeof globalThis.fetch = globalThis.fetch,
 ): MessageSender | undefined {
   const { smtp } = config;
-  if (smtp.host === "") return undefined;
+  const { messaging } = config.tools;
+  const hooks = Object.entries(messaging.webhooks);
+  if (smtp.host === "" && hooks.length === 0) return undefined;
   const password = optionalSecret(smtp.password_env, env);
   return createMessageSender({
-    email: {
-      host: smtp.host,
-      port: smtp.port,
-      secure: smtp.secure,
-      user: smtp.user,
-      ...(password ? { password } : {}),
-      from: smtp.from,
-      addressBook: Object.fromEntries(config.approvers.map((a) => [a.id, a.email])),
-      allowedRecipients: [],
-    },
+    ...(smtp.host === ""
+      ? {}
+      : {
+          email: {
+            host: smtp.host,
+            port: smtp.port,
+            secure: smtp.secure,
+            user: smtp.user,
+            ...(password ? { password } : {}),
+            from: smtp.from,
+            addressBook: Object.fromEntries(config.approvers.map((a) => [a.id, a.email])),
+          },
+        }),
+    ...(hooks.length === 0
+      ? {}
+      : {
+          webhook: {
+            webhooks: Object.fromEntries(
+              hooks.map(([name, hook]) => [
+                name,
+                {
+                  url: hook.url,
+                  ...(hook.secret_env
+                    ? {
+                        secret: resolveSecret(
+                          hook.secret_env,
+                          env,
+                          `tools.messaging.webhooks.${name}.secret_env`,
+                        ),
+                      }
+                    : {}),
+                },
+              ]),
+            ),
+            ...(messaging.notify_webhook ? { notifyWebhook: messaging.notify_webhook } : {}),
+            fetch,
+          },
+        }),
+    allowedRecipients: [...messaging.allowed_recipients],
   });
+}
+
+/** `tools.web.search` with its key read from the environment; undefined for provider none. */
+export function webSearchFromConfig(
+  config: DeepReadonly<EchoRunnerConfig>,
+  env: NodeJS.ProcessEnv,
+): WebSearchSettings | undefined {
+  const search = config.tools.web.search;
+  if (search.provider === "none") return undefined;
+  return {
+    provider: search.provider,
+    apiKey: optionalSecret(search.api_key_env, env),
+    apiKeyEnv: search.api_key_env,
+    ...(search.endpoint ? { baseUrl: search.endpoint } : {}),
+  };
+}
+
+/** `tools.media.vision|image|tts`; an endpoint with `base_url: ""` is left out (its tool says so). */
+export function mediaFromConfig(
+  config: DeepReadonly<EchoRunnerConfig>,
+  env: NodeJS.ProcessEnv,
+): MediaSettings {
+  const endpoint = (key: "vision" | "image" | "tts"): MediaEndpoint | undefined => {
+    const e = config.tools.media[key];
+    if (e.base_url === "") return undefined;
+    return {
+      baseUrl: e.base_url,
+      model: e.model,
+      apiKey: e.api_key_env ? optionalSecret(e.api_key_env, env) : undefined,
+      ...(e.api_key_env ? { apiKeyEnv: e.api_key_env } : {}),
+    };
+  };
+  const vision = endpoint("vision");
+  const image = endpoint("image");
+  const tts = endpoint("tts");
+  return { ...(vision ? { vision } : {}), ...(image ? { image } : {}), ...(tts ? { tts } : {}) };
+}
+
+/** `tools.skills.dir`, absolute (relative to `baseDir`, the config file's folder); undefined for "". */
+export function skillsDirFromConfig(
+  config: DeepReadonly<EchoRunnerConfig>,
+  baseDir: string,
+): string | undefined {
+  const dir = config.tools.skills.dir;
+  if (dir === "") return undefined;
+  return isAbsolute(dir) ? dir : resolve(baseDir, dir);
 }
 
 /** Options of {@link extraToolRuntimeFromConfig}. */
@@ -114,6 +198,12 @@ export interface ExtraToolRuntimeFromConfigOptions {
   redis?: Redis;
   clock: Clock;
   logger?: Pick<Logger, "debug">;
+  /** Folder relative config paths (the skills directory) are read from. Default: the process's cwd. */
+  baseDir?: string;
+  /** Past runs' transcripts for session_search; without it session_search is not ready. */
+  sessions?: SessionArchive;
+  /** HTTP client of the providers and webhooks (default globalThis.fetch). */
+  fetch?: typeof globalThis.fetch;
 }
 
 /** The runtime of createExtraTools from config. */
@@ -121,10 +211,17 @@ export function extraToolRuntimeFromConfig(
   config: DeepReadonly<EchoRunnerConfig>,
   options: ExtraToolRuntimeFromConfigOptions,
 ): ExtraToolRuntime {
-  const sender = messageSenderFromConfig(config, options.env);
+  const sender = messageSenderFromConfig(config, options.env, options.fetch);
+  const search = webSearchFromConfig(config, options.env);
+  const skillsDir = skillsDirFromConfig(config, options.baseDir ?? process.cwd());
   return {
     web: webFetchOptionsFromConfig(config, options.resolver),
     clock: options.clock,
+    media: mediaFromConfig(config, options.env),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(search ? { search } : {}),
+    ...(skillsDir ? { skillsDir } : {}),
+    ...(options.sessions ? { sessions: options.sessions } : {}),
     ...(options.redis ? { knowledge: { redis: options.redis, keyPrefix: config.redis.key_prefix } } : {}),
     ...(sender ? { sender } : {}),
     ...(options.logger ? { logger: options.logger } : {}),

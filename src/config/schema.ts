@@ -8,7 +8,7 @@ import {
   SESSION_PERMISSION_MODES,
   UNATTENDED_POLICIES,
 } from "../policy/index.js";
-import { RISK_LEVELS, TOOL_PROFILES } from "../tools/index.js";
+import { RISK_LEVELS, TOOL_PROFILES, WEB_SEARCH_PROVIDERS } from "../tools/index.js";
 
 /**
  * The schema of config.yaml. Every object is strict (an unknown key is an error: a typo must never
@@ -55,6 +55,21 @@ const McpServerConfig = z.union([
   }),
   z.strictObject({ url: httpUrl, token_env: envVarName.optional(), risk: z.enum(RISK_LEVELS).optional() }),
 ]);
+
+/** `""` = none (a key that is not needed, a feature that is off). */
+const optionalEnvVar = z.union([z.literal(""), envVarName]);
+const optionalHttpUrl = z.union([z.literal(""), httpUrl]);
+
+/** An OpenAI-compatible media endpoint; `base_url: ""` = not configured (the tool says so). */
+const MediaEndpointConfig = z
+  .strictObject({ base_url: optionalHttpUrl, model: z.string(), api_key_env: optionalEnvVar })
+  .refine((e) => e.base_url === "" || e.model !== "", {
+    message: "a media endpoint with a base_url needs a model",
+    path: ["model"],
+  });
+
+/** A webhook that message and notify may POST to (the body is signed with the secret when set). */
+const WebhookConfig = z.strictObject({ url: httpUrl, secret_env: optionalEnvVar });
 
 const ModelConfig = z.discriminatedUnion("provider", [
   z.strictObject({
@@ -112,6 +127,36 @@ export const EchoRunnerConfigSchema = z.strictObject({
     mcp: z.strictObject({
       servers: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/, "letters, digits, _ and -"), McpServerConfig),
     }),
+    web: z.strictObject({
+      search: z.strictObject({
+        provider: z.enum(["none", ...WEB_SEARCH_PROVIDERS]),
+        endpoint: optionalHttpUrl,
+        api_key_env: envVarName,
+      }),
+    }),
+    media: z.strictObject({
+      vision: MediaEndpointConfig,
+      image: MediaEndpointConfig,
+      tts: MediaEndpointConfig,
+    }),
+    skills: z.strictObject({ dir: z.string() }),
+    messaging: z
+      .strictObject({
+        allowed_recipients: z.array(
+          z
+            .string()
+            .regex(
+              /^(webhook:[a-zA-Z0-9_-]+|@[^@\s]+\.[^@\s]+|[^@\s]+@[^@\s]+\.[^@\s]+)$/,
+              "an email address, @domain or webhook:<name>",
+            ),
+        ),
+        webhooks: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/, "letters, digits, _ and -"), WebhookConfig),
+        notify_webhook: z.string(),
+      })
+      .refine((m) => m.notify_webhook === "" || m.notify_webhook in m.webhooks, {
+        message: 'must name a webhook of tools.messaging.webhooks (or be "" for none)',
+        path: ["notify_webhook"],
+      }),
   }),
   permissions: z.strictObject({
     approval: z.strictObject({

@@ -11,7 +11,7 @@ export const AGENT_JOB_ATTEMPTS = 5;
 export async function enqueueAgentRun(
   queue: Queue,
   payload: AgentJobPayload,
-  options: { keepFinished?: number } = {},
+  options: { keepFinished?: number; priority?: number } = {},
 ): Promise<string> {
   const valid = parseAgentJobPayload(payload);
   const job = await queue.add("run", valid, {
@@ -20,6 +20,8 @@ export async function enqueueAgentRun(
     backoff: { type: "exponential", delay: 1000 },
     removeOnComplete: { count: options.keepFinished ?? 1000 },
     removeOnFail: { count: options.keepFinished ?? 1000 },
+    // 1 is the most urgent; unset = BullMQ's plain FIFO.
+    ...(options.priority ? { priority: options.priority } : {}),
   });
   return job.id ?? valid.runId;
 }

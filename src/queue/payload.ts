@@ -51,6 +51,8 @@ export const AgentJobPayload = z.strictObject({
   parentExecutionId: id.nullable(),
   /** Nesting depth: 0 for a top-level run. */
   depth: z.number().int().nonnegative().max(100),
+  /** Workflow steps: run ids whose final answers this run is given with its task (they ran before it). */
+  dependsOn: z.array(id).max(100).optional(),
   createdAt: z.number().int().nonnegative(),
 });
 export type AgentJobPayload = z.infer<typeof AgentJobPayload>;

@@ -48,6 +48,7 @@ export const ERROR_CODES = [
   "APPROVAL_INPUT_INVALID",
   "APPROVAL_NOTIFY_FAILED",
   "RUN_NOT_FOUND",
+  "RUN_CANCELLED",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -50,7 +50,7 @@ describe("createExtraTools", () => {
       absent.filter((a) => NAMES.includes(a.name)).map((a) => [a.name, a.reason]),
     );
     expect(reasons).toEqual({
-      web_search: "not ready: no search provider is configured (tools.web.search)",
+      web_search: "not ready: no search provider is configured (tools.web.search.provider is none)",
       knowledge_index: "not ready: no Redis client was given for the knowledge base",
       knowledge_search: "not ready: no Redis client was given for the knowledge base",
       skills_list: "not ready: no skills directory is configured (tools.skills.dir)",
@@ -59,7 +59,7 @@ describe("createExtraTools", () => {
       skill_manage: "not ready: no skills directory is configured (tools.skills.dir)",
       vision_analyze: "not ready: no vision endpoint is configured (tools.media.vision)",
       image_generate: "not ready: no image endpoint is configured (tools.media.image)",
-      text_to_speech: "not ready: no speech endpoint is configured (tools.media.speech)",
+      text_to_speech: "not ready: no tts endpoint is configured (tools.media.tts)",
       notify: "not ready: no message channel is configured (smtp.host or webhooks)",
       message: "not ready: no message channel is configured (smtp.host or webhooks)",
       session_search: "not ready: no session archive was given (run transcripts)",

@@ -77,7 +77,7 @@ export function createExtraTools(runtime: ExtraToolRuntime): AnyTool[] {
     createSkillManageTool(runtime.skillsDir),
     createVisionAnalyzeTool({ endpoint: media.vision, fetch, hostPolicy }),
     createImageGenerateTool({ endpoint: media.image, fetch, hostPolicy }),
-    createTextToSpeechTool({ endpoint: media.speech, fetch, hostPolicy }),
+    createTextToSpeechTool({ endpoint: media.tts, fetch, hostPolicy }),
     createNotifyTool(runtime.sender),
     createMessageTool(runtime.sender),
     createSessionSearchTool(runtime.sessions),

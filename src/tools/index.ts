@@ -1,3 +1,4 @@
+export { missingForAction } from "./action-args.js";
 export {
   type BuiltinToolLimits,
   type BuiltinToolRuntime,
@@ -68,7 +69,9 @@ export {
   createMessageSender,
   type EmailSenderOptions,
   type MessageSenderOptions,
+  RECIPIENTS_KEY,
   type WebhookSenderOptions,
+  webhookSignature,
 } from "./message-senders.js";
 export type { PathFenceFactory, PathFencePort, PathFenceVerdict } from "./path-fence-port.js";
 export { ProcessSupervisor, type ProcessSupervisorOptions } from "./process-supervisor.js";
@@ -77,6 +80,7 @@ export type { FetchFn } from "./provider-http.js";
 export { type AbsentTool, createToolRegistry, type PresentTools, type ToolRegistry } from "./registry.js";
 export { reservedToolResult } from "./reserved-tools.js";
 export { maxRisk, RISK_LEVELS, type RiskLevel, riskSeverity } from "./risk.js";
+export { type ArchivedRun, RedisSessionArchive, type RedisSessionArchiveOptions } from "./session-archive.js";
 export {
   createSessionSearchTool,
   SESSION_SEARCH_MAX_RUNS,

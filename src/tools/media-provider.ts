@@ -21,11 +21,11 @@ export interface SpeechEndpoint extends MediaEndpoint {
   readonly voice?: string;
 }
 
-/** The media endpoints from config (`tools.media.vision|image|speech`); each optional. */
+/** The media endpoints from config (`tools.media.vision|image|tts`); each optional. */
 export interface MediaSettings {
   readonly vision?: MediaEndpoint;
   readonly image?: MediaEndpoint;
-  readonly speech?: SpeechEndpoint;
+  readonly tts?: SpeechEndpoint;
 }
 
 /** What a media tool is built from. */
@@ -38,7 +38,7 @@ export interface MediaToolOptions<E extends MediaEndpoint = MediaEndpoint> {
 /** Readiness of a media tool: configured, and its key present when one is needed. */
 export function mediaReadiness(
   endpoint: MediaEndpoint | undefined,
-  key: "vision" | "image" | "speech",
+  key: "vision" | "image" | "tts",
 ): ToolReadiness {
   if (!endpoint) return { ready: false, detail: `no ${key} endpoint is configured (tools.media.${key})` };
   if (endpoint.apiKeyEnv && !endpoint.apiKey) {

@@ -132,7 +132,7 @@ describe("media readiness", () => {
     [
       "speech",
       () => createTextToSpeechTool({ ...base, endpoint: undefined }),
-      "no speech endpoint is configured (tools.media.speech)",
+      "no tts endpoint is configured (tools.media.tts)",
     ],
     [
       "image without its key",

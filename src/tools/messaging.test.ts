@@ -7,7 +7,7 @@ import { callTool, journalledCall, toolContext } from "../../test/helpers/tool-c
 import { Journal } from "../journal/index.js";
 import { createMessageTool } from "./message.js";
 import type { MessageSender } from "./message-port.js";
-import { createMessageSender } from "./message-senders.js";
+import { createMessageSender, webhookSignature } from "./message-senders.js";
 import { createNotifyTool } from "./notify.js";
 
 let smtp: SmtpCapture;
@@ -33,17 +33,24 @@ beforeAll(async () => {
       secure: false,
       user: "",
       from: "runner@example.com",
-      addressBook: { alice: "alice@example.com" },
-      allowedRecipients: ["@partner.example", "bob@example.org"],
+      addressBook: { alice: "alice@example.com", dave: "dave@example.com" },
     },
     webhook: {
       webhooks: {
-        ops: { url: `${hooks.origin}/ops`, token: "hook-token" },
+        ops: { url: `${hooks.origin}/ops`, secret: "hook-secret" },
         broken: { url: `${hooks.origin}/broken` },
+        unlisted: { url: `${hooks.origin}/ops` },
       },
       notifyWebhook: "ops",
       fetch: globalThis.fetch,
     },
+    allowedRecipients: [
+      "@partner.example",
+      "bob@example.org",
+      "alice@example.com",
+      "webhook:ops",
+      "webhook:broken",
+    ],
   });
   redis = testRedisClient();
 });
@@ -68,16 +75,56 @@ describe("notify", () => {
     expect(mail.messageId).toBe(`<${ctx.idempotencyKey}@echo-runner>`);
   });
 
-  it("posts to the notification webhook with the idempotency key and token", async () => {
+  it("posts to the notification webhook with the idempotency key, signed with its secret", async () => {
     const result = await callTool(createNotifyTool(sender), { title: "t", body: "b", channel: "webhook" });
     expect(result).toMatchObject({ success: true, output: "Sent by webhook to webhook ops." });
     const hit = hooks.hitsOf("/ops").at(-1);
-    expect(hit?.headers.authorization).toBe("Bearer hook-token");
+    expect(hit?.headers["x-echo-runner-signature"]).toBe(
+      webhookSignature("hook-secret", hit?.body.toString() ?? ""),
+    );
+    expect(hit?.headers.authorization).toBeUndefined();
     expect(JSON.parse(hit?.body.toString() ?? "{}")).toMatchObject({
       type: "echo-runner.notify",
       to: "alice",
       subject: "t",
     });
+  });
+
+  it("refuses an owner whose address is not in the allow-list, naming the key", async () => {
+    const before = smtp.messages.length;
+    const result = await callTool(createNotifyTool(sender), { title: "t", body: "b" }, { userId: "dave" });
+    expect(result).toMatchObject({
+      success: false,
+      errorKind: "denied",
+      error:
+        "notify: dave@example.com is not in tools.messaging.allowed_recipients (allowed: @partner.example, bob@example.org, alice@example.com, webhook:ops, webhook:broken)",
+    });
+    expect(smtp.messages).toHaveLength(before);
+  });
+
+  it("sends to nobody when the allow-list is empty (fail closed)", async () => {
+    const closed = createMessageSender({
+      email: {
+        host: smtp.host,
+        port: smtp.port,
+        secure: false,
+        user: "",
+        from: "r@example.com",
+        addressBook: { alice: "alice@example.com" },
+      },
+      allowedRecipients: [],
+    });
+    const before = smtp.messages.length;
+    expect(await callTool(createNotifyTool(closed), { title: "t", body: "b" })).toMatchObject({
+      success: false,
+      errorKind: "denied",
+      error:
+        "notify: tools.messaging.allowed_recipients is empty, so nobody may be messaged (list alice@example.com there to allow it)",
+    });
+    expect(await callTool(createMessageTool(closed), { to: "alice@example.com", text: "x" })).toMatchObject({
+      errorKind: "denied",
+    });
+    expect(smtp.messages).toHaveLength(before);
   });
 
   it("refuses an owner with no address", async () => {
@@ -90,7 +137,7 @@ describe("notify", () => {
   });
 
   it("is not ready without any channel", async () => {
-    const tool = createNotifyTool(createMessageSender({}));
+    const tool = createNotifyTool(createMessageSender({ allowedRecipients: [] }));
     expect(tool.readinessDetail()).toEqual({
       ready: false,
       detail: "no message channel is configured (smtp.host or webhooks)",
@@ -126,7 +173,8 @@ describe("message", () => {
     const args = { to: "attacker@evil.example", text: "secrets" };
     expect(tool.checkPermissions(args, toolContext(tool, args))).toEqual({
       behavior: "deny",
-      reason: "message: attacker@evil.example is not in the address book or the allowed recipients",
+      reason:
+        "message: attacker@evil.example is not in tools.messaging.allowed_recipients (allowed: @partner.example, bob@example.org, alice@example.com, webhook:ops, webhook:broken)",
     });
     const before = smtp.messages.length;
     expect(await callTool(tool, args)).toMatchObject({ success: false, errorKind: "denied" });
@@ -144,6 +192,10 @@ describe("message", () => {
     expect(await callTool(tool, { to: "nope", text: "x", channel: "webhook" })).toMatchObject({
       errorKind: "denied",
     });
+    const unlisted = await callTool(tool, { to: "unlisted", text: "x", channel: "webhook" });
+    expect(unlisted).toMatchObject({ errorKind: "denied" });
+    if (!unlisted.success)
+      expect(unlisted.error).toContain("webhook:unlisted is not in tools.messaging.allowed_recipients");
   });
 
   it.each([

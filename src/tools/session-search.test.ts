@@ -24,7 +24,7 @@ function archive(): SessionArchive {
   };
   return {
     runsVisibleTo: async () => runs,
-    transcript: async (runId) => transcripts[runId] ?? [],
+    transcript: async (_userId, runId) => transcripts[runId] ?? [],
   };
 }
 

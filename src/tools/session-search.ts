@@ -23,14 +23,14 @@ export interface TranscriptEntry {
 }
 
 /**
- * Past runs' transcripts (the worker builds it over the journal's recorded model steps and tool
- * results, which outlive a run by `retention.journal_days`).
+ * Past runs' transcripts (the worker archives each run's transcript, rebuilt from its journal, when
+ * the run ends; see RedisSessionArchive).
  */
 export interface SessionArchive {
   /** The runs `userId` may see, newest first, at most `limit`. */
   runsVisibleTo(userId: string, limit: number): Promise<readonly SessionSummary[]>;
-  /** A run's transcript (empty when it expired). */
-  transcript(runId: string): Promise<readonly TranscriptEntry[]>;
+  /** A run of `userId`'s transcript (empty when it expired or is not theirs). */
+  transcript(userId: string, runId: string): Promise<readonly TranscriptEntry[]>;
 }
 
 /** Most past runs one search reads. */
@@ -88,7 +88,7 @@ export function createSessionSearchTool(
         searchOptions: { prefix: true, fuzzy: 0.15 },
       });
       for (const run of runs) {
-        const entries = await archive.transcript(run.runId);
+        const entries = await archive.transcript(ctx.userId, run.runId);
         index.addAll(
           entries.map((e, i) => ({
             id: `${run.runId}#${i}`,

@@ -43,10 +43,10 @@ export function createTextToSpeechTool(options: MediaToolOptions<SpeechEndpoint>
     parameters: SpeechParams,
     riskLevel: "write",
     timeoutSeconds: Math.ceil((endpoint?.timeoutMs ?? 60_000) / 1000) + 5,
-    readinessDetail: () => mediaReadiness(endpoint, "speech"),
+    readinessDetail: () => mediaReadiness(endpoint, "tts"),
     async execute(args, ctx): Promise<ToolResult> {
-      if (!endpoint || !mediaReadiness(endpoint, "speech").ready) {
-        return toolFailure("not_ready", mediaReadiness(endpoint, "speech").detail);
+      if (!endpoint || !mediaReadiness(endpoint, "tts").ready) {
+        return toolFailure("not_ready", mediaReadiness(endpoint, "tts").detail);
       }
       const format = args.format ?? "mp3";
       const rel = args.path ?? `audio/${ctx.idempotencyKey.slice(0, 16)}.${format}`;

@@ -84,8 +84,11 @@ describe("web_search", () => {
   });
 
   it.each([
-    [undefined, "no search provider is configured (tools.web.search)"],
-    [{ apiKey: undefined }, "BRAVE_API_KEY is not set (API key of the brave search provider)"],
+    [undefined, "no search provider is configured (tools.web.search.provider is none)"],
+    [
+      { apiKey: undefined },
+      "BRAVE_API_KEY is not set (API key of the brave search provider, tools.web.search.api_key_env)",
+    ],
   ])("is not ready with %j and says why", async (settings, detail) => {
     const t = tool(settings);
     expect(t.readinessDetail()).toEqual({ ready: false, detail });

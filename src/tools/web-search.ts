@@ -71,11 +71,13 @@ const TavilyAnswer = z.object({
 export function createWebSearchTool(options: WebSearchOptions): Tool<typeof WebSearchParams> {
   const { settings } = options;
   const readiness = (): ToolReadiness => {
-    if (!settings) return { ready: false, detail: "no search provider is configured (tools.web.search)" };
+    if (!settings) {
+      return { ready: false, detail: "no search provider is configured (tools.web.search.provider is none)" };
+    }
     if (!settings.apiKey) {
       return {
         ready: false,
-        detail: `${settings.apiKeyEnv} is not set (API key of the ${settings.provider} search provider)`,
+        detail: `${settings.apiKeyEnv} is not set (API key of the ${settings.provider} search provider, tools.web.search.api_key_env)`,
       };
     }
     return { ready: true, detail: `searches through ${settings.provider}` };

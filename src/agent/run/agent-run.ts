@@ -10,8 +10,10 @@ import {
   type ModelToolSpec,
 } from "../model/model-client.js";
 import { claimAndRun } from "./claim-and-run.js";
+import { taskWithDependencies, throwIfStopRequested } from "./dependency-answers.js";
 import type { RunDeps, RunOutcome } from "./run-deps.js";
 import type { RunScope } from "./run-scope.js";
+import { childrenStartedBy } from "./subagent-tools.js";
 import { runToolCall } from "./tool-call.js";
 import { resultForModel } from "./tool-result-text.js";
 
@@ -98,11 +100,14 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
   const model = deps.model(payload.agent.model);
   const messages: ChatMessage[] = [
     { role: "system", content: systemPrompt(payload) },
-    { role: "user", content: payload.agent.task },
+    { role: "user", content: await taskWithDependencies(payload, deps.children) },
   ];
   const loaded = new Set<string>();
+  // Children started by earlier calls (a workflow starts several): the fan-out limit's count.
+  let childCount = 0;
   let callIndex = 0;
   for (let step = 0; step < payload.agent.maxSteps; step++) {
+    await throwIfStopRequested(payload, deps.children);
     const key = modelStepKey(step);
     const tools = visibleSpecs(scope, loaded);
     const claimed = recorded.has(key)
@@ -133,7 +138,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     const base = callIndex;
     callIndex += calls.length;
     calls.forEach((call, i) => {
-      if (call.name === "delegate_task" || call.name === "spawn_task") {
+      const starting = childrenStartedBy(call);
+      if (starting > 0) {
         const params = typeof call.arguments === "string" ? { __unparsed: call.arguments } : call.arguments;
         const key = computeIdempotencyKey({
           traceId: payload.traceId,
@@ -141,7 +147,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
           callIndex: base + i,
           params,
         });
-        childOrdinals.set(key, childOrdinals.size);
+        childOrdinals.set(key, childCount);
+        childCount += starting;
       }
     });
     const { results } = await runToolBatch(

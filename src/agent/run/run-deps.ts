@@ -7,6 +7,7 @@ import type { Clock } from "../../shared/index.js";
 import type { ToolEnvironment, ToolRegistry } from "../../tools/index.js";
 import type { ModelClient } from "../model/model-client.js";
 import type { ApprovalPort, AuditSink, CallGuard, ChildrenPort, SpillStore } from "./ports.js";
+import type { SessionRecorder } from "./session-transcript.js";
 
 /** Everything a run needs, built once per worker from config by the worker entrypoint. */
 export interface RunDeps {
@@ -41,6 +42,8 @@ export interface RunDeps {
   childRecheckMs: number;
   clock: Clock;
   logger: Logger;
+  /** Where a finished run's transcript is archived for session_search; none: not archived. */
+  sessions?: SessionRecorder;
 }
 
 /** How a run ended (the job's return value). */

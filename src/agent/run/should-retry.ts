@@ -51,6 +51,7 @@ const RETRYABLE: Record<ErrorCode, boolean> = {
   APPROVAL_INPUT_INVALID: false,
   APPROVAL_NOTIFY_FAILED: true,
   RUN_NOT_FOUND: false,
+  RUN_CANCELLED: false,
 };
 
 /** True when the queue should retry a run that threw `err`. Unknown (non-Runner) errors retry: they are crashes. */

@@ -2,7 +2,11 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { testRedisClient } from "../../../test/helpers/test-redis.js";
+import { toolRegistryFor } from "../../../workers/tool-registry.js";
 import { hostPolicyFromConfig, mcpServersFromConfig } from "../../../workers/tools-from-config.js";
+import { loadConfig } from "../../config/index.js";
+import { createLogger } from "../../logging/index.js";
 import { TOOL_CATALOG } from "../../tools/index.js";
 import { bufferIo } from "../io.js";
 import { type ToolRow, toolsListCommand } from "./tools-list.js";
@@ -40,7 +44,7 @@ describe("echo-runner tools list", () => {
     });
     expect(by.get("web_search")).toMatchObject({
       status: "not_ready",
-      reason: "no search provider is configured (tools.web.search)",
+      reason: "no search provider is configured (tools.web.search.provider is none)",
     });
     expect(by.get("notify")).toMatchObject({
       status: "not_ready",
@@ -109,6 +113,60 @@ describe("echo-runner tools list", () => {
       reason: expect.stringContaining('MCP server "gone" is not available'),
     });
   }, 30_000);
+
+  it("shows exactly the tools a worker registers from the same config, with their readiness", async () => {
+    const yaml = [
+      "tools:",
+      "  web:",
+      "    search: { provider: brave, endpoint: '', api_key_env: SEARCH_KEY_T }",
+      "  skills: { dir: skills }",
+      "  messaging:",
+      "    allowed_recipients: ['webhook:ops']",
+      "    webhooks: { ops: { url: 'https://hooks.example/ops', secret_env: '' } }",
+      "    notify_webhook: ops",
+      "",
+    ].join("\n");
+    const { dir, path, env } = await project(yaml);
+    const out = bufferIo("", env, dir);
+    expect(await toolsListCommand.run(["--config", path, "--json"], out.io)).toBe(0);
+    const rows = JSON.parse(out.stdout()) as ToolRow[];
+    const redis = testRedisClient();
+    const logger = createLogger({ level: "silent", format: "json" });
+    const { config } = await loadConfig({ configPath: path, userConfigPath: null, env });
+    const worker = await toolRegistryFor({ config, logger, env, redis, baseDir: dir, protectedPaths: [] });
+    try {
+      const registered = worker.registry.all();
+      // tool_search is built per run by the agent loop (always loaded), not registered by the worker.
+      const listed = rows.filter(
+        (r) => r.status !== "reserved" && r.status !== "not_implemented" && r.name !== "tool_search",
+      );
+      expect(listed.map((r) => r.name).sort()).toEqual(registered.map((t) => t.name).sort());
+      for (const tool of registered) {
+        const readiness = tool.readinessDetail();
+        const row = rows.find((r) => r.name === tool.name);
+        expect([tool.name, row?.status === "not_ready" ? false : readiness.ready]).toEqual([
+          tool.name,
+          readiness.ready,
+        ]);
+        if (!readiness.ready) expect(row?.reason).toBe(readiness.detail);
+      }
+      const by = new Map(rows.map((r) => [r.name, r]));
+      // Run tools that only the worker built before: present in the list now.
+      for (const name of ["delegate_task", "spawn_task", "task", "workflow", "clarify", "session_search"])
+        expect(by.get(name)?.status).toBe("ready");
+      expect(by.get("web_search")).toMatchObject({
+        status: "not_ready",
+        reason:
+          "SEARCH_KEY_T is not set (API key of the brave search provider, tools.web.search.api_key_env)",
+      });
+      expect(by.get("notify")).toMatchObject({ status: "ready", reason: "delivers by webhook" });
+      // The relative skills dir is read from the config file's folder (which has no skills/ yet).
+      expect(by.get("skills_list")?.reason).toContain(join(dir, "skills"));
+    } finally {
+      await worker.close();
+      redis.disconnect();
+    }
+  });
 
   it("rejects an unknown option", async () => {
     const { dir, env } = await project("{}\n");

@@ -1,20 +1,15 @@
+import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
-import { extraToolRuntimeFromConfig, mcpServersFromConfig } from "../../../workers/tools-from-config.js";
+import { buildToolSet } from "../../../workers/tool-registry.js";
 import { type EchoRunnerConfig, loadConfig } from "../../config/index.js";
 import { createLogger } from "../../logging/index.js";
-import { systemHostResolver } from "../../platform/index.js";
-import { type DeepReadonly, systemClock } from "../../shared/index.js";
+import type { DeepReadonly } from "../../shared/index.js";
 import {
   type AnyTool,
-  type ConnectedMcpServers,
   capabilitiesOf,
   catalogEntry,
-  connectMcpServers,
-  createBuiltinTools,
-  createExtraTools,
   describeTool,
-  ProcessSupervisor,
   profilesOf,
   riskOf,
   TOOL_CATALOG,
@@ -92,46 +87,26 @@ export function toolRows(listed: Pick<ListedTools, "tools" | "absent">, env: Too
 }
 
 /**
- * The tools a worker built from this config would have: the built-in tools and the web, knowledge,
- * skills, media and messaging tools (over a Redis client that never connects: listing reads only
- * readiness), and with `mcp` the configured MCP servers' tools (connecting to them).
+ * The tools a worker built from this config has — the same function builds both (buildToolSet),
+ * over a Redis client that never connects (listing reads only readiness) and, with `mcp`, the
+ * configured MCP servers' tools (connecting to them).
  */
 export async function toolsFromConfig(
   config: DeepReadonly<EchoRunnerConfig>,
   env: NodeJS.ProcessEnv,
-  options: { mcp: boolean },
+  options: { mcp: boolean; baseDir: string },
 ): Promise<ListedTools> {
   const redis = new Redis(config.redis.url, { lazyConnect: true });
   const logger = createLogger({ level: "silent", format: "json" });
-  const processes = new ProcessSupervisor({ clock: systemClock, logger, reaper: false, exitHook: false });
-  const builtin = createBuiltinTools({
-    pathFence: () => {
-      throw new Error("tools list reads readiness only; no path is checked");
-    },
-    redis,
-    keyPrefix: config.redis.key_prefix,
-    runStateRetentionMs: config.retention.journal_days * 24 * 3600 * 1000,
-    spill: { read: async () => undefined },
-    processes,
-    execHost: config.tools.exec.host,
-    env,
-    clock: systemClock,
-  });
-  const extra = createExtraTools(
-    extraToolRuntimeFromConfig(config, { env, resolver: systemHostResolver(), redis, clock: systemClock }),
+  const set = await buildToolSet(
+    { config, env, redis, logger, baseDir: options.baseDir, protectedPaths: [] },
+    { mcp: options.mcp, supervise: false, mcpConnectTimeoutMs: 20_000 },
   );
-  let mcp: ConnectedMcpServers | undefined;
-  if (options.mcp)
-    mcp = await connectMcpServers(mcpServersFromConfig(config, env), { connectTimeoutMs: 20_000 });
   return {
-    tools: [...builtin, ...extra, ...(mcp?.tools ?? [])],
-    absent: (mcp?.absent ?? []).map((a) => ({
-      name: a.tool ? `mcp__${a.server}__${a.tool}` : `mcp__${a.server}__*`,
-      reason: a.reason,
-    })),
+    tools: set.tools,
+    absent: set.absent,
     async close() {
-      await mcp?.close();
-      await processes.close();
+      await set.close();
       redis.disconnect();
     },
   };
@@ -155,8 +130,13 @@ export const toolsListCommand: CliCommand = {
       },
       allowPositionals: false,
     });
-    const { config } = await loadConfig({ configPath: values.config, env: io.env, cwd: io.cwd });
-    const listed = await toolsFromConfig(config, io.env, { mcp: values.mcp });
+    const loaded = await loadConfig({ configPath: values.config, env: io.env, cwd: io.cwd });
+    // Relative config paths (the skills directory) are read from the project file's folder, as `start` does.
+    const project = loaded.sources.find((s) => s.kind === "project");
+    const listed = await toolsFromConfig(loaded.config, io.env, {
+      mcp: values.mcp,
+      baseDir: project ? dirname(project.origin) : io.cwd,
+    });
     try {
       const rows = toolRows(listed, { networkAvailable: true });
       io.stdout(values.json ? `${JSON.stringify(rows, null, 2)}\n` : renderRows(rows));
