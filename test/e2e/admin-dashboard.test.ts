@@ -258,6 +258,41 @@ describe("/admin dashboard", () => {
     }
   });
 
+  it("rate-limits sign-in attempts per address", async () => {
+    const prefix = uniquePrefix("admin-rate");
+    const limited = createHttpServer({
+      redis,
+      logger,
+      admin: {
+        apiToken: TOKEN,
+        keyPrefix: prefix,
+        publicUrl: base,
+        approvals: store,
+        runs: inspector,
+        queues: [queue],
+        schedules,
+        loginRateMax: 2,
+      },
+    });
+    try {
+      const codes: number[] = [];
+      for (const token of ["guess-1", "guess-2", TOKEN]) {
+        const res = await limited.inject({
+          method: "POST",
+          url: "/admin/login",
+          payload: { operator: "eve", token },
+        });
+        codes.push(res.statusCode);
+        expect(res.headers["set-cookie"]).toBeUndefined();
+      }
+      // The third try has the right token, but the address has used its attempts.
+      expect(codes).toEqual([401, 401, 429]);
+    } finally {
+      await limited.close();
+      await deleteKeysWithPrefix(redis, prefix);
+    }
+  });
+
   it("is closed (503) when no API token is configured", async () => {
     const bare = createHttpServer({
       redis,

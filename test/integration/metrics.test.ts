@@ -207,6 +207,37 @@ describe("/metrics", () => {
   });
 });
 
+describe("run outcomes", () => {
+  it("counts a run's end once even when a worker finishes the same run again after a crash", async () => {
+    const prefix = uniquePrefix("metrics-runs");
+    const metrics = new RunnerMetrics({ redis, keyPrefix: prefix, logger });
+    const approvals = new ApprovalStore({
+      redis,
+      keyPrefix: prefix,
+      policy: { waitTimeoutMs: 60_000, approvers: [] },
+    });
+    const collector = createMetricsCollector({
+      redis,
+      keyPrefix: prefix,
+      approvals,
+      queues: [],
+      clock: systemClock,
+    });
+    try {
+      await metrics.runEnded("run-a", "completed");
+      await metrics.runEnded("run-a", "completed");
+      await metrics.runEnded("run-b", "failed");
+      await metrics.runRetrying();
+      const text = await collector.render();
+      expect(value(text, 'echo_runs_total{outcome="completed"}')).toBe(1);
+      expect(value(text, 'echo_runs_total{outcome="failed"}')).toBe(1);
+      expect(value(text, "echo_run_retries_total")).toBe(1);
+    } finally {
+      await deleteKeysWithPrefix(redis, prefix);
+    }
+  });
+});
+
 describe("schedule metrics", () => {
   it("counts a scheduler's firings and overlap skips from its passes", async () => {
     const prefix = uniquePrefix("metrics-sched");
