@@ -6,6 +6,8 @@ import { SCHEDULER_SCRIPTS, type SchedulerScriptName } from "./store-scripts.js"
 
 /** History entries kept per schedule. */
 export const HISTORY_MAX = 500;
+/** Most decoded schedules {@link ScheduleStore.getMany} keeps (then it starts afresh). */
+const DECODED_CACHE_MAX = 100_000;
 /** Finished run ids remembered per schedule (see the FINISH script). */
 const FINISHED_CAP = 200;
 
@@ -21,6 +23,20 @@ export interface TickClaim {
   state: "claimed" | TickOutcome;
   at: number;
 }
+
+/** One claimed tick's outcome, for {@link ScheduleStore.finalizeTicks}. */
+export interface FinalizeInput {
+  id: string;
+  tick: number;
+  owner: string;
+  outcome: TickOutcome;
+  runId: string;
+  entry: HistoryEntry;
+  claimTtlMs: number;
+}
+
+/** ok | done (someone recorded it) | lost (the claim expired or is another's) | gone (deleted). */
+export type FinalizeReply = "ok" | "done" | "lost" | "gone";
 
 /** What {@link ScheduleStore.save} writes next to the schedule. */
 export interface SaveOptions {
@@ -42,13 +58,18 @@ export interface SaveOptions {
 export class ScheduleStore {
   readonly keys: SchedulerKeys;
   readonly redis: Redis | Cluster;
+  /** Decoded schedules by id, with the stored text they came from (see {@link getMany}). */
+  readonly #decoded = new Map<string, { raw: string; stored: StoredSchedule }>();
 
   constructor(options: { redis: Redis | Cluster; keyPrefix?: string }) {
     this.keys = new SchedulerKeys(options.keyPrefix ?? "echo");
     this.redis = options.redis;
     for (const [name, script] of Object.entries(SCHEDULER_SCRIPTS)) {
       if (typeof (this.redis as unknown as Record<string, unknown>)[name] !== "function") {
-        this.redis.defineCommand(name, { numberOfKeys: script.keys, lua: script.lua });
+        this.redis.defineCommand(name, {
+          ...(script.keys === null ? {} : { numberOfKeys: script.keys }),
+          lua: script.lua,
+        });
       }
     }
   }
@@ -66,12 +87,24 @@ export class ScheduleStore {
     return raw === null ? null : decodeRecord(StoredSchedule, raw, `schedule ${id}`);
   }
 
+  /**
+   * Many schedules in one HMGET. The firing loop reads every due schedule on every pass, so decoded
+   * records are kept by their exact stored text: an unchanged record is not parsed and validated
+   * again (a changed one has a new text, `rev` at least).
+   */
   async getMany(ids: readonly string[]): Promise<(StoredSchedule | null)[]> {
     if (ids.length === 0) return [];
     const raws = await this.redis.hmget(this.keys.defs, ...ids);
-    return raws.map((raw, i) =>
-      raw === null ? null : decodeRecord(StoredSchedule, raw, `schedule ${ids[i]}`),
-    );
+    return raws.map((raw, i) => {
+      if (raw === null) return null;
+      const id = ids[i]!;
+      const cached = this.#decoded.get(id);
+      if (cached?.raw === raw) return cached.stored;
+      const stored = Object.freeze(decodeRecord(StoredSchedule, raw, `schedule ${id}`));
+      if (this.#decoded.size >= DECODED_CACHE_MAX) this.#decoded.clear();
+      this.#decoded.set(id, { raw, stored });
+      return stored;
+    });
   }
 
   async list(): Promise<StoredSchedule[]> {
@@ -224,19 +257,66 @@ export class ScheduleStore {
     return JSON.parse(raw) as TickClaim;
   }
 
+  /**
+   * Claims many ticks in one round trip (see {@link claimTick}): per tick, null when this call
+   * claimed it, else the existing claim.
+   */
+  async claimTicks(
+    ticks: readonly { id: string; tick: number }[],
+    owner: string,
+    leaseMs: number,
+    now: number,
+  ): Promise<(TickClaim | null)[]> {
+    if (ticks.length === 0) return [];
+    const claim: TickClaim = { owner, state: "claimed", at: now };
+    const keys = ticks.map(({ id, tick }) => this.keys.claim(id, tick));
+    const replies = (await this.script(
+      "schedClaimMany",
+      keys.length,
+      ...keys,
+      JSON.stringify(claim),
+      leaseMs,
+    )) as string[];
+    return replies.map((raw) => (raw === "" ? null : (JSON.parse(raw) as TickClaim)));
+  }
+
   /** Records a claimed tick's outcome once (see the FINALIZE script). */
-  async finalizeTick(input: {
-    id: string;
-    tick: number;
-    owner: string;
-    outcome: TickOutcome;
-    runId: string;
-    entry: HistoryEntry;
-    claimTtlMs: number;
-  }): Promise<"ok" | "done" | "lost" | "gone"> {
+  async finalizeTick(input: FinalizeInput): Promise<FinalizeReply> {
+    return (await this.finalizeTicks([input]))[0]!;
+  }
+
+  /** {@link finalizeTick} for many ticks, pipelined (each one its own atomic script). */
+  async finalizeTicks(inputs: readonly FinalizeInput[]): Promise<FinalizeReply[]> {
+    if (inputs.length === 0) return [];
+    const pipeline = this.redis.pipeline() as unknown as Record<string, (...args: unknown[]) => unknown> & {
+      exec(): Promise<[Error | null, unknown][] | null>;
+    };
+    for (const input of inputs) pipeline.schedFinalize!(...this.#finalizeArgs(input));
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([err, reply]) => {
+      if (err) throw err;
+      return reply as FinalizeReply;
+    });
+  }
+
+  /** Per schedule: how many runs are active and how many ticks wait (overlap `queue`), pipelined. */
+  async runCounts(ids: readonly string[]): Promise<{ active: number; queued: number }[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hlen(this.keys.active(id)).llen(this.keys.queued(id));
+    const replies = (await pipeline.exec()) ?? [];
+    return ids.map((_, i) => {
+      const [activeErr, active] = replies[2 * i] ?? [new Error("no reply"), 0];
+      const [queuedErr, queued] = replies[2 * i + 1] ?? [new Error("no reply"), 0];
+      if (activeErr) throw activeErr;
+      if (queuedErr) throw queuedErr;
+      return { active: Number(active), queued: Number(queued) };
+    });
+  }
+
+  #finalizeArgs(input: FinalizeInput): (string | number)[] {
     const k = this.keys;
-    return (await this.script(
-      "schedFinalize",
+    return [
       k.claim(input.id, input.tick),
       k.defs,
       k.through,
@@ -253,7 +333,7 @@ export class ScheduleStore {
       input.claimTtlMs,
       HISTORY_MAX,
       input.id,
-    )) as "ok" | "done" | "lost" | "gone";
+    ];
   }
 
   /** Run id → tick of the runs of a schedule that are enqueued and not known to be finished. */

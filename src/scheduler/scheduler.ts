@@ -11,7 +11,7 @@ import { LeaderLock } from "./leader-lock.js";
 import type { HistoryEntry, StoredSchedule } from "./records.js";
 import type { AgentQueuePort } from "./run-job.js";
 import type { ScheduleStore } from "./schedule-store.js";
-import { type FireResult, TickFirer } from "./tick-firer.js";
+import { type EnqueuedBatch, type FireResult, TickFirer } from "./tick-firer.js";
 
 /** Options of {@link Scheduler}. Durations in ms. */
 export interface SchedulerOptions {
@@ -32,8 +32,12 @@ export interface SchedulerOptions {
   claimLeaseMs?: number;
   /** How long a fired tick's claim is kept. Default 7 days. */
   claimTtlMs?: number;
-  /** Schedules fired in parallel. Default 64. */
+  /** Schedules caught up and rescheduled in parallel (phase 2). Default 64. */
   concurrency?: number;
+  /** On-time ticks fired per batch (one claim script, one addBulk, one pipeline). Default 250. */
+  batchSize?: number;
+  /** Batches of on-time ticks fired in parallel. Default 4. */
+  parallelBatches?: number;
   /** Most due schedules one pass takes. Default 20,000. */
   maxDuePerPass?: number;
   /** Finished agent jobs BullMQ keeps (config retention.finished_jobs). Default 1000. */
@@ -96,6 +100,8 @@ export class Scheduler {
       claimLeaseMs: options.claimLeaseMs ?? 60_000,
       claimTtlMs: options.claimTtlMs ?? 7 * 86_400_000,
       concurrency: options.concurrency ?? 64,
+      batchSize: options.batchSize ?? 250,
+      parallelBatches: options.parallelBatches ?? 4,
       maxDuePerPass: options.maxDuePerPass ?? 20_000,
       keepFinished: options.keepFinished ?? 1000,
     };
@@ -138,15 +144,41 @@ export class Scheduler {
       return true;
     };
 
-    // Phase 1: on-time ticks, straight from the due index. Nothing else runs before them.
-    await inParallel(this.#o.concurrency, due.length, async (i) => {
+    // Phase 1: on-time ticks, straight from the due index, in batches (a claim script, an addBulk
+    // and a pipeline per batch). Nothing else runs before them.
+    const onTime: { stored: StoredSchedule; tick: number }[] = [];
+    due.forEach(({ tick }, i) => {
       const stored = storedList[i];
-      const { tick } = due[i]!;
-      if (!stored?.schedule.enabled || now - tick > this.#o.lateAfterMs) return;
-      const ok = await this.#guard(report, stored.schedule.id, async () =>
-        count(await this.#firer.fire(stored, tick, "fired", now)),
-      );
-      if (!ok) blocked.add(stored.schedule.id);
+      if (stored?.schedule.enabled && now - tick <= this.#o.lateAfterMs) onTime.push({ stored, tick });
+    });
+    const batches: (typeof onTime)[] = [];
+    for (let i = 0; i < onTime.length; i += this.#o.batchSize) {
+      batches.push(onTime.slice(i, i + this.#o.batchSize));
+    }
+    const failed = (batch: (typeof batches)[number], err: unknown) => {
+      report.errors += batch.length;
+      for (const { stored } of batch) blocked.add(stored.schedule.id);
+      this.#logger?.error({ err, schedules: batch.length }, "scheduler could not fire a batch of ticks");
+    };
+    // Every batch is enqueued before any is recorded: recording is off the runs' path.
+    const enqueued: (EnqueuedBatch | undefined)[] = new Array(batches.length);
+    await inParallel(this.#o.parallelBatches, batches.length, async (b) => {
+      try {
+        enqueued[b] = await this.#firer.enqueueBatch(batches[b]!, "fired", now);
+      } catch (err) {
+        failed(batches[b]!, err);
+      }
+    });
+    await inParallel(this.#o.parallelBatches, batches.length, async (b) => {
+      const batch = enqueued[b];
+      if (!batch) return;
+      try {
+        (await this.#firer.recordBatch(batch)).forEach((result, i) => {
+          if (!count(result)) blocked.add(batches[b]![i]!.stored.schedule.id);
+        });
+      } catch (err) {
+        failed(batches[b]!, err);
+      }
     });
     if (!(await this.#stillLeader())) return report;
 

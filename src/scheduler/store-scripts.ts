@@ -131,6 +131,23 @@ push_history(KEYS[3], ARGV[3], ARGV[4])
 return 1
 `;
 
+/**
+ * Claims a batch of ticks: SET NX PX on each claim key, in one round trip. KEYS: the claim keys.
+ * ARGV: 1 the claim JSON ({owner, state: claimed, at}), 2 lease ms. Returns, per key, "" when this
+ * call claimed it, else the claim already there (someone is firing it, or it was dealt with).
+ */
+const CLAIM_MANY = `
+local out = {}
+for i = 1, #KEYS do
+  if redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2], 'NX') then
+    out[i] = ''
+  else
+    out[i] = redis.call('GET', KEYS[i]) or '{}'
+  end
+end
+return out
+`;
+
 /** Appends history entries. KEYS: history. ARGV: 1 max, 2.. entries. */
 const APPEND = `${HISTORY_PUSH}
 for i = 2, #ARGV do push_history(KEYS[1], ARGV[i], ARGV[1]) end
@@ -149,8 +166,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
-/** Script name (as an ioredis command) → key count and source. Names are prefixed to avoid clashes. */
+/**
+ * Script name (as an ioredis command) → key count (null: the caller passes it first) and source.
+ * Names are prefixed to avoid clashes.
+ */
 export const SCHEDULER_SCRIPTS = {
+  schedClaimMany: { keys: null, lua: CLAIM_MANY },
   schedSave: { keys: 5, lua: SAVE },
   schedDelete: { keys: 9, lua: DELETE },
   schedAdvance: { keys: 4, lua: ADVANCE },

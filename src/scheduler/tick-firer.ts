@@ -3,6 +3,7 @@ import type { HistoryEntry, StoredSchedule } from "./records.js";
 import {
   type AgentQueuePort,
   enqueueScheduledRun,
+  enqueueScheduledRuns,
   jitterMs,
   scheduledRunId,
   scheduledRunPayload,
@@ -19,6 +20,17 @@ export const MAX_QUEUED_TICKS = 50;
  * enqueue).
  */
 export type FireResult = TickOutcome | "already" | "busy" | "lost" | "gone";
+
+/** Ticks claimed and enqueued by {@link TickFirer.enqueueBatch}, not yet recorded. */
+export interface EnqueuedBatch {
+  readonly ticks: readonly { stored: StoredSchedule; tick: number }[];
+  readonly now: number;
+  /** Results so far: set for ticks someone else holds or dealt with. */
+  readonly results: FireResult[];
+  /** Indexes of the ticks this call claimed. */
+  readonly mine: readonly number[];
+  readonly decisions: ReadonlyMap<number, { outcome: TickOutcome; note?: string }>;
+}
 
 /** Options of {@link TickFirer}. */
 export interface TickFirerOptions {
@@ -53,61 +65,156 @@ export class TickFirer {
     kind: "fired" | "caught-up",
     now: number,
   ): Promise<FireResult> {
-    const { store, owner } = this.#o;
-    const schedule = stored.schedule;
-    const existing = await store.claimTick(schedule.id, tick, owner, this.#o.claimLeaseMs, now);
-    if (existing) return existing.state === "claimed" ? "busy" : "already";
+    return (await this.fireBatch([{ stored, tick }], kind, now))[0]!;
+  }
 
-    let outcome: TickOutcome = kind;
-    let note: string | undefined;
+  /**
+   * Fires many ticks (each of another schedule) with the same protocol as one, in a few round trips:
+   * claim them all (one script: SET NX each) → the overlap policy (one pipelined count; only a
+   * schedule with active or queued runs is looked at closer) → one `addBulk` of the runs → record
+   * every outcome (one pipeline of the per-tick FINALIZE script). Results in the order of `ticks`.
+   */
+  async fireBatch(
+    ticks: readonly { stored: StoredSchedule; tick: number }[],
+    kind: "fired" | "caught-up",
+    now: number,
+  ): Promise<FireResult[]> {
+    return this.recordBatch(await this.enqueueBatch(ticks, kind, now));
+  }
+
+  /**
+   * The first half of {@link fireBatch}: claim, overlap policy, enqueue. The claims stay `claimed`
+   * until {@link recordBatch}; a caller firing many batches records them after all are enqueued, so
+   * the recording of one batch does not delay the runs of the next (the claims' lease covers it).
+   */
+  async enqueueBatch(
+    ticks: readonly { stored: StoredSchedule; tick: number }[],
+    kind: "fired" | "caught-up",
+    now: number,
+  ): Promise<EnqueuedBatch> {
+    const { store, owner } = this.#o;
+    const results: FireResult[] = new Array(ticks.length);
+    const claims = await store.claimTicks(
+      ticks.map(({ stored, tick }) => ({ id: stored.schedule.id, tick })),
+      owner,
+      this.#o.claimLeaseMs,
+      now,
+    );
+    const mine: number[] = [];
+    claims.forEach((claim, i) => {
+      if (claim === null) mine.push(i);
+      else results[i] = claim.state === "claimed" ? "busy" : "already";
+    });
+
+    // The overlap policy: a schedule with no active run and no waiting tick fires without more reads.
+    const checked = mine.filter((i) => ticks[i]!.stored.schedule.overlap !== "allow");
+    const counts = await store.runCounts(checked.map((i) => ticks[i]!.stored.schedule.id));
+    const busy = new Set(checked.filter((_, j) => counts[j]!.active > 0 || counts[j]!.queued > 0));
+    const decisions = new Map<number, { outcome: TickOutcome; note?: string }>();
+    await Promise.all(
+      mine.map(async (i) => {
+        decisions.set(
+          i,
+          busy.has(i) ? await this.#overlapDecision(ticks[i]!.stored, kind, now) : { outcome: kind },
+        );
+      }),
+    );
+
+    const fired = mine.filter((i) => {
+      const outcome = decisions.get(i)!.outcome;
+      return outcome === "fired" || outcome === "caught-up";
+    });
+    await enqueueScheduledRuns(
+      this.#o.agentQueue,
+      fired.map((i) => {
+        const { stored, tick } = ticks[i]!;
+        const schedule = stored.schedule;
+        return {
+          payload: scheduledRunPayload(schedule, tick, scheduledRunId(schedule.id, tick), now),
+          delayMs: jitterMs(schedule.id, tick, schedule.jitterSeconds),
+        };
+      }),
+      this.#o.keepFinished,
+    );
+
+    return { ticks, now, results, mine, decisions };
+  }
+
+  /** The second half of {@link fireBatch}: records each claimed tick's outcome once. */
+  async recordBatch(batch: EnqueuedBatch): Promise<FireResult[]> {
+    const { store, owner } = this.#o;
+    const { ticks, now, results, mine, decisions } = batch;
+    const replies = await store.finalizeTicks(
+      mine.map((i) => {
+        const { stored, tick } = ticks[i]!;
+        const { outcome, note } = decisions.get(i)!;
+        const runId = scheduledRunId(stored.schedule.id, tick);
+        const entry: HistoryEntry = {
+          v: 1,
+          kind: outcome,
+          at: now,
+          tick,
+          ...(outcome === "fired" || outcome === "caught-up" ? { runId } : {}),
+          ...(note ? { note } : {}),
+        };
+        return {
+          id: stored.schedule.id,
+          tick,
+          owner,
+          outcome,
+          runId,
+          entry,
+          claimTtlMs: this.#o.claimTtlMs,
+        };
+      }),
+    );
+    mine.forEach((i, j) => {
+      const recorded = replies[j]!;
+      switch (recorded) {
+        case "ok":
+          results[i] = decisions.get(i)!.outcome;
+          break;
+        case "done":
+          results[i] = "already";
+          break;
+        case "lost":
+        case "gone":
+          results[i] = recorded;
+          break;
+        default:
+          assertNever(recorded, "finalize reply");
+      }
+    });
+    return results;
+  }
+
+  /** The overlap policy's outcome for a claimed tick of a schedule that has active or queued runs. */
+  async #overlapDecision(
+    stored: StoredSchedule,
+    kind: "fired" | "caught-up",
+    now: number,
+  ): Promise<{ outcome: TickOutcome; note?: string }> {
+    const schedule = stored.schedule;
     switch (schedule.overlap) {
       case "allow":
-        break;
+        return { outcome: kind };
       case "skip":
-        if ((await this.liveActiveRuns(schedule.id, now)).length > 0) outcome = "skipped-overlap";
-        break;
+        return (await this.liveActiveRuns(schedule.id, now)).length > 0
+          ? { outcome: "skipped-overlap" }
+          : { outcome: kind };
       case "queue": {
         const active = await this.liveActiveRuns(schedule.id, now);
-        const waiting = (await store.queuedTicks(schedule.id)).length;
+        const waiting = (await this.#o.store.queuedTicks(schedule.id)).length;
         if (waiting >= MAX_QUEUED_TICKS) {
-          outcome = "skipped-overlap";
-          note = `the queue of ticks waiting for the active run is full (${MAX_QUEUED_TICKS})`;
-        } else if (active.length > 0 || waiting > 0) outcome = "queued";
-        break;
+          return {
+            outcome: "skipped-overlap",
+            note: `the queue of ticks waiting for the active run is full (${MAX_QUEUED_TICKS})`,
+          };
+        }
+        return active.length > 0 || waiting > 0 ? { outcome: "queued" } : { outcome: kind };
       }
       default:
         return assertNever(schedule.overlap, "overlap policy");
-    }
-
-    const runId = scheduledRunId(schedule.id, tick);
-    if (outcome === "fired" || outcome === "caught-up") await this.#enqueue(stored, tick, runId, now);
-    const entry: HistoryEntry = {
-      v: 1,
-      kind: outcome,
-      at: now,
-      tick,
-      ...(outcome === "fired" || outcome === "caught-up" ? { runId } : {}),
-      ...(note ? { note } : {}),
-    };
-    const recorded = await store.finalizeTick({
-      id: schedule.id,
-      tick,
-      owner,
-      outcome,
-      runId,
-      entry,
-      claimTtlMs: this.#o.claimTtlMs,
-    });
-    switch (recorded) {
-      case "ok":
-        return outcome;
-      case "done":
-        return "already";
-      case "lost":
-      case "gone":
-        return recorded;
-      default:
-        return assertNever(recorded, "finalize reply");
     }
   }
 
