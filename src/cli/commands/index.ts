@@ -15,6 +15,7 @@ import { guardUrlCommand } from "./guard-url.js";
 import { jobsListCommand } from "./jobs-list.js";
 import { jobsShowCommand } from "./jobs-show.js";
 import { policyExplainCommand } from "./policy-explain.js";
+import { runCommand } from "./run.js";
 import { schedulesAddCommand } from "./schedules-add.js";
 import { schedulesListCommand } from "./schedules-list.js";
 import { schedulesNextCommand } from "./schedules-next.js";
@@ -38,6 +39,7 @@ export const COMMANDS: readonly CliCommand[] = [
   workerCommand,
   schedulerCommand,
   serveCommand,
+  runCommand,
   approvalsListCommand,
   approvalsShowCommand,
   approvalsApproveCommand,
