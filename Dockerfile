@@ -1,3 +1,5 @@
+# echo-runner: `echo-runner start` (HTTP server, agent worker and scheduler in one process).
+# There is no build step: bin/echo-runner.js runs the TypeScript sources through tsx.
 FROM node:20-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -6,6 +8,13 @@ COPY bin ./bin
 COPY src ./src
 COPY workers ./workers
 COPY config ./config
-ENV NODE_ENV=production
+# The data dir (agents' demo workspace; the local redis-server's files when REDIS_URL is unset,
+# which this image does not use: it has no redis-server). A volume in docker-compose.yml.
+ENV NODE_ENV=production ECHO_RUNNER_DATA_DIR=/data
+RUN mkdir -p /data && chown node:node /data
+# Agents' tools run commands: not as root.
+USER node
 EXPOSE 8787
+HEALTHCHECK --interval=10s --timeout=5s --retries=6 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:8787/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "bin/echo-runner.js", "start"]
