@@ -49,10 +49,12 @@ afterAll(async () => {
 
 /** A person clicking until the page answers: a failed request is tried again after a pause. */
 async function clickUntilAnswered(link: string, failures: { count: number }): Promise<ClickResult> {
+  const deadline = Date.now() + 90_000;
   for (;;) {
     try {
       return await clickOverHttp(link, "approve");
-    } catch {
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`no page answered ${link} within 90 s: ${String(err)}`);
       failures.count++;
       await new Promise((r) => setTimeout(r, 250));
     }
