@@ -60,8 +60,8 @@ describe("createExtraTools", () => {
       vision_analyze: "not ready: no vision endpoint is configured (tools.media.vision)",
       image_generate: "not ready: no image endpoint is configured (tools.media.image)",
       text_to_speech: "not ready: no tts endpoint is configured (tools.media.tts)",
-      notify: "not ready: no message channel is configured (smtp.host or webhooks)",
-      message: "not ready: no message channel is configured (smtp.host or webhooks)",
+      notify: "not ready: no message channel is configured (smtp.host or tools.messaging.webhooks)",
+      message: "not ready: no message channel is configured (smtp.host or tools.messaging.webhooks)",
       session_search: "not ready: no session archive was given (run transcripts)",
     });
   });

@@ -140,7 +140,7 @@ describe("notify", () => {
     const tool = createNotifyTool(createMessageSender({ allowedRecipients: [] }));
     expect(tool.readinessDetail()).toEqual({
       ready: false,
-      detail: "no message channel is configured (smtp.host or webhooks)",
+      detail: "no message channel is configured (smtp.host or tools.messaging.webhooks)",
     });
     expect(await callTool(tool, { title: "t", body: "b" })).toMatchObject({ errorKind: "not_ready" });
   });

@@ -48,7 +48,7 @@ describe("echo-runner tools list", () => {
     });
     expect(by.get("notify")).toMatchObject({
       status: "not_ready",
-      reason: "no message channel is configured (smtp.host or webhooks)",
+      reason: "no message channel is configured (smtp.host or tools.messaging.webhooks)",
     });
     expect(by.get("skill_install")).toMatchObject({
       risk: "dangerous",
