@@ -7,8 +7,11 @@ import {
   ParkSignal,
   runAgent,
   sessionTranscript,
+  storeApprovals,
 } from "../../src/agent/index.js";
+import { ApprovalNotifications, ApprovalStore, LogNotifier } from "../../src/approvals/index.js";
 import { journalKey } from "../../src/journal/index.js";
+import { createLogger } from "../../src/logging/index.js";
 import type { AgentJobPayload } from "../../src/queue/index.js";
 import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
@@ -31,7 +34,10 @@ async function runScript(turns: unknown[], payloadOverrides: Partial<AgentJobPay
     script: stringify(turns),
     // Sub-agent starts are exec-risk; the gate would otherwise ask a person (tested elsewhere).
     configOverrides: {
-      permissions: { elevated: { enabled: false }, approval: { mode: "off", auto_approve: ["delegate_task", "spawn_task"] } },
+      permissions: {
+        elevated: { enabled: false },
+        approval: { mode: "off", auto_approve: ["delegate_task", "spawn_task"] },
+      },
     },
   });
   const payload = testPayload(payloadOverrides, agent);
@@ -149,5 +155,41 @@ describe("run-loop tools: the tool contract", () => {
       await queue.obliterate({ force: true });
       await queue.close();
     }
+  });
+
+  it("clarify: the question is asked once across replays, and the finished run replays its answer", async () => {
+    const { deps, payload, keyPrefix } = await runScript([
+      { tool_calls: [{ name: "clarify", arguments: { question: "Which colour?" } }] },
+      { content: "done" },
+    ]);
+    const logger = createLogger({ level: "silent", format: "json" });
+    const store = new ApprovalStore({
+      redis,
+      keyPrefix,
+      policy: { waitTimeoutMs: 3_600_000, approvers: [] },
+    });
+    const notifications = new ApprovalNotifications({
+      store,
+      notifiers: [new LogNotifier(logger)],
+      publicUrl: "http://127.0.0.1:9",
+      logger,
+    });
+    const withApprovals = { ...deps, approvals: storeApprovals({ store, notifications, logger }) };
+    const run = () =>
+      runAgent({ payload, jobId: payload.runId, owner: `w-${Math.random()}`, deps: withApprovals });
+    expect(await run().catch((e) => e)).toBeInstanceOf(ParkSignal);
+    expect(await run().catch((e) => e)).toBeInstanceOf(ParkSignal);
+    const asked = await store.list({});
+    expect(asked).toHaveLength(1);
+    await store.decide({
+      id: asked[0]!.id,
+      actor: { kind: "operator", id: "ann", via: "cli" },
+      decision: "approve",
+      comment: "blue",
+    });
+    expect(await run()).toMatchObject({ status: "completed" });
+    expect(await run()).toMatchObject({ status: "completed" });
+    expect(await store.list({})).toHaveLength(1);
+    expect(await toolTexts(deps, payload)).toEqual(["clarify: blue"]);
   });
 });
