@@ -345,6 +345,49 @@ describe("workflow", () => {
     }
   });
 
+  it("a stopped step fails when it starts, and the steps after it fail with it instead of waiting", async () => {
+    let wf = "";
+    const ran: string[] = [];
+    const h = await harness(
+      "wf-fail",
+      (request) => {
+        const { task, turns, tools } = view(request);
+        if (task === "parent: stop a step") {
+          if (turns === 0)
+            return reply.toolCalls([
+              {
+                name: "workflow",
+                arguments: {
+                  action: "create",
+                  steps: [
+                    { id: "a", task: "step: a" },
+                    { id: "b", task: "step: b", depends_on: ["a"] },
+                  ],
+                },
+              },
+            ]);
+          if (turns === 1) {
+            wf = idsIn(tools, /started workflow (wf-[0-9a-f]+)/g)[0] ?? "";
+            return reply.toolCalls([{ name: "task", arguments: { action: "stop", id: `${wf}.a` } }]);
+          }
+          return reply.content(tools.at(-1) ?? "");
+        }
+        ran.push(task);
+        return reply.content("ran");
+      },
+      1,
+    );
+    try {
+      const { finalAnswer } = await h.run(testPayload({}, { task: "parent: stop a step" }));
+      expect(finalAnswer).toBe(`asked task ${wf}.a to stop: it stops before its next step`);
+      await expect.poll(() => stateOf(h.queue, `${wf}.b`), { timeout: 20_000 }).toBe("failed");
+      expect((await Job.fromId(h.queue, `${wf}.a`))?.failedReason).toContain("RUN_CANCELLED");
+      expect(ran).toEqual([]);
+    } finally {
+      await h.close();
+    }
+  });
+
   it("counts every step toward execution.max_children_per_run", async () => {
     const keyPrefix = uniquePrefix("wf-limit");
     let seen = "";
