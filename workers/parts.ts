@@ -206,7 +206,7 @@ export function startSchedulerPart(
   };
 }
 
-/** The HTTP server: health, approval pages and the approval JSON API. */
+/** The HTTP server: health, approval pages, the approval JSON API, /metrics and the /admin dashboard. */
 export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { address: string }> {
   const { config, logger, redis } = ctx;
   const { store } = approvalsFromConfig(config, redis, ctx.env, logger);

@@ -25,8 +25,8 @@ export interface HttpServerOptions {
 }
 
 /**
- * The HTTP server: health, the approval pages and the approval JSON API; metrics and the dashboard
- * register their routes here as they arrive.
+ * The HTTP server: health, the approval pages, the approval JSON API, `/metrics` and the `/admin`
+ * dashboard, each group in its own scope (who may call what: ARCHITECTURE.md).
  */
 export function createHttpServer(options: HttpServerOptions) {
   const app = Fastify({
