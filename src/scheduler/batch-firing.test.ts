@@ -94,3 +94,29 @@ describe("firing ticks in batches", () => {
     for (const id of ids) expect(await f.store.nextTick(id)).toBe(TICK + 3_600_000);
   });
 });
+
+describe("a tick that fails inside a batch", () => {
+  it("fails alone: the rest of the batch fires and is recorded, the failed tick stays unrecorded for a later pass", async () => {
+    const f = setup();
+    for (const id of ["a", "bad", "c"]) {
+      await f.service.create(scheduleInput({ id }), { approvalSource: null });
+    }
+    // A corrupted state key (wrong type) makes the overlap look at "bad" fail with WRONGTYPE.
+    await redis.set(f.store.keys.active("bad"), "not a hash");
+    const scheduler = f.scheduler({ batchSize: 10 });
+    const report = await scheduler.runDue(TICK + 1000);
+    expect(report.results).toEqual({ fired: 2 });
+    expect(report.errors).toBe(1);
+    expect((await f.jobIds()).filter((id) => id.startsWith("sched-"))).toEqual([
+      `sched-a-${TICK}`,
+      `sched-c-${TICK}`,
+    ]);
+    // Not recorded and not advanced: once the state is repaired and the claim has lapsed, it fires.
+    expect((await f.store.history("bad", 10)).map((e) => e.kind)).toEqual(["created"]);
+    expect(await f.store.nextTick("bad")).toBe(TICK);
+    await redis.del(f.store.keys.active("bad"), f.store.keys.claim("bad", TICK));
+    const later = await scheduler.runDue(TICK + 2000);
+    expect(later.results).toEqual({ fired: 1 });
+    expect(await f.jobIds()).toContain(`sched-bad-${TICK}`);
+  });
+});

@@ -299,18 +299,20 @@ export class ScheduleStore {
     });
   }
 
-  /** Per schedule: how many runs are active and how many ticks wait (overlap `queue`), pipelined. */
-  async runCounts(ids: readonly string[]): Promise<{ active: number; queued: number }[]> {
+  /**
+   * Per schedule: how many runs are active and how many ticks wait (overlap `queue`), pipelined;
+   * null for a schedule whose counts could not be read (the caller looks at it on its own).
+   */
+  async runCounts(ids: readonly string[]): Promise<({ active: number; queued: number } | null)[]> {
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hlen(this.keys.active(id)).llen(this.keys.queued(id));
     const replies = (await pipeline.exec()) ?? [];
     return ids.map((_, i) => {
-      const [activeErr, active] = replies[2 * i] ?? [new Error("no reply"), 0];
-      const [queuedErr, queued] = replies[2 * i + 1] ?? [new Error("no reply"), 0];
-      if (activeErr) throw activeErr;
-      if (queuedErr) throw queuedErr;
-      return { active: Number(active), queued: Number(queued) };
+      const active = replies[2 * i];
+      const queued = replies[2 * i + 1];
+      if (!active || !queued || active[0] || queued[0]) return null;
+      return { active: Number(active[1]), queued: Number(queued[1]) };
     });
   }
 

@@ -173,8 +173,17 @@ export class Scheduler {
       const batch = enqueued[b];
       if (!batch) return;
       try {
-        (await this.#firer.recordBatch(batch)).forEach((result, i) => {
-          if (!count(result)) blocked.add(batches[b]![i]!.stored.schedule.id);
+        const results = await this.#firer.recordBatch(batch);
+        batches[b]!.forEach(({ stored }, i) => {
+          const failure = batch.failures.get(i);
+          if (batch.failures.has(i)) {
+            report.errors++;
+            blocked.add(stored.schedule.id);
+            this.#logger?.error(
+              { err: failure, scheduleId: stored.schedule.id },
+              "scheduler could not fire a tick",
+            );
+          } else if (!count(results[i]!)) blocked.add(stored.schedule.id);
         });
       } catch (err) {
         failed(batches[b]!, err);

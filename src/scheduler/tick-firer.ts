@@ -1,3 +1,4 @@
+import type { AgentJobPayload } from "../queue/index.js";
 import { assertNever } from "../shared/index.js";
 import type { HistoryEntry, StoredSchedule } from "./records.js";
 import {
@@ -30,6 +31,8 @@ export interface EnqueuedBatch {
   /** Indexes of the ticks this call claimed. */
   readonly mine: readonly number[];
   readonly decisions: ReadonlyMap<number, { outcome: TickOutcome; note?: string }>;
+  /** Claimed ticks that failed (by index): not enqueued, not recorded; their claims lapse. */
+  readonly failures: ReadonlyMap<number, unknown>;
 }
 
 /** Options of {@link TickFirer}. */
@@ -79,7 +82,12 @@ export class TickFirer {
     kind: "fired" | "caught-up",
     now: number,
   ): Promise<FireResult[]> {
-    return this.recordBatch(await this.enqueueBatch(ticks, kind, now));
+    const batch = await this.enqueueBatch(ticks, kind, now);
+    const results = await this.recordBatch(batch);
+    // The others are recorded; a failed tick surfaces as the error it is (as one tick's fire did).
+    const [failure] = batch.failures.values();
+    if (batch.failures.size > 0) throw failure;
+    return results;
   }
 
   /**
@@ -100,44 +108,57 @@ export class TickFirer {
       this.#o.claimLeaseMs,
       now,
     );
-    const mine: number[] = [];
+    const claimed: number[] = [];
     claims.forEach((claim, i) => {
-      if (claim === null) mine.push(i);
+      if (claim === null) claimed.push(i);
       else results[i] = claim.state === "claimed" ? "busy" : "already";
     });
+    // A tick that cannot be decided or whose payload cannot be built fails alone, as with one tick:
+    // it is not recorded, its claim lapses and a later pass tries again.
+    const failures = new Map<number, unknown>();
 
     // The overlap policy: a schedule with no active run and no waiting tick fires without more reads.
-    const checked = mine.filter((i) => ticks[i]!.stored.schedule.overlap !== "allow");
+    const checked = claimed.filter((i) => ticks[i]!.stored.schedule.overlap !== "allow");
     const counts = await store.runCounts(checked.map((i) => ticks[i]!.stored.schedule.id));
-    const busy = new Set(checked.filter((_, j) => counts[j]!.active > 0 || counts[j]!.queued > 0));
+    const busy = new Set(
+      checked.filter((_, j) => {
+        const count = counts[j];
+        return !count || count.active > 0 || count.queued > 0;
+      }),
+    );
     const decisions = new Map<number, { outcome: TickOutcome; note?: string }>();
     await Promise.all(
-      mine.map(async (i) => {
-        decisions.set(
-          i,
-          busy.has(i) ? await this.#overlapDecision(ticks[i]!.stored, kind, now) : { outcome: kind },
-        );
+      claimed.map(async (i) => {
+        try {
+          decisions.set(
+            i,
+            busy.has(i) ? await this.#overlapDecision(ticks[i]!.stored, kind, now) : { outcome: kind },
+          );
+        } catch (err) {
+          failures.set(i, err);
+        }
       }),
     );
 
-    const fired = mine.filter((i) => {
-      const outcome = decisions.get(i)!.outcome;
-      return outcome === "fired" || outcome === "caught-up";
-    });
-    await enqueueScheduledRuns(
-      this.#o.agentQueue,
-      fired.map((i) => {
-        const { stored, tick } = ticks[i]!;
-        const schedule = stored.schedule;
-        return {
+    const runs: { payload: AgentJobPayload; delayMs: number }[] = [];
+    for (const i of claimed) {
+      const outcome = decisions.get(i)?.outcome;
+      if (outcome !== "fired" && outcome !== "caught-up") continue;
+      const { stored, tick } = ticks[i]!;
+      const schedule = stored.schedule;
+      try {
+        runs.push({
           payload: scheduledRunPayload(schedule, tick, scheduledRunId(schedule.id, tick), now),
           delayMs: jitterMs(schedule.id, tick, schedule.jitterSeconds),
-        };
-      }),
-      this.#o.keepFinished,
-    );
+        });
+      } catch (err) {
+        failures.set(i, err);
+      }
+    }
+    await enqueueScheduledRuns(this.#o.agentQueue, runs, this.#o.keepFinished);
+    const mine = claimed.filter((i) => !failures.has(i));
 
-    return { ticks, now, results, mine, decisions };
+    return { ticks, now, results, mine, decisions, failures };
   }
 
   /** The second half of {@link fireBatch}: records each claimed tick's outcome once. */
