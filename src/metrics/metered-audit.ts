@@ -6,6 +6,8 @@ import type { RunnerMetrics } from "./recorder.js";
  * Counts tool calls where they are recorded: after the audit trail took the gate decision or the
  * execution, so the counters say what the audit trail says (verdict and deciding step included).
  * The tool label is the registry's name or {@link UNKNOWN_TOOL_LABEL}, never a model's invention.
+ * The increment is sent, not awaited: it never fails (RunnerMetrics logs), and Redis runs a
+ * connection's commands in order, so whatever the run awaits next on it comes after the count.
  */
 export function meteredAuditSink(
   inner: AuditSink,
@@ -16,11 +18,11 @@ export function meteredAuditSink(
   return {
     async decision(entry) {
       await inner.decision(entry);
-      await metrics.toolDecision(label(entry.tool), entry.decision.verdict, entry.decision.step);
+      void metrics.toolDecision(label(entry.tool), entry.decision.verdict, entry.decision.step);
     },
     async execution(entry) {
       await inner.execution(entry);
-      await metrics.toolExecution(
+      void metrics.toolExecution(
         label(entry.tool),
         entry.result.success ? "success" : entry.result.errorKind,
       );
