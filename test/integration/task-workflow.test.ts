@@ -228,9 +228,10 @@ describe("workflow", () => {
     try {
       const parent = testPayload({}, { task: "parent: workflow" });
       const { finalAnswer } = await h.run(parent);
-      const wf = /started workflow (wf-[0-9a-f]+); steps run in this order: fetch → clean → report/.exec(
-        finalAnswer,
-      )?.[1];
+      const wf =
+        /started workflow (wf-[0-9a-f]+); steps in dependency order \(independent branches may run at once\): fetch → clean → report/.exec(
+          finalAnswer,
+        )?.[1];
       expect(wf).toBeDefined();
       await expect.poll(() => stateOf(h.queue, `${wf}.report`), { timeout: 30_000 }).toBe("completed");
       expect(started).toEqual(["fetch", "clean", "report"]);
@@ -259,6 +260,60 @@ describe("workflow", () => {
       ).filter((j) => j.id?.startsWith("wf-"));
       expect(stepJobs).toHaveLength(3);
       expect(started).toEqual(["fetch", "clean", "report"]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("runs independent branches at once when the dependencies form a tree", async () => {
+    const started: string[] = [];
+    const h = await harness(
+      "wf-tree",
+      async (request) => {
+        const { task, turns, tools } = view(request);
+        if (task === "parent: tree") {
+          if (turns === 0)
+            return reply.toolCalls([
+              {
+                name: "workflow",
+                arguments: {
+                  action: "create",
+                  steps: [
+                    { id: "left", task: "step: left" },
+                    { id: "right", task: "step: right" },
+                    { id: "join", task: "step: join", depends_on: ["left", "right"] },
+                  ],
+                },
+              },
+            ]);
+          return reply.content(tools.join(""));
+        }
+        const name = /^step: (\w+)/.exec(task)?.[1] ?? task;
+        started.push(name);
+        if (name === "left") {
+          // Answers only once "right" has started too: in a chain it could not have.
+          const deadline = Date.now() + 10_000;
+          while (!started.includes("right") && Date.now() < deadline)
+            await new Promise((r) => setTimeout(r, 25));
+          return reply.content(started.includes("right") ? "left ran beside right" : "left ran alone");
+        }
+        return reply.content(
+          `${name} done${task.includes("left ran beside right") ? " after left and right" : ""}`,
+        );
+      },
+      3,
+    );
+    try {
+      const { finalAnswer } = await h.run(testPayload({}, { task: "parent: tree" }));
+      const wf = /started workflow (wf-[0-9a-f]+)/.exec(finalAnswer)?.[1];
+      await expect.poll(() => stateOf(h.queue, `${wf}.join`), { timeout: 30_000 }).toBe("completed");
+      expect((await Job.fromId(h.queue, `${wf}.left`))?.returnvalue).toMatchObject({
+        finalAnswer: "left ran beside right",
+      });
+      expect((await Job.fromId(h.queue, `${wf}.join`))?.returnvalue).toMatchObject({
+        finalAnswer: "join done after left and right",
+      });
+      expect(started.at(-1)).toBe("join");
     } finally {
       await h.close();
     }

@@ -113,9 +113,9 @@ export interface ChildrenPort {
   /** Whether someone asked this run to stop (checked by the run loop before every step). */
   stopRequested(runId: string): Promise<boolean>;
   /**
-   * Enqueues `steps` (in run order) as one BullMQ flow: each step is the parent of the one before,
-   * so a step starts only after its predecessor completed, and a failed step fails those after it.
-   * Idempotent: the record is written once (the first call wins); a later call starts nothing.
+   * Enqueues `steps` (in dependency order) as one BullMQ flow (see flowShape): a step starts only
+   * after what it depends on completed, and a failed step fails those after it. Idempotent: the
+   * record is written once (the first call wins); a later call starts nothing.
    */
   startFlow(record: ChildFlowRecord, steps: readonly AgentJobPayload[]): Promise<"started" | "exists">;
   flow(id: string): Promise<ChildFlowRecord | undefined>;

@@ -1,6 +1,7 @@
 import { type FlowJob, FlowProducer, Job, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { AGENT_JOB_ATTEMPTS, enqueueAgentRun, parseAgentJobPayload } from "../../queue/index.js";
+import { flowShape } from "./flow-shape.js";
 import type { ChildFlowRecord, ChildrenPort, ChildState } from "./ports.js";
 
 const DEFAULT_RECORD_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -138,25 +139,28 @@ export function queueChildren(
     async startFlow(record, steps) {
       const client = options.redis;
       if ((await client.exists(flowKey(record.id))) === 1) return "exists";
-      let node: FlowJob | undefined;
-      for (const step of steps) {
-        const valid = parseAgentJobPayload(step);
-        node = {
+      const byId = new Map(steps.map((s) => [s.runId, parseAgentJobPayload(s)]));
+      const shape = flowShape(steps);
+      const node = (runId: string): FlowJob => {
+        const data = byId.get(runId);
+        if (!data) throw new Error(`workflow ${record.id}: no step with run id ${runId}`);
+        const children = (shape.children.get(runId) ?? []).map(node);
+        return {
           name: "run",
           queueName: queue.name,
-          data: valid,
+          data,
           opts: {
             ...jobOpts,
-            jobId: valid.runId,
+            jobId: runId,
             // A failed step fails the steps after it instead of leaving them waiting for ever.
             failParentOnFailure: true,
           },
-          ...(node ? { children: [node] } : {}),
+          ...(children.length > 0 ? { children } : {}),
         };
-      }
-      if (!node) return "exists";
-      // One MULTI adds the whole chain; ids are deterministic, so a repeated add changes nothing.
-      await flowProducer().add(node);
+      };
+      if (steps.length === 0) return "exists";
+      // One MULTI adds the whole tree; ids are deterministic, so a repeated add changes nothing.
+      await flowProducer().add(node(shape.root));
       const written = await client.set(flowKey(record.id), JSON.stringify(record), "PX", recordTtlMs, "NX");
       return written === "OK" ? "started" : "exists";
     },

@@ -70,7 +70,7 @@ export async function workflowResult(scope: RunScope, key: string, args: Workflo
     };
     const started = await deps.children.startFlow(record, children);
     return toolSuccess(
-      `${started === "started" ? "started" : "already started"} workflow ${id}; steps run in this order: ${record.steps
+      `${started === "started" ? "started" : "already started"} workflow ${id}; steps in dependency order (independent branches may run at once): ${record.steps
         .map((s) => s.step)
         .join(" → ")}`,
       { id, steps: record.steps },
