@@ -40,6 +40,7 @@ export {
   type ClaimOutcome,
   type CompleteInput,
   type CompleteOutcome,
+  type CompleteThenClaimInput,
   DEFAULT_JOURNAL_PREFIX,
   DEFAULT_JOURNAL_RETENTION_MS,
   Journal,

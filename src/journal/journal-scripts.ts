@@ -5,14 +5,13 @@
  * through cjson, which would turn `[]` into `{}` and round long numbers.
  *
  * ARGV: 1 idempotency key, 2 owner, 3 lease ms, 4 retention ms, 5 now ms ("" = Redis TIME),
- * 6 operation-specific (result JSON for complete, expected attempt for reclaim).
+ * 6 operation-specific (result JSON for complete, expected attempt for reclaim); complete-then-claim
+ * adds 7 the key to complete and 8 its result JSON.
  * Every reply is `{outcome, stateJson, extra, nowMs}` with "" for empty slots (a Lua nil would cut
  * the array short).
  */
 
 const PRELUDE = `
-local sf = 's:' .. ARGV[1]
-local rf = 'r:' .. ARGV[1]
 local function now_ms()
   if ARGV[5] ~= '' then return tonumber(ARGV[5]) end
   local t = redis.call('TIME')
@@ -20,86 +19,117 @@ local function now_ms()
 end
 local t = now_ms()
 local ts = string.format('%d', t)
-local raw = redis.call('HGET', KEYS[1], sf)
-local st = false
-if raw then
+-- The state of one key: raw text (or false) and its decoded table (false if absent or unreadable).
+local function load(key)
+  local raw = redis.call('HGET', KEYS[1], 's:' .. key)
+  if not raw then return false, false end
   local ok, decoded = pcall(cjson.decode, raw)
   if ok and type(decoded) == 'table' and decoded.v == 1
     and (decoded.status == 'started' or decoded.status == 'completed')
     and type(decoded.owner) == 'string' and type(decoded.attempt) == 'number'
     and type(decoded.leaseUntil) == 'number' then
-    st = decoded
+    return raw, decoded
   end
+  return raw, false
 end
 local function started(owner, attempt, lease)
   return cjson.encode({v = 1, status = 'started', owner = owner, attempt = attempt,
     claimedAt = t, leaseUntil = t + lease})
 end
-local function write(state, result)
+local function write(key, state, result)
   if result then
-    redis.call('HSET', KEYS[1], sf, state, rf, result)
+    redis.call('HSET', KEYS[1], 's:' .. key, state, 'r:' .. key, result)
   else
-    redis.call('HSET', KEYS[1], sf, state)
+    redis.call('HSET', KEYS[1], 's:' .. key, state)
   end
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
 end
-local function existing()
+local function existing(key, raw, st)
   if st.status == 'completed' then
-    local r = redis.call('HGET', KEYS[1], rf)
+    local r = redis.call('HGET', KEYS[1], 'r:' .. key)
     if not r then return {'corrupt', raw, 'it is completed but its result is missing', ts} end
     return {'completed', raw, r, ts}
   end
   if st.leaseUntil > t then return {'held', raw, '', ts} end
   return {'in_doubt', raw, '', ts}
 end
-if raw and not st then return {'corrupt', raw, 'its state is not a v1 journal record', ts} end
+local function unreadable(raw)
+  return {'corrupt', raw, 'its state is not a v1 journal record', ts}
+end
+local function claim(key, owner, lease)
+  local raw, st = load(key)
+  if raw and not st then return unreadable(raw) end
+  if not raw then
+    local s = started(owner, 1, lease)
+    write(key, s, nil)
+    return {'claimed', s, '', ts}
+  end
+  return existing(key, raw, st)
+end
+local function complete(key, owner, result)
+  local raw, st = load(key)
+  if raw and not st then return unreadable(raw) end
+  if not raw then return {'not_claimed', '', '', ts} end
+  if st.owner ~= owner then return {'not_owner', raw, '', ts} end
+  if st.status == 'completed' then
+    local r = redis.call('HGET', KEYS[1], 'r:' .. key)
+    if not r then return {'corrupt', raw, 'it is completed but its result is missing', ts} end
+    return {'already_completed', raw, r, ts}
+  end
+  st.status = 'completed'
+  st.completedAt = t
+  local s = cjson.encode(st)
+  write(key, s, result)
+  return {'completed', s, '', ts}
+end
 `;
 
 /** Claims `key` for `owner` if nobody ever claimed it; otherwise reports what is there. */
 const CLAIM = `${PRELUDE}
-if not raw then
-  local s = started(ARGV[2], 1, tonumber(ARGV[3]))
-  write(s, nil)
-  return {'claimed', s, '', ts}
-end
-return existing()
+return claim(ARGV[1], ARGV[2], tonumber(ARGV[3]))
+`;
+
+/**
+ * Records the result of one key the owner holds (ARGV[7], result ARGV[8]), then claims another
+ * (ARGV[1]), atomically: the agent loop's "this step is done, the next one starts" in one round trip.
+ * If the completion is refused, nothing is claimed and the reply is the completion's (4 slots);
+ * otherwise it is the completion's reply followed by the claim's (8 slots).
+ */
+const COMPLETE_THEN_CLAIM = `${PRELUDE}
+local done = complete(ARGV[7], ARGV[2], ARGV[8])
+if done[1] ~= 'completed' and done[1] ~= 'already_completed' then return done end
+local claimed = claim(ARGV[1], ARGV[2], tonumber(ARGV[3]))
+return {done[1], done[2], done[3], done[4], claimed[1], claimed[2], claimed[3], claimed[4]}
 `;
 
 /** Takes over an in-doubt claim, but only if it is still the attempt the caller judged. */
 const RECLAIM = `${PRELUDE}
+local raw, st = load(ARGV[1])
+if raw and not st then return unreadable(raw) end
 if not raw then return {'absent', '', '', ts} end
 if st.status == 'started' and st.leaseUntil <= t and st.attempt == tonumber(ARGV[6]) then
   local s = started(ARGV[2], st.attempt + 1, tonumber(ARGV[3]))
-  write(s, nil)
+  write(ARGV[1], s, nil)
   return {'claimed', s, '', ts}
 end
-return existing()
+return existing(ARGV[1], raw, st)
 `;
 
 /** Records the result, only for the owner of the claim (fencing). */
 const COMPLETE = `${PRELUDE}
-if not raw then return {'not_claimed', '', '', ts} end
-if st.owner ~= ARGV[2] then return {'not_owner', raw, '', ts} end
-if st.status == 'completed' then
-  local r = redis.call('HGET', KEYS[1], rf)
-  if not r then return {'corrupt', raw, 'it is completed but its result is missing', ts} end
-  return {'already_completed', raw, r, ts}
-end
-st.status = 'completed'
-st.completedAt = t
-local s = cjson.encode(st)
-write(s, ARGV[6])
-return {'completed', s, '', ts}
+return complete(ARGV[1], ARGV[2], ARGV[6])
 `;
 
 /** Extends the lease of a started claim, only for its owner. */
 const RENEW = `${PRELUDE}
+local raw, st = load(ARGV[1])
+if raw and not st then return unreadable(raw) end
 if not raw then return {'not_claimed', '', '', ts} end
 if st.owner ~= ARGV[2] then return {'not_owner', raw, '', ts} end
 if st.status == 'completed' then return {'already_completed', raw, '', ts} end
 st.leaseUntil = t + tonumber(ARGV[3])
 local s = cjson.encode(st)
-write(s, nil)
+write(ARGV[1], s, nil)
 return {'renewed', s, '', ts}
 `;
 
@@ -118,6 +148,7 @@ export const JOURNAL_SCRIPTS = {
   echoJournalClaim: CLAIM,
   echoJournalReclaim: RECLAIM,
   echoJournalComplete: COMPLETE,
+  echoJournalCompleteThenClaim: COMPLETE_THEN_CLAIM,
   echoJournalRenew: RENEW,
   echoJournalRead: READ,
 } as const;

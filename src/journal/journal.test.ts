@@ -191,6 +191,80 @@ describe("Journal take-over and fencing", () => {
   });
 });
 
+describe("Journal complete-then-claim (one round trip per step)", () => {
+  it("records one key and claims the next atomically, as complete and claim would", async () => {
+    await journal.claim({ runId, key: "model:0", owner: "w1", leaseMs: 10_000 });
+    const both = await journal.completeThenClaim({
+      runId,
+      owner: "w1",
+      leaseMs: 10_000,
+      complete: { key: "model:0", result: { calls: [] } },
+      key: "call-0",
+    });
+    expect(both.completed).toMatchObject({ alreadyCompleted: false, record: { result: { calls: [] } } });
+    expect(both.claimed).toMatchObject({ state: "claimed", record: { owner: "w1", attempt: 1 } });
+    const snapshot = await journal.readRun(runId);
+    expect(snapshot.records.get("model:0")).toMatchObject({ status: "completed", result: { calls: [] } });
+    expect(snapshot.records.get("call-0")).toMatchObject({ status: "started", owner: "w1" });
+  });
+
+  it("claims nothing when the completion is refused (fencing)", async () => {
+    await journal.claim({ runId, key: "model:0", owner: "w1", leaseMs: 10_000 });
+    await expectCode(
+      journal.completeThenClaim({
+        runId,
+        owner: "w2",
+        leaseMs: 10_000,
+        complete: { key: "model:0", result: "x" },
+        key: "call-0",
+      }),
+      "JOURNAL_CLAIM_LOST",
+    );
+    const snapshot = await journal.readRun(runId);
+    expect(snapshot.records.has("call-0")).toBe(false);
+    expect(snapshot.records.get("model:0")).toMatchObject({ status: "started", owner: "w1" });
+  });
+
+  it("reports the claimed key as claim does: completed, held or in doubt", async () => {
+    await journal.claim({ runId, key: "done", owner: "w0", leaseMs: 10_000 });
+    await journal.complete({ runId, key: "done", owner: "w0", result: 7 });
+    await journal.claim({ runId, key: "held", owner: "w0", leaseMs: 10_000 });
+    await journal.claim({ runId, key: "doubt", owner: "w0", leaseMs: 1_000 });
+    clock.advance(1_000);
+    const steps = ["a", "b", "c", "d"];
+    await journal.claim({ runId, key: "a", owner: "w1", leaseMs: 10_000 });
+    const outcomes: string[] = [];
+    for (const [i, key] of ["done", "held", "doubt"].entries()) {
+      const { claimed } = await journal.completeThenClaim({
+        runId,
+        owner: "w1",
+        leaseMs: 10_000,
+        complete: { key: steps[i]!, result: i },
+        key,
+      });
+      outcomes.push(claimed.state);
+      await journal.claim({ runId, key: steps[i + 1]!, owner: "w1", leaseMs: 10_000 });
+    }
+    expect(outcomes).toEqual(["completed", "held", "in_doubt"]);
+  });
+
+  it("refuses to act on a key whose state does not decode, naming that key", async () => {
+    await journal.claim({ runId, key: "model:0", owner: "w1", leaseMs: 10_000 });
+    await redis.hset(journal.keyOf(runId), "s:call-0", "not json");
+    const err = await journal
+      .completeThenClaim({
+        runId,
+        owner: "w1",
+        leaseMs: 10_000,
+        complete: { key: "model:0", result: 1 },
+        key: "call-0",
+      })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "JOURNAL_CORRUPT" });
+    expect(String((err as Error).message)).toContain("call-0");
+  });
+});
+
 describe("Journal corruption, retention and input checks", () => {
   it.each([
     ["a state that is not JSON", { "s:k": "{not json" }],

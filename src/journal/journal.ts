@@ -58,6 +58,12 @@ export interface CompleteInput {
   result: unknown;
 }
 
+/** Input of {@link Journal.completeThenClaim}: a claim, and the result of another key the same owner holds. */
+export interface CompleteThenClaimInput extends ClaimInput {
+  /** The key to record first (held by `owner` in the same run) and its result. */
+  complete: { key: string; result: unknown };
+}
+
 /** What a claim found. Only `claimed` allows the caller to perform the side effect. */
 export type ClaimOutcome =
   | { state: "claimed"; record: StartedRecord }
@@ -82,6 +88,19 @@ export interface JournalSnapshot {
 }
 
 type ScriptReply = [outcome: string, state: string, extra: string, now: string];
+
+/** The canonical JSON of a result to journal, or JOURNAL_INPUT_INVALID naming the key. */
+function resultText(runId: string, key: string, result: unknown): string {
+  try {
+    return canonicalJson(result === undefined ? null : result);
+  } catch (cause) {
+    throw new RunnerError(
+      "JOURNAL_INPUT_INVALID",
+      `The result for key "${key}" cannot be journalled: ${(cause as Error).message}`,
+      { data: { runId, key }, cause },
+    );
+  }
+}
 type ScriptFn = (key: string, ...argv: string[]) => Promise<unknown>;
 
 /**
@@ -168,17 +187,51 @@ export class Journal {
     assertId("run id", runId);
     assertId("idempotency key", key);
     assertId("owner", owner);
-    let resultJson: string;
-    try {
-      resultJson = canonicalJson(input.result === undefined ? null : input.result);
-    } catch (cause) {
-      throw new RunnerError(
-        "JOURNAL_INPUT_INVALID",
-        `The result for key "${key}" cannot be journalled: ${(cause as Error).message}`,
-        { data: { runId, key }, cause },
-      );
-    }
+    const resultJson = resultText(runId, key, input.result);
     const reply = await this.#run("echoJournalComplete", runId, key, owner, 1, resultJson);
+    return this.#completeOutcome(runId, key, owner, resultJson, reply);
+  }
+
+  /**
+   * Records the result of `complete.key` and then claims `key`, for the same run and owner, in one
+   * atomic round trip (the agent loop ends a step and starts the next one). The completion is
+   * fenced exactly as {@link complete} (JOURNAL_CLAIM_LOST, and then nothing is claimed); the claim
+   * answers exactly as {@link claim}.
+   */
+  async completeThenClaim(
+    input: CompleteThenClaimInput,
+  ): Promise<{ completed: CompleteOutcome; claimed: ClaimOutcome }> {
+    this.#checkClaim(input);
+    const { runId, owner } = input;
+    const done = input.complete.key;
+    assertId("idempotency key", done);
+    const resultJson = resultText(runId, done, input.complete.result);
+    const reply = (await this.#run(
+      "echoJournalCompleteThenClaim",
+      runId,
+      input.key,
+      owner,
+      input.leaseMs,
+      "",
+      done,
+      resultJson,
+    )) as unknown as string[];
+    const completed = this.#completeOutcome(runId, done, owner, resultJson, reply.slice(0, 4) as ScriptReply);
+    const claimReply = reply.slice(4) as ScriptReply;
+    if (claimReply[0] === "corrupt") {
+      decodeState(runId, input.key, claimReply[1]);
+      throw corrupt(runId, input.key, claimReply[2]);
+    }
+    return { completed, claimed: this.#claimOutcome(input, claimReply) };
+  }
+
+  #completeOutcome(
+    runId: string,
+    key: string,
+    owner: string,
+    resultJson: string,
+    reply: ScriptReply,
+  ): CompleteOutcome {
     const [outcome, rawState, extra] = reply;
     switch (outcome) {
       case "completed":
@@ -260,6 +313,7 @@ export class Journal {
     owner: string,
     leaseMs: number,
     extra: string,
+    ...more: string[]
   ): Promise<ScriptReply> {
     const now = this.#clock === undefined ? "" : String(Math.floor(this.#clock.now()));
     const reply = (await this.#script(name)(
@@ -270,11 +324,14 @@ export class Journal {
       String(this.retentionMs),
       now,
       extra,
+      ...more,
     )) as ScriptReply;
     if (reply[0] === "corrupt") {
       // Prefer the precise schema message; fall back to the script's reason when the state decodes.
-      decodeState(runId, key, reply[1]);
-      throw corrupt(runId, key, reply[2]);
+      // (complete-then-claim: a 4-slot reply is the completion's, so the key is the completed one.)
+      const about = more.length > 0 && reply.length === 4 ? (more[0] as string) : key;
+      decodeState(runId, about, reply[1]);
+      throw corrupt(runId, about, reply[2]);
     }
     return reply;
   }

@@ -10,7 +10,9 @@ import {
   type ModelToolSpec,
 } from "../model/model-client.js";
 import { claimAndRun } from "./claim-and-run.js";
+import { DeferredCompletion } from "./deferred-completion.js";
 import { taskWithDependencies, throwIfStopRequested } from "./dependency-answers.js";
+import { ParkSignal } from "./park-signal.js";
 import type { RunDeps, RunOutcome } from "./run-deps.js";
 import type { RunScope } from "./run-scope.js";
 import { childrenStartedBy } from "./subagent-tools.js";
@@ -97,6 +99,24 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     deps,
     recorded,
   };
+  // Each step's completion rides with the next step's claim (one round trip per step boundary);
+  // whatever is still pending when the run stops, parks or fails is recorded before it does.
+  const deferred = new DeferredCompletion(deps.journal, payload.runId, owner);
+  try {
+    const outcome = await runSteps(scope, deferred);
+    await deferred.flush();
+    return outcome;
+  } catch (err) {
+    // A parking run must leave its steps recorded (the wake-up replays them); on any other error
+    // recording them is best effort: an unrecorded step is in doubt, and a model step re-runs.
+    if (err instanceof ParkSignal) await deferred.flush();
+    else await deferred.flush().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function runSteps(scope: RunScope, deferred: DeferredCompletion): Promise<RunOutcome> {
+  const { payload, deps, owner, recorded, childOrdinals } = scope;
   const model = deps.model(payload.agent.model);
   const messages: ChatMessage[] = [
     { role: "system", content: systemPrompt(payload) },
@@ -123,11 +143,14 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
           inDoubtFailure: () => null,
           parkInDoubt: async () => deps.clock.now(),
           produce: async () => model.complete({ messages, tools }),
+          deferred,
+          deferOwn: true,
         });
     const response = parseRecordedResponse(claimed.value, step);
     const calls = response.message.toolCalls;
     messages.push({ role: "assistant", content: response.message.content, toolCalls: calls });
     if (calls.length === 0) {
+      await deferred.flush();
       return {
         status: "completed",
         finalAnswer: response.message.content ?? "",
@@ -151,6 +174,11 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
         childCount += starting;
       }
     });
+    // A single call carries the model step's completion in its claim (and leaves its own pending
+    // for the next model step's claim). Several calls may run in parallel, and none may act before
+    // the response that asked for them is recorded: record it first.
+    const single = calls.length === 1 ? deferred : undefined;
+    if (!single) await deferred.flush();
     const { results } = await runToolBatch(
       calls,
       (call) => {
@@ -162,7 +190,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
           return false;
         }
       },
-      (call, i) => runToolCall(scope, call, base + i),
+      (call, i) => runToolCall(scope, call, base + i, single),
     );
     results.forEach((outcome, i) => {
       const call = calls[i] as ModelToolCall;

@@ -1,4 +1,5 @@
-import type { InDoubtAction, Journal } from "../../journal/index.js";
+import type { ClaimOutcome, InDoubtAction, Journal } from "../../journal/index.js";
+import type { DeferredCompletion } from "./deferred-completion.js";
 import { ParkSignal } from "./park-signal.js";
 
 /** What {@link claimAndRun} returns: the (recorded or new) value and whether it was replayed. */
@@ -22,6 +23,13 @@ export interface ClaimAndRunOptions {
   parkInDoubt: () => Promise<number>;
   /** Performs the side effect once; its value is journalled. */
   produce: () => Promise<unknown>;
+  /**
+   * The run's pending completion: sent together with this claim (one round trip), and, when
+   * `deferOwn` is set, this key's own completion is left pending in it for the run's next claim.
+   */
+  deferred?: DeferredCompletion;
+  /** Leave this key's completion pending in `deferred` instead of sending it at once. */
+  deferOwn?: boolean;
 }
 
 /**
@@ -31,8 +39,8 @@ export interface ClaimAndRunOptions {
  * person's decision or a recorded failure — never a silent second execution.
  */
 export async function claimAndRun(options: ClaimAndRunOptions): Promise<ClaimedValue> {
-  const { journal, runId, key, owner, leaseMs } = options;
-  let outcome = await journal.claim({ runId, key, owner, leaseMs });
+  const { journal, runId, key, owner, leaseMs, deferred } = options;
+  let outcome = await claimWithPending(options);
   for (let round = 0; round < 3; round++) {
     switch (outcome.state) {
       case "completed":
@@ -41,6 +49,7 @@ export async function claimAndRun(options: ClaimAndRunOptions): Promise<ClaimedV
         throw new ParkSignal(outcome.until + 250, `another worker holds the claim on ${key}`);
       case "claimed": {
         const value = await withRenewal(options, options.produce);
+        if (deferred && options.deferOwn) return { value: await deferred.defer(key, value), replay: false };
         const done = await journal.complete({ runId, key, owner, result: value });
         return { value: done.record.result, replay: done.alreadyCompleted };
       }
@@ -59,6 +68,15 @@ export async function claimAndRun(options: ClaimAndRunOptions): Promise<ClaimedV
     }
   }
   throw new ParkSignal(Date.now() + 1000, `the claim on ${key} kept changing hands`);
+}
+
+/** Claims the key, recording the run's pending completion in the same round trip when there is one. */
+async function claimWithPending(options: ClaimAndRunOptions): Promise<ClaimOutcome> {
+  const { journal, runId, key, owner, leaseMs } = options;
+  const pending = options.deferred?.take();
+  if (pending === undefined) return journal.claim({ runId, key, owner, leaseMs });
+  const { claimed } = await journal.completeThenClaim({ runId, key, owner, leaseMs, complete: pending });
+  return claimed;
 }
 
 /**

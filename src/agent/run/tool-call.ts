@@ -15,6 +15,7 @@ import {
 import type { ModelToolCall } from "../model/model-client.js";
 import { claimAndRun } from "./claim-and-run.js";
 import { clarifyResult } from "./clarify.js";
+import type { DeferredCompletion } from "./deferred-completion.js";
 import { executeWithPolicy } from "./execute-tool.js";
 import { ParkSignal } from "./park-signal.js";
 import type { RunDeps } from "./run-deps.js";
@@ -88,12 +89,16 @@ function policyDenial(reason: string, risk: GateDecision["risk"]): GateDecision 
 /**
  * One tool call, exactly once: replay a journalled result, or validate → policy → guard → gate →
  * (ask: park | deny: record | allow: claim, execute, complete). Never throws for bad input; throws
- * ParkSignal when the run must wait.
+ * ParkSignal when the run must wait. With `deferred` (the only call of its step), the run's pending
+ * completion rides with this call's claim and this call's own completion is left pending for the
+ * next step's claim; anything that acts before the claim (asking a person, starting a child)
+ * records the pending completion first.
  */
 export async function runToolCall(
   scope: RunScope,
   modelCall: ModelToolCall,
   callIndex: number,
+  deferred?: DeferredCompletion,
 ): Promise<CallOutcome> {
   const { deps, payload } = scope;
   const name = modelCall.name;
@@ -105,12 +110,13 @@ export async function runToolCall(
   const tool = deps.registry.get(name);
 
   // Decide first (pure, cheap); the journal below makes the outcome exactly-once.
-  const plan = await planCall(scope, tool, name, rawArgs, baseCtx);
+  const plan = await planCall(scope, tool, name, rawArgs, baseCtx, deferred);
   const leaseMs = deps.claimLeaseMs;
   const safeToRepeat = plan.kind === "execute" ? plan.readOnly || (tool?.idempotent ?? false) : true;
 
   // Sub-agent tools start or read other runs: decided here, before the claim, because a delegated
   // child that is still running parks the parent (a claim must not be left open across a park).
+  if (plan.kind === "execute" && (isSubagentTool(name) || name === "clarify")) await deferred?.flush();
   const subagent =
     plan.kind === "execute" && isSubagentTool(name)
       ? await subagentResult(scope, name, key, plan.args)
@@ -126,6 +132,7 @@ export async function runToolCall(
     key,
     owner: scope.owner,
     leaseMs,
+    ...(deferred ? { deferred, deferOwn: true } : {}),
     // A person's answer to "did it run?" is its own request (a derived key), never the approval that
     // let the call run the first time: that approval must not also approve running it again.
     onInDoubt: async () => {
@@ -232,6 +239,7 @@ async function planCall(
   name: string,
   rawArgs: Record<string, unknown> | string,
   ctx: ToolExecutionContext,
+  deferred: DeferredCompletion | undefined,
 ): Promise<CallPlan> {
   const { deps, payload } = scope;
   if (typeof rawArgs === "string") {
@@ -342,6 +350,8 @@ async function planCall(
   });
   if (decision.verdict === "deny") return { kind: "result", result: toolFailure("denied", decision.reason) };
   if (decision.verdict === "ask") {
+    // Asking a person acts on the model's response (a mail goes out): record the response first.
+    await deferred?.flush();
     const { wakeAt } = await deps.approvals.register({
       kind: "approval",
       payload,
