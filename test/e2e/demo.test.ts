@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Job, Queue } from "bullmq";
@@ -111,10 +111,12 @@ describe("the demo that npm start runs", () => {
       expect(await page.locator("#notice").textContent()).toContain("Your decision (approve) was recorded");
       await page.close();
 
-      // Resumed: the approved exec runs, the sub-agent checks the report, the run completes.
+      // Resumed: the approved exec runs, the sub-agent checks the report, the run completes. Up to
+      // 150 s: a child that ends before its parent has parked cannot wake it (the parent is not
+      // delayed yet), and the parent then waits for its own re-check (childRecheckMs, 60 s).
       await expect
         .poll(async () => (await Job.fromId(agentQueue, runId))?.getState(), {
-          timeout: 60_000,
+          timeout: 150_000,
           interval: 250,
         })
         .toBe("completed");
@@ -153,6 +155,7 @@ describe("the demo that npm start runs", () => {
       redis.disconnect();
 
       // A restart on the same data dir finds the schedule, the finished run and its audit trail.
+      await writeFile(await artifactPath("demo-start-output-first.log"), cli.output());
       cli = start();
       await cli.waitForOutput(/config schedules reconciled/, 60_000);
       expect(cli.output()).toMatch(/"unchanged":\["demo-report"\]/);
@@ -168,6 +171,8 @@ describe("the demo that npm start runs", () => {
       const verify = startCli(["audit", "verify", "--config", DEMO_CONFIG], { cwd, env });
       expect(await verify.exited).toBe(0);
     } finally {
+      // The runner's whole terminal output, for whoever reads a failure.
+      await writeFile(await artifactPath("demo-start-output.log"), cli.output()).catch(() => undefined);
       await queue?.close().catch(() => undefined);
       redis.disconnect();
       if (cli.child.exitCode === null) {
@@ -175,5 +180,5 @@ describe("the demo that npm start runs", () => {
         expect(await cli.exited).toBe(0);
       }
     }
-  }, 180_000);
+  }, 300_000);
 });
