@@ -95,7 +95,7 @@ const OPTIONS = "[--config FILE] [--data-dir DIR]";
 export const startCommand: CliCommand = {
   words: ["start"],
   summary:
-    "run scheduler, worker and HTTP server in one process (starts redis-server when REDIS_URL is unset)",
+    "run scheduler, worker and HTTP server in one process (starts redis-server when REDIS_URL is unset; the demo when no config is given)",
   usage: `echo-runner start ${OPTIONS}`,
   run: (args, io) => runParts(["http", "worker", "scheduler"], args, io, { demoByDefault: true }),
 };
