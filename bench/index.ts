@@ -5,8 +5,11 @@
 process.env.ECHO_BENCH_RUNNER = "1";
 
 import { mkdir, writeFile } from "node:fs/promises";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import { startRedisServer } from "../test/helpers/redis-server.js";
+import { LOCAL_REDIS_MEMORY_SETTINGS } from "../workers/local-redis.js";
 import { formatAgentBench, runAgentBench } from "./agent.bench.js";
 import { formatApprovalBench, runApprovalBench } from "./approval.bench.js";
 import { formatGateBench, runGateBench } from "./gate.bench.js";
@@ -16,7 +19,26 @@ import { formatSchedulerBench, runSchedulerBench } from "./scheduler.bench.js";
 
 const server = process.env.REDIS_URL ? undefined : await startRedisServer({ appendfsync: "everysec" });
 const redisUrl = process.env.REDIS_URL ?? server?.url ?? "";
-const results: Record<string, unknown> = { at: new Date().toISOString(), node: process.version };
+if (server) {
+  // Measure the Redis that `npm start` runs: the same memory settings as the local redis-server.
+  const admin = new Redis(redisUrl);
+  const settings = [...LOCAL_REDIS_MEMORY_SETTINGS];
+  for (let i = 0; i + 1 < settings.length; i += 2) {
+    await admin.config("SET", settings[i]!.replace(/^--/, ""), settings[i + 1]!);
+  }
+  admin.disconnect();
+}
+// The machine is shared and noisy: every figure is a ratio against a baseline of the same run, and
+// the load average says how busy it was.
+const results: Record<string, unknown> = {
+  at: new Date().toISOString(),
+  node: process.version,
+  cpus: cpus().length,
+  redis: process.env.REDIS_URL
+    ? "REDIS_URL"
+    : `own redis-server (AOF everysec, ${LOCAL_REDIS_MEMORY_SETTINGS.join(" ")})`,
+  loadAverageAtStart: loadavg(),
+};
 try {
   const gate = await runGateBench();
   console.log(formatGateBench(gate));
@@ -37,6 +59,7 @@ try {
   console.log(formatApprovalBench(approval));
   results.approval = approval;
 } finally {
+  results.loadAverageAtEnd = loadavg();
   const dir = join(import.meta.dirname, "results");
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, "latest.json"), `${JSON.stringify(results, null, 2)}\n`);

@@ -20,6 +20,14 @@ export const REDIS_MISSING_HELP = [
 ].join("\n");
 
 /**
+ * Memory settings of the local redis-server (docs/BENCHMARKS.md). A job, journal or approval hash
+ * holds a few values of 100–900 bytes (job data, request JSON); with Redis's default limit of 64
+ * bytes per value such a hash leaves the compact listpack encoding for a hash table, about 1.6×
+ * its size. 1024 keeps them compact; these hashes have tens of fields, so access stays cheap.
+ */
+export const LOCAL_REDIS_MEMORY_SETTINGS = ["--hash-max-listpack-value", "1024"] as const;
+
+/**
  * Starts redis-server on the port of `url` with AOF on (appendfsync everysec), maxmemory-policy
  * noeviction and its files under `dataDir`. Fails with REDIS_BINARY_MISSING (and the three ways to
  * get Redis) when the binary is missing.
@@ -44,6 +52,7 @@ export async function startLocalRedis(url: string, dataDir: string): Promise<Loc
     "",
     "--maxmemory-policy",
     "noeviction",
+    ...LOCAL_REDIS_MEMORY_SETTINGS,
     "--daemonize",
     "no",
   ];
