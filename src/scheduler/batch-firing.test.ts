@@ -120,3 +120,18 @@ describe("a tick that fails inside a batch", () => {
     expect(await f.jobIds()).toContain(`sched-bad-${TICK}`);
   });
 });
+
+describe("reading due schedules", () => {
+  it("decodes an unchanged schedule once and a changed one again", async () => {
+    const f = setup();
+    await f.service.create(scheduleInput({ id: "a" }), { approvalSource: null });
+    const [first] = await f.store.getMany(["a"]);
+    const [again] = await f.store.getMany(["a"]);
+    expect(again).toBe(first);
+    await f.service.update("a", { cron: "15 * * * *" }, { approvalSource: null });
+    const [changed] = await f.store.getMany(["a"]);
+    expect(changed).not.toBe(first);
+    expect(changed?.schedule.cron).toBe("15 * * * *");
+    expect(await f.store.dueBetween(TICK - 1, TICK + 3_600_000, 10)).toEqual(["a"]);
+  });
+});

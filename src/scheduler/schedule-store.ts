@@ -191,6 +191,11 @@ export class ScheduleStore {
     return out;
   }
 
+  /** Ids of the schedules whose next tick is after `after` and at or before `until`. */
+  async dueBetween(after: number, until: number, limit: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.due, `(${after}`, until, "LIMIT", 0, limit);
+  }
+
   /** Raises the watermark and sets the next tick if the schedule is still at `rev`. */
   async advance(id: string, rev: number, through: number, nextTick: number, history: HistoryEntry[] = []) {
     const k = this.keys;
