@@ -54,8 +54,14 @@ export function approvalsFromConfig(
         },
         logger,
       })
-    : // No SMTP: the mail goes to the terminal, readable and clickable whatever the log format.
-      [new TerminalNotifier((text) => process.stderr.write(text), logger)];
+    : // No SMTP: the mail goes to the terminal, readable and clickable whatever the log format
+      // (logging.level silent keeps it quiet, as it kept the logged mail before).
+      [
+        new TerminalNotifier(
+          config.logging.level === "silent" ? () => undefined : (text) => process.stderr.write(text),
+          logger,
+        ),
+      ];
   const notifications = new ApprovalNotifications({
     store,
     notifiers,
