@@ -106,13 +106,20 @@ function startSweeper(
   store: ApprovalStore,
   notifications: ApprovalNotifications,
 ): RunningPart {
+  // A sweep with SMTP down takes seconds per unsent request; a tick while one runs is skipped, not
+  // stacked (the send lease keeps other processes' sweeps and inline sends off the same mail).
+  let running = false;
   const sweep = async () => {
+    if (running) return;
+    running = true;
     try {
       await notifications.retryUnsent();
       await notifications.remindDue();
       await store.expireDue();
     } catch (err) {
       ctx.logger.warn({ err: (err as Error).message }, "approval sweeper failed; will retry");
+    } finally {
+      running = false;
     }
   };
   const timer = setInterval(() => void sweep(), 30_000);

@@ -228,6 +228,18 @@ if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 return 1
 `;
 
+/** KEYS: 1 send lease. ARGV: 1 owner, 2 lease ms. Extends the lease only while `owner` holds it. */
+const RENEW_SEND_LEASE = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+`;
+
+/** KEYS: 1 send lease. ARGV: 1 owner. Gives the lease back only while `owner` holds it. */
+const RELEASE_SEND_LEASE = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
+`;
+
 /** Script name (the ioredis command defined for it) → number of keys and Lua source. */
 export const APPROVAL_SCRIPTS = {
   echoApprovalRegister: { keys: 1, lua: REGISTER },
@@ -240,5 +252,7 @@ export const APPROVAL_SCRIPTS = {
   echoApprovalClaimReminders: { keys: 1, lua: CLAIM_REMINDERS },
   echoApprovalMarkReminded: { keys: 2, lua: MARK_REMINDED },
   echoApprovalRecordFetch: { keys: 2, lua: RECORD_FETCH },
+  echoApprovalRenewSendLease: { keys: 1, lua: RENEW_SEND_LEASE },
+  echoApprovalReleaseSendLease: { keys: 1, lua: RELEASE_SEND_LEASE },
 } as const;
 export type ApprovalScriptName = keyof typeof APPROVAL_SCRIPTS;

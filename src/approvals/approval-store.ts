@@ -221,6 +221,29 @@ export class ApprovalStore {
     return this.#redis.zrange(this.keys.unsent, 0, limit - 1);
   }
 
+  /**
+   * Claims the right to mail request `id` for `leaseMs` (wall-clock, kept by Redis): the returned
+   * owner token, or null while another sender (inline notify or any process's sweep) holds it. A
+   * crashed holder's lease simply expires, so the mail is still sent by the next sweep.
+   */
+  async claimSendLease(id: string, leaseMs: number): Promise<string | null> {
+    assertApprovalInput("approval id", id);
+    const owner = randomBytes(16).toString("hex");
+    const reply = await this.#redis.set(this.keys.sendLease(id), owner, "PX", leaseMs, "NX");
+    return reply === "OK" ? owner : null;
+  }
+
+  /** Extends a held send lease; false when `owner` no longer holds it (expired or taken over). */
+  async renewSendLease(id: string, owner: string, leaseMs: number): Promise<boolean> {
+    const fn = this.#script("echoApprovalRenewSendLease");
+    return (await fn(this.keys.sendLease(id), owner, leaseMs)) === 1;
+  }
+
+  /** Gives a send lease back (only if `owner` still holds it), so the next sender need not wait. */
+  async releaseSendLease(id: string, owner: string): Promise<void> {
+    await this.#script("echoApprovalReleaseSendLease")(this.keys.sendLease(id), owner);
+  }
+
   /** Claims due reminders for `leaseMs` (a failed send is tried again after the lease). */
   async claimReminders(leaseMs: number, limit = 100, now = this.clock.now()): Promise<string[]> {
     const fn = this.#script("echoApprovalClaimReminders");

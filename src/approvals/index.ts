@@ -52,6 +52,7 @@ export {
   ApprovalNotifications,
   type ApprovalNotificationsOptions,
   type NotifyOutcome,
+  type RetryOutcome,
 } from "./notifications.js";
 export { type ApprovalNotifier, LogNotifier, type NotificationMessage } from "./notifier.js";
 export { type ParkedCallAction, resolveParkedCall } from "./parked-call.js";

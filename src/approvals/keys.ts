@@ -46,6 +46,10 @@ export class ApprovalKeys {
   request(id: string): string {
     return `${this.base}req:${id}`;
   }
+  /** Lease of the sender now mailing one request (a random owner token, expires on its own). */
+  sendLease(id: string): string {
+    return `${this.base}send:${id}`;
+  }
   /** Capped list of fetches of one request's links. */
   fetches(id: string): string {
     return `${this.base}fetch:${id}`;

@@ -5,6 +5,7 @@ import type { ApprovalStore } from "./approval-store.js";
 import type { ApprovalNotifier } from "./notifier.js";
 import { type ApprovalRecord, type Approver, effectiveStatus } from "./record.js";
 import { type RetryOptions, withRetry } from "./retry.js";
+import { DEFAULT_SEND_LEASE_MS, SendLease } from "./send-lease.js";
 
 /** Options for {@link ApprovalNotifications}. */
 export interface ApprovalNotificationsOptions {
@@ -15,15 +16,27 @@ export interface ApprovalNotificationsOptions {
   publicUrl: string;
   logger: Logger;
   retry?: RetryOptions;
+  /** How long a sender holds a request's send lease without renewing it, ms. Default 30 s. */
+  sendLeaseMs?: number;
   /** How long a claimed reminder waits before another try after a failure, ms. Default 5 minutes. */
   reminderLeaseMs?: number;
 }
 
 /** What {@link ApprovalNotifications.notify} did. */
 export interface NotifyOutcome {
-  status: "sent" | "already_sent" | "not_pending";
+  /** `in_progress`: another sender holds the request's send lease; it (or a later sweep) sends. */
+  status: "sent" | "already_sent" | "not_pending" | "in_progress";
   /** Targets reached by this call ("email:alice", "webhook", ...). */
   delivered: string[];
+}
+
+/** What {@link ApprovalNotifications.retryUnsent} did with one request. */
+export interface RetryOutcome {
+  id: string;
+  ok: boolean;
+  error?: string;
+  /** Another sender held the request's send lease, so this sweep left it alone. */
+  inProgress?: true;
 }
 
 interface Delivery {
@@ -62,13 +75,28 @@ export class ApprovalNotifications {
    * and unsent, and a later call (or {@link retryUnsent}) sends only what is missing.
    */
   async notify(id: string): Promise<NotifyOutcome> {
+    const lease = await SendLease.claim(
+      this.#options.store,
+      id,
+      this.#options.sendLeaseMs ?? DEFAULT_SEND_LEASE_MS,
+    );
+    if (lease === null) return { status: "in_progress", delivered: [] };
+    try {
+      return await this.#notifyHeld(id, lease);
+    } finally {
+      await lease.release();
+    }
+  }
+
+  /** {@link notify} with the send lease held: reads the request only now, after a holder finished. */
+  async #notifyHeld(id: string, lease: SendLease): Promise<NotifyOutcome> {
     const record = await this.#options.store.require(id);
     if (record.notifiedAt !== null) return { status: "already_sent", delivered: [] };
     if (effectiveStatus(record, this.#options.store.clock.now()) !== "pending") {
       return { status: "not_pending", delivered: [] };
     }
     const pending = this.#deliveries(record, "").filter((d) => !record.deliveredTo.includes(d.target));
-    const result = await this.#send("request", record, pending);
+    const result = await this.#send("request", record, pending, lease);
     if (result === "not_pending") return { status: "not_pending", delivered: [] };
     if (result.failed.length > 0) throw this.#failure(record.id, result.failed);
     await this.#options.store.markNotified(id);
@@ -81,13 +109,18 @@ export class ApprovalNotifications {
     return { status: "sent", delivered: result.delivered };
   }
 
-  /** Tries again every request whose notification has not gone out; returns what happened to each. */
-  async retryUnsent(limit = 100): Promise<{ id: string; ok: boolean; error?: string }[]> {
-    const outcomes: { id: string; ok: boolean; error?: string }[] = [];
+  /**
+   * Tries again every request whose notification has not gone out; returns what happened to each.
+   * A request another sender is mailing right now is skipped (`inProgress`), not sent twice.
+   */
+  async retryUnsent(limit = 100): Promise<RetryOutcome[]> {
+    const outcomes: RetryOutcome[] = [];
     for (const id of await this.#options.store.unsentIds(limit)) {
       try {
-        await this.notify(id);
-        outcomes.push({ id, ok: true });
+        const outcome = await this.notify(id);
+        outcomes.push(
+          outcome.status === "in_progress" ? { id, ok: true, inProgress: true } : { id, ok: true },
+        );
       } catch (err) {
         outcomes.push({ id, ok: false, error: (err as Error).message });
       }
@@ -144,10 +177,21 @@ export class ApprovalNotifications {
     kind: MessageKind,
     record: ApprovalRecord,
     deliveries: readonly Delivery[],
+    lease: SendLease | null = null,
   ): Promise<{ delivered: string[]; failed: [string, unknown][] } | "not_pending"> {
     const { store, publicUrl, retry } = this.#options;
+    // A lost lease may belong to another sender now: a new token would kill its link, a send
+    // would be the second mail. Stop, and let the holder (or a later sweep) finish.
+    const leaseLost = () =>
+      new RunnerError(
+        "APPROVAL_NOTIFY_FAILED",
+        `approval ${record.id}: the send lease ran out (this process stalled or Redis did not answer); another sender may be mailing it, so this one stopped`,
+        { data: { id: record.id, leaseLost: true } },
+      );
+    const isLeaseLost = (err: unknown) => err instanceof RunnerError && err.data.leaseLost === true;
     const links = new Map<string, string>();
     for (const approver of new Set(deliveries.flatMap((d) => (d.approver ? [d.approver] : [])))) {
+      if (lease !== null && !lease.held) throw leaseLost();
       const token = await store.issueToken(record.id, approver.id);
       if (token === null) return "not_pending";
       links.set(approver.id, approvalLink(publicUrl, record.id, token));
@@ -164,7 +208,13 @@ export class ApprovalNotifications {
         content: composeMessage(kind, record, link),
       };
       try {
-        await withRetry(() => delivery.notifier.send(message), retry);
+        await withRetry(
+          async () => {
+            if (lease !== null && !lease.held) throw leaseLost();
+            await delivery.notifier.send(message);
+          },
+          { ...retry, giveUp: isLeaseLost },
+        );
         await store.markDelivered(record.id, delivery.target);
         delivered.push(delivery.target);
       } catch (err) {

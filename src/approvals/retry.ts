@@ -6,6 +6,8 @@ export interface RetryOptions {
   baseDelayMs?: number;
   /** Longest wait between tries, ms. Default 30 000. */
   maxDelayMs?: number;
+  /** True for an error no further try can fix (thrown at once). Default: none. */
+  giveUp?: (err: unknown) => boolean;
   /** How to wait (tests pass one that records the delays). Default a timer. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -28,6 +30,7 @@ export async function withRetry<T>(task: () => Promise<T>, options: RetryOptions
       return await task();
     } catch (err) {
       lastError = err;
+      if (options.giveUp?.(err)) break;
       if (attempt + 1 < attempts) {
         const delay = Math.min(max, base * 2 ** attempt);
         await sleep(Math.round(delay * (1 + Math.random() * 0.2)));
