@@ -295,3 +295,49 @@ describe("POST /approvals/:id/decision", () => {
     expect(limited.headers["content-security-policy"]).toContain("default-src 'none'");
   });
 });
+
+describe("client errors over real HTTP", () => {
+  async function listening() {
+    const s = await setup();
+    await s.app.listen({ host: "127.0.0.1", port: 0 });
+    const { port } = s.app.server.address() as { port: number };
+    return { ...s, base: `http://127.0.0.1:${port}` };
+  }
+
+  it.each([
+    [
+      "a form over the 16 KB body limit",
+      "application/x-www-form-urlencoded",
+      (f: string) => `${f}&pad=${"x".repeat(17 * 1024)}`,
+      413,
+    ],
+    ["a body of a type no parser takes", "application/xml", (f: string) => `<f>${f}</f>`, 415],
+    ["a body that is not JSON though it says so", "application/json", (f: string) => f, 400],
+  ] as const)(
+    "answers %s with its own status and a plain page, deciding nothing",
+    async (_name, type, body, code) => {
+      const s = await listening();
+      try {
+        const { record, token } = await request(s);
+        const { nonce } = await openPage(s, record.id, token);
+        const form = new URLSearchParams({ t: token, nonce: nonce!, decision: "approve" }).toString();
+        const res = await fetch(`${s.base}/approvals/${record.id}/decision`, {
+          method: "POST",
+          headers: { "content-type": type },
+          body: body(form),
+        });
+        const page = await res.text();
+        expect(res.status).toBe(code);
+        expect(res.headers.get("content-type")).toContain("text/html");
+        expect(res.headers.get("cache-control")).toBe("no-store");
+        expect(page).toContain("Nothing was decided");
+        // Plain: no Fastify error code, stack or internal message.
+        expect(page).not.toMatch(/FST_|Error:|at \w+ \(|too large"/);
+        expect(await statusOf(s, record.id)).toBe("pending");
+        expect(s.decided).toEqual([]);
+      } finally {
+        await s.app.close();
+      }
+    },
+  );
+});

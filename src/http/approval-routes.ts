@@ -34,6 +34,31 @@ export const APPROVAL_PAGE_HEADERS = {
   "x-robots-tag": "noindex, nofollow",
 } as const;
 
+/**
+ * A client error Fastify raised before a route ran (a form over the body limit, a body that is not a
+ * form or cannot be parsed, too many requests) keeps its own 4xx status; anything else is ours: 500.
+ */
+export function clientErrorStatus(statusCode: number | undefined): number {
+  return statusCode !== undefined && statusCode >= 400 && statusCode < 500 ? statusCode : 500;
+}
+
+/** What a person sees for a client error; none of them decided anything. Others: "Bad request". */
+const CLIENT_ERROR_PAGES: Readonly<Record<number, readonly [string, string]>> = {
+  400: [
+    "Bad request",
+    "The form could not be read. Nothing was decided; open the link from your message again.",
+  ],
+  413: [
+    "Form too large",
+    "The form was larger than this page accepts (16 KB). Nothing was decided; open the link from your message again and decide with its buttons.",
+  ],
+  415: [
+    "Form not accepted",
+    "Only the form of this page is accepted. Nothing was decided; open the link from your message again and decide with its buttons.",
+  ],
+  429: ["Too many requests", "Too many attempts from your address. Wait a minute and open your link again."],
+};
+
 const INVALID_LINK = "This link is not valid. Open the link from your most recent approval message.";
 
 /**
@@ -51,20 +76,11 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
     return payload;
   });
   app.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
-    const status =
-      error.statusCode === 429 ? 429 : error.statusCode === 400 || error.statusCode === 415 ? 400 : 500;
+    const status = clientErrorStatus(error.statusCode);
     const [title, message] =
-      status === 429
-        ? [
-            "Too many requests",
-            "Too many attempts from your address. Wait a minute and open your link again.",
-          ]
-        : status === 400
-          ? ["Bad request", "The form could not be read. Open the link from your message again."]
-          : [
-              "Something went wrong",
-              "The request could not be handled. Nothing was decided; try again later.",
-            ];
+      status === 500
+        ? ["Something went wrong", "The request could not be handled. Nothing was decided; try again later."]
+        : (CLIENT_ERROR_PAGES[status] ?? CLIENT_ERROR_PAGES[400]!);
     if (status === 500) ctx.logger.error({ err: error }, "approval page failed");
     return html(reply, status, errorPage(title, message, basePath));
   });
