@@ -88,6 +88,12 @@ const HARD: Array<[CommandRule, string]> = [
   ["hard.recursive-delete-system", "echo $(rm -rf /)"],
   ["hard.recursive-delete-system", 'echo "$(rm -rf /)"'],
   ["hard.recursive-delete-system", "echo `rm -rf /`"],
+  // Inside backquotes bash removes the `\` before `\`, `` ` `` and `$` first (found by the fuzz test
+  // once its generator nested backquotes correctly).
+  ["hard.recursive-delete-system", "echo `\\\\rm -rf /`"],
+  ["hard.recursive-delete-system", "echo `$'\\\\x72\\\\x6d' -rf /`"],
+  ["hard.recursive-delete-system", "echo `echo \\`rm -rf /\\``"],
+  ["hard.recursive-delete-system", "echo `x=$( case x in x) \\\\rm -rf /;; esac )`"],
   ["hard.recursive-delete-system", "cat <(rm -rf /)"],
   ["hard.recursive-delete-system", "x=$(rm -rf /)"],
   ["hard.recursive-delete-system", "if true; then rm -rf /; fi"],

@@ -110,6 +110,11 @@ class Walker {
         return;
       case "command_substitution":
       case "process_substitution":
+        // Inside backquotes bash first removes the `\` before `\`, `` ` `` and `$`, then parses
+        // what is left: `` `\\rm -rf /` `` runs `\rm`, and a nested `` \`…\` `` is a substitution.
+        // tree-sitter parses the text as written, so the unescaped text is analysed as well.
+        if (node.text.startsWith("`") && node.text.includes("\\"))
+          this.embeddedScripts.push(...substitutionSpans(node.text));
         this.children(node, { upstream: [], fn: frame.fn, spawning: false, depth: frame.depth + 1 });
         return;
       case "variable_assignment":
