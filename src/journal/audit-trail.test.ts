@@ -295,3 +295,34 @@ describe("verifyAudit detects tampering", () => {
     expect(isRunnerError(err, "AUDIT_CORRUPT")).toBe(true);
   });
 });
+
+describe("an append whose reply was lost", () => {
+  it("is not stored twice when the same batch is sent again after it was applied", async () => {
+    // Trail b learns the head, then trail a stores event E; b sending E from the same place in the
+    // chain is exactly ioredis re-sending an append that Redis applied but never answered.
+    const stale = new AuditTrail({ redis, keyPrefix: prefix, clock });
+    await stale.append(decision("t-lost", 0));
+    const applied = await trail.append(decision("t-lost", 1));
+    const resent = await stale.append(decision("t-lost", 1));
+    expect(resent).toEqual(applied);
+    const entries = await trail.readByTrace("t-lost");
+    expect(entries.map((e) => e.entry.seq)).toEqual([1, 2]);
+    expect((await trail.verify()).ok).toBe(true);
+    // The writer carries on from the right head.
+    const next = await stale.append(decision("t-lost", 2));
+    expect(next.seq).toBe(3);
+  });
+
+  it("still appends a different event that lost the race at the same place", async () => {
+    const stale = new AuditTrail({ redis, keyPrefix: prefix, clock });
+    await stale.append(decision("t-race", 0));
+    await trail.append(decision("t-race", 1));
+    const other = await stale.append(decision("t-race", 2));
+    expect(other.seq).toBe(3);
+    expect((await trail.readByTrace("t-race")).map((e) => e.entry.executionId)).toEqual([
+      "exec-0",
+      "exec-1",
+      "exec-2",
+    ]);
+  });
+});

@@ -43,6 +43,8 @@ type ScriptFn = (...args: string[]) => Promise<unknown>;
 const APPEND = "echoAuditAppendBatch";
 /** At most this many entries per append round trip (bounds the script's argument list). */
 const MAX_BATCH = 64;
+/** How far back from the head a conflicting batch is looked for (see `#alreadyApplied`). */
+const MAX_APPLIED_LOOKBACK = 256;
 
 interface Waiting {
   event: AuditEvent;
@@ -149,6 +151,12 @@ export class AuditTrail {
         return linked.map((l, i) => ({ ...l, id: reply[i + 1]! }));
       }
       head = { hash: reply[1]!, seq: Number(reply[2]) };
+      const applied = await this.#alreadyApplied(linked, head);
+      if (applied) {
+        const last = linked[linked.length - 1]!;
+        this.#head = head.seq === last.seq ? { hash: last.hash, seq: last.seq } : undefined;
+        return applied;
+      }
       // The first retry goes at once with the fresh head; later ones back off with jitter, so the
       // writer that just won (and already knows the head) does not keep winning every race.
       if (attempt > 1) await sleep(Math.random() * Math.min(50, 2 ** attempt));
@@ -159,6 +167,40 @@ export class AuditTrail {
       `Audit append lost the race to other writers ${this.#maxAttempts} times; the entry was not written`,
       { data: { traceIds: [...new Set(events.map((e) => e.traceId))] } },
     );
+  }
+
+  /**
+   * Whether a batch that got a conflict is in fact already stored at exactly its place in the chain.
+   * That happens when Redis applied the append but its reply was lost (a dropped connection, a Redis
+   * restart from its AOF): ioredis sends the command again, the second run sees its own batch as the
+   * head and answers "conflict". Re-hashing and appending again would record every entry twice. The
+   * hashes chain prev + entry (including its seq and time), so the stored entry at the batch's first
+   * seq carrying the batch's first hash is this batch. Returns its results, or null to retry as usual.
+   */
+  async #alreadyApplied(
+    linked: readonly AuditAppendResult[],
+    head: AuditHead,
+  ): Promise<AuditAppendResult[] | null> {
+    const first = linked[0]!;
+    const last = linked[linked.length - 1]!;
+    const behind = head.seq - first.seq + 1;
+    if (head.seq < last.seq || behind > MAX_APPLIED_LOOKBACK) return null;
+    const rows = (await this.#redis.xrevrange(this.#keys.stream, "+", "-", "COUNT", behind)) as [
+      string,
+      string[],
+    ][];
+    const bySeq = new Map<number, { id: string; hash: string }>();
+    for (const [id, fields] of rows) {
+      const decoded = decodeAuditFields(id, fields);
+      if (decoded.ok) bySeq.set(decoded.record.entry.seq, { id, hash: decoded.record.hash });
+    }
+    const results: AuditAppendResult[] = [];
+    for (const l of linked) {
+      const stored = bySeq.get(l.seq);
+      if (stored?.hash !== l.hash) return null;
+      results.push({ ...l, id: stored.id });
+    }
+    return results;
   }
 
   /** The current head of the chain, or null when the trail is empty. */
