@@ -39,7 +39,15 @@ export class TerminalNotifier implements ApprovalNotifier {
       ].join("\n"),
     );
     this.#logger.info(
-      { approvalId: message.record.id, approver: message.approver?.id ?? null, kind: message.kind },
+      {
+        approvalId: message.record.id,
+        // The run's ids, so the line can be joined with the run's other log lines and its journal.
+        traceId: message.record.traceId,
+        executionId: message.record.runId,
+        jobId: message.record.jobId,
+        approver: message.approver?.id ?? null,
+        kind: message.kind,
+      },
       "approval mail printed to the terminal (no smtp.host is set)",
     );
   }

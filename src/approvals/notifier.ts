@@ -48,7 +48,14 @@ export class LogNotifier implements ApprovalNotifier {
 
   async send(message: NotificationMessage): Promise<void> {
     this.#logger.warn(
-      { approvalId: message.record.id, approver: message.approver?.id ?? null, kind: message.kind },
+      {
+        approvalId: message.record.id,
+        traceId: message.record.traceId,
+        executionId: message.record.runId,
+        jobId: message.record.jobId,
+        approver: message.approver?.id ?? null,
+        kind: message.kind,
+      },
       `approval mail (no SMTP host configured, so it is logged instead)\nTo: ${message.approver?.id ?? "-"}\nSubject: ${message.content.subject}\n\n${message.content.text}`,
     );
   }
