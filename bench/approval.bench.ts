@@ -79,6 +79,11 @@ export interface ParkedMemoryFigure {
   oneRunKeys: Record<string, number>;
   workerBefore: ProcessMemory;
   workerAfter: ProcessMemory;
+  /**
+   * After parking as many runs again. The first batch includes warm-up (caches, the parking burst's
+   * allocator high-water mark); growth from `workerAfter` to this is what each parked run costs.
+   */
+  workerAfterSecondBatch: ProcessMemory;
 }
 
 /** A worker process's memory, after a full GC. */
@@ -258,14 +263,20 @@ async function measureMemory(options: ApprovalBenchOptions): Promise<ParkedMemor
     const workerAfter = await child.memory();
     const eventsKey = `${bullPrefix(prefix)}:agent:events`;
     const bullEventsStreamBytes = Number(await redis.call("MEMORY", "USAGE", eventsKey, "SAMPLES", "0"));
+    const oneRunKeys = await runKeys(redis, prefix, payloads[0]!.runId);
+    const second = Array.from({ length: parked }, () => testPayload());
+    await inParallel(64, parked, (i) => enqueueAgentRun(queue, second[i]!));
+    await until(async () => (await queue.getJobCounts("delayed")).delayed === 2 * parked, 600_000, 250);
+    const workerAfterSecondBatch = await child.memory();
     return {
       parked,
       parkSeconds,
       redisBytesPerRun: (usedAfter - usedBefore) / parked,
       bullEventsStreamBytes,
-      oneRunKeys: await runKeys(redis, prefix, payloads[0]!.runId),
+      oneRunKeys,
       workerBefore,
       workerAfter,
+      workerAfterSecondBatch,
     };
   } finally {
     await child.stop();
@@ -361,6 +372,8 @@ export function formatApprovalBench(result: ApprovalBenchResult): string {
         .map(([k, v]) => `${k} ${v}`)
         .join(", ")}`,
     `worker process after GC: rss ${mb(m.workerBefore.rss)} → ${mb(m.workerAfter.rss)}, heap used ${mb(m.workerBefore.heapUsed)} → ${mb(m.workerAfter.heapUsed)}`,
+    `  after ${m.parked} more parked: rss ${mb(m.workerAfterSecondBatch.rss)}, heap used ${mb(m.workerAfterSecondBatch.heapUsed)} ` +
+      `(heap growth per parked run over the second batch: ${((m.workerAfterSecondBatch.heapUsed - m.workerAfter.heapUsed) / m.parked).toFixed(0)} bytes; target: no growth)`,
   ].join("\n");
 }
 
