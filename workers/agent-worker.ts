@@ -5,6 +5,9 @@ import { meteredAuditSink, type RunnerMetrics } from "../src/metrics/index.js";
 import { type AgentJobPayload, bullPrefix, parseAgentJobPayload } from "../src/queue/index.js";
 import { isRunnerError, randomToken } from "../src/shared/index.js";
 
+/** How soon a run whose wait ended while it was parking is woken, ms. */
+const SELF_WAKE_MS = 100;
+
 /** Options for {@link startAgentWorker}. */
 export interface AgentWorkerOptions {
   /** A connection with maxRetriesPerRequest: null (BullMQ duplicates it for blocking calls). */
@@ -30,7 +33,7 @@ export interface AgentWorkerOptions {
  * The processor of one agent job. Invalid payloads fail at once without retries; a ParkSignal moves
  * the job to delayed (no worker slot held) and the job replays from its journal when it wakes.
  */
-export function agentProcessor(options: AgentWorkerOptions, queue?: Queue) {
+export function agentProcessor(options: AgentWorkerOptions) {
   const workerId = options.workerId ?? `${process.pid}`;
   const { metrics } = options;
   const deps: RunDeps = metrics
@@ -43,19 +46,12 @@ export function agentProcessor(options: AgentWorkerOptions, queue?: Queue) {
         ),
       }
     : options.deps;
-  // A child's end wakes its parent at once (the parent is parked waiting for it); the parent also
-  // re-checks on its own, so a wake-up lost in a crash delays it but loses nothing.
   const finished = async (payload: AgentJobPayload) => {
     // Archived first: a failing hook must not cost session_search the transcript.
     await archiveRun(options.deps, payload).catch((e: unknown) =>
       options.deps.logger.warn({ runId: payload.runId, err: String(e) }, "archiving the transcript failed"),
     );
     await options.onRunFinished?.(payload);
-    if (payload.parentExecutionId && queue) {
-      const parent = await Job.fromId(queue, payload.parentExecutionId);
-      // Not delayed any more (already woken or finished): nothing to do.
-      await parent?.promote().catch(() => undefined);
-    }
   };
   return async (job: Job, token?: string) => {
     let payload: ReturnType<typeof parseAgentJobPayload>;
@@ -94,6 +90,13 @@ export function agentProcessor(options: AgentWorkerOptions, queue?: Queue) {
           .onRunParked?.(payload)
           .catch((e: unknown) => log.warn({ err: String(e) }, "run-parked hook failed"));
         await job.moveToDelayed(err.wakeAt, token);
+        if (err.ready && (await err.ready().catch(() => false))) {
+          // What it waits for came while it was parking (its wake-up found no delayed job): wake it
+          // now. Re-delayed by a moment rather than promoted, so the job cannot start on another slot
+          // of this worker before BullMQ has finished releasing it here (that would drop the new
+          // run's lock renewal). Not delayed any more (woken meanwhile): nothing to do.
+          await job.changeDelay(SELF_WAKE_MS).catch(() => undefined);
+        }
         throw new DelayedError();
       }
       if (!shouldRetryRun(err)) {
@@ -115,7 +118,7 @@ export function agentProcessor(options: AgentWorkerOptions, queue?: Queue) {
 /** Starts a BullMQ worker on the `agent` queue. */
 export function startAgentWorker(options: AgentWorkerOptions): Worker {
   const queue = new Queue("agent", { connection: options.connection, prefix: bullPrefix(options.keyPrefix) });
-  const worker = new Worker("agent", agentProcessor(options, queue), {
+  const worker = new Worker("agent", agentProcessor(options), {
     connection: options.connection,
     prefix: bullPrefix(options.keyPrefix),
     concurrency: options.concurrency,
@@ -125,6 +128,20 @@ export function startAgentWorker(options: AgentWorkerOptions): Worker {
     ...(options.lockDurationMs ? { lockDuration: options.lockDurationMs } : {}),
     ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
   });
+  // A child's end wakes its parent at once (parked waiting for it), once BullMQ has recorded the end:
+  // a parent woken earlier would still find the child running and park again. A parent not parked
+  // yet finds the end itself (its park's ready check); one lost in a crash re-checks on its own.
+  const wakeParent = (job: Job | undefined) => {
+    const parentId = (job?.data as { parentExecutionId?: unknown } | undefined)?.parentExecutionId;
+    if (typeof parentId !== "string") return;
+    // Not delayed any more (already woken or finished): nothing to do.
+    void Job.fromId(queue, parentId)
+      .then((parent) => parent?.promote())
+      .catch(() => undefined);
+  };
+  worker.on("completed", wakeParent);
+  // Only a failure for good (finishedOn set): a retried child is not over yet.
+  worker.on("failed", (job) => (job?.finishedOn ? wakeParent(job) : undefined));
   worker.on("closed", () => void queue.close().catch(() => undefined));
   return worker;
 }

@@ -21,6 +21,8 @@ export interface ClaimAndRunOptions {
   inDoubtFailure: () => unknown;
   /** Parks the run for a person's answer when the in-doubt action is "park"; returns when to wake. */
   parkInDoubt: () => Promise<number>;
+  /** Whether the person answered the in-doubt question (see ParkSignal.ready). */
+  inDoubtReady?: () => Promise<boolean>;
   /** Performs the side effect once; its value is journalled. */
   produce: () => Promise<unknown>;
   /**
@@ -56,7 +58,11 @@ export async function claimAndRun(options: ClaimAndRunOptions): Promise<ClaimedV
       case "in_doubt": {
         const action = await options.onInDoubt();
         if (action === "park")
-          throw new ParkSignal(await options.parkInDoubt(), `in doubt: ${key} may have run`);
+          throw new ParkSignal(
+            await options.parkInDoubt(),
+            `in doubt: ${key} may have run`,
+            options.inDoubtReady,
+          );
         outcome = await journal.reclaim({ runId, key, owner, leaseMs, attempt: outcome.record.attempt });
         if (outcome.state === "claimed" && action === "fail") {
           // The failure is recorded under our claim, so no other worker re-runs the call either.

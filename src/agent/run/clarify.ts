@@ -1,7 +1,7 @@
 import { Type } from "typebox";
 import type { GateCall } from "../../gate/index.js";
 import { type AnyTool, defineTool, type ToolResult, toolFailure, toolSuccess } from "../../tools/index.js";
-import { ParkSignal } from "./park-signal.js";
+import { approvalAnswered, ParkSignal } from "./park-signal.js";
 import type { RunScope } from "./run-scope.js";
 
 const ClarifyParams = Type.Object(
@@ -33,13 +33,15 @@ export async function clarifyResult(scope: RunScope, key: string, call: GateCall
   if (payload.parentExecutionId !== null) {
     return toolFailure("denied", "a child run cannot ask a person; answer from what you have or finish");
   }
-  const state = await deps.approvals.lookup({
+  const asked = {
     runId: payload.runId,
     idempotencyKey: key,
     tool: call.tool,
     argsHash: call.argsHash,
     agentId: payload.agentId,
-  });
+  };
+  const state = await deps.approvals.lookup(asked);
+  const answered = approvalAnswered(deps.approvals, asked);
   switch (state.status) {
     case "approved":
       return toolSuccess(state.comment || "(the person answered without words)", {
@@ -52,7 +54,7 @@ export async function clarifyResult(scope: RunScope, key: string, call: GateCall
     case "cancelled":
       return toolFailure("cancelled", "the question was cancelled");
     case "pending":
-      throw new ParkSignal(state.deadline, "waiting for an answer");
+      throw new ParkSignal(state.deadline, "waiting for an answer", answered);
     case "none": {
       const { wakeAt } = await deps.approvals.register({
         kind: "clarify",
@@ -63,7 +65,7 @@ export async function clarifyResult(scope: RunScope, key: string, call: GateCall
         decision: undefined,
         reason: `The agent asks: ${String(call.args.question)} (answer in the comment, then approve; deny to decline)`,
       });
-      throw new ParkSignal(wakeAt, "waiting for an answer");
+      throw new ParkSignal(wakeAt, "waiting for an answer", answered);
     }
   }
 }

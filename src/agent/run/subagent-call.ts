@@ -11,7 +11,8 @@ export { childPayload, childRunId } from "./child-payload.js";
 /**
  * Carries out delegate_task / spawn_task / task / workflow. Returns the result to journal, or throws
  * ParkSignal while a delegated child is still running (the parent holds no worker; the child's end
- * wakes it, and it re-checks at least every childRecheckMs).
+ * wakes it, a child that ended while the parent was parking is seen by the signal's ready check, and
+ * the parent re-checks at least every childRecheckMs).
  */
 export async function subagentResult(
   scope: RunScope,
@@ -41,6 +42,10 @@ export async function subagentResult(
     case "pending":
     case "running":
     case "missing":
-      throw new ParkSignal(deps.clock.now() + deps.childRecheckMs, `waiting for sub-agent ${child.runId}`);
+      throw new ParkSignal(
+        deps.clock.now() + deps.childRecheckMs,
+        `waiting for sub-agent ${child.runId}`,
+        async () => ["completed", "failed"].includes((await deps.children.state(child.runId)).status),
+      );
   }
 }

@@ -17,7 +17,7 @@ import { claimAndRun } from "./claim-and-run.js";
 import { clarifyResult } from "./clarify.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
 import { executeWithPolicy } from "./execute-tool.js";
-import { ParkSignal } from "./park-signal.js";
+import { approvalAnswered, ParkSignal } from "./park-signal.js";
 import type { RunDeps } from "./run-deps.js";
 import type { RunScope } from "./run-scope.js";
 import { subagentResult } from "./subagent-call.js";
@@ -126,6 +126,13 @@ export async function runToolCall(
 
   const doubtKey = `${key}-in-doubt`;
   const doubtCall = plan.kind === "execute" ? plan.gateCall : fallbackGateCall(name, params);
+  const doubtLookup = {
+    runId: payload.runId,
+    idempotencyKey: doubtKey,
+    tool: doubtCall.tool,
+    argsHash: doubtCall.argsHash,
+    agentId: payload.agentId,
+  };
   const claimed = await claimAndRun({
     journal: deps.journal,
     runId: payload.runId,
@@ -142,13 +149,7 @@ export async function runToolCall(
         policy: deps.inDoubtPolicy,
       });
       if (action !== "park") return action;
-      const answer = await deps.approvals.lookup({
-        runId: payload.runId,
-        idempotencyKey: doubtKey,
-        tool: doubtCall.tool,
-        argsHash: doubtCall.argsHash,
-        agentId: payload.agentId,
-      });
+      const answer = await deps.approvals.lookup(doubtLookup);
       switch (answer.status) {
         case "approved":
           return "rerun";
@@ -166,6 +167,7 @@ export async function runToolCall(
         "in_doubt",
         `Tool "${name}" may have run before a crash and is not safe to run again; it was not re-run`,
       ),
+    inDoubtReady: approvalAnswered(deps.approvals, doubtLookup),
     parkInDoubt: async () => {
       const { wakeAt } = await deps.approvals.register({
         kind: "in_doubt",
@@ -302,15 +304,16 @@ async function planCall(
   const gate = deps.gateFor(payload);
   const gateCtx = gateContextOf(scope);
   let decision = await gate.check(gateCall, gateCtx);
+  const asked = {
+    runId: payload.runId,
+    idempotencyKey: ctx.idempotencyKey,
+    tool: name,
+    argsHash: gateCall.argsHash,
+    agentId: payload.agentId,
+  };
   let approver: string | undefined;
   if (decision.verdict === "ask") {
-    const approval = await deps.approvals.lookup({
-      runId: payload.runId,
-      idempotencyKey: ctx.idempotencyKey,
-      tool: name,
-      argsHash: gateCall.argsHash,
-      agentId: payload.agentId,
-    });
+    const approval = await deps.approvals.lookup(asked);
     switch (approval.status) {
       case "approved": {
         const humanApproval: HumanApproval = {
@@ -336,7 +339,7 @@ async function planCall(
         break;
       case "pending":
         // Woken before the decision (e.g. one of several approvals arrived): wait again.
-        throw new ParkSignal(approval.deadline, decision.reason);
+        throw new ParkSignal(approval.deadline, decision.reason, approvalAnswered(deps.approvals, asked));
       case "none":
         break;
     }
@@ -361,7 +364,7 @@ async function planCall(
       decision,
       reason: decision.reason,
     });
-    throw new ParkSignal(wakeAt, decision.reason);
+    throw new ParkSignal(wakeAt, decision.reason, approvalAnswered(deps.approvals, asked));
   }
   return {
     kind: "execute",
