@@ -338,6 +338,22 @@ describe("config sources merge so that no source can loosen another", () => {
     expect(c.origins.get("http.port")).toEqual(["environment"]);
   });
 
+  it("points approval links at the port and host the server listens on unless public_url is set", async () => {
+    const byEnv = await load("", { env: { ECHO_RUNNER_HTTP__PORT: "9000" } });
+    expect(byEnv.config.http.public_url).toBe("http://127.0.0.1:9000");
+    expect(byEnv.origins.get("http.public_url")).toEqual(["environment"]);
+    const wildcard = await load("http:\n  host: 0.0.0.0\n  port: 9100\n");
+    expect(wildcard.config.http.public_url).toBe("http://127.0.0.1:9100");
+    const v6 = await load("http:\n  host: '::1'\n");
+    expect(v6.config.http.public_url).toBe("http://[::1]:8787");
+    const set = await load("http:\n  public_url: https://runner.example.com\n", {
+      env: { ECHO_RUNNER_HTTP__PORT: "9000" },
+    });
+    expect(set.config.http.public_url).toBe("https://runner.example.com");
+    const defaults = await load("");
+    expect(defaults.config.http.public_url).toBe("http://127.0.0.1:8787");
+  });
+
   it("does not read secret variables named by *_env keys as overrides", async () => {
     const { config } = await load("", { env: { ECHO_RUNNER_API_TOKEN: "tok", ECHO_RUNNER_CONFIG: "" } });
     expect(config.http.api_token_env).toBe("ECHO_RUNNER_API_TOKEN");

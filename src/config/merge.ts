@@ -117,7 +117,34 @@ export function mergeSources(sources: readonly ConfigSource[]): MergedConfig {
     setAt(data, path, winner.value);
     origins.set(dotted, [winner.origin]);
   }
+  followListenAddress(sources, data, origins);
   return { data, origins };
+}
+
+/**
+ * `http.public_url`, the base of every approval link, follows `http.host` and `http.port` unless a
+ * non-default source sets it: the built-in `http://127.0.0.1:8787` would otherwise stay in the links
+ * after the port is changed (`ECHO_RUNNER_HTTP__PORT=9000`). A wildcard address is reached on
+ * loopback. Values that are not a host and a port are left for validation to report.
+ */
+function followListenAddress(
+  sources: readonly ConfigSource[],
+  data: Record<string, unknown>,
+  origins: Map<string, string[]>,
+): void {
+  const setByOperator = sources.some(
+    (s) => s.kind !== "default" && getAt(s.data, ["http", "public_url"]).found,
+  );
+  if (setByOperator) return;
+  const host = getAt(data, ["http", "host"]).value;
+  const port = getAt(data, ["http", "port"]).value;
+  if (typeof host !== "string" || host === "" || !Number.isInteger(port) || (port as number) < 1) return;
+  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  const bracketed = reachable.includes(":") ? `[${reachable}]` : reachable;
+  setAt(data, ["http", "public_url"], `http://${bracketed}:${port}`);
+  origins.set("http.public_url", [
+    ...new Set([...(origins.get("http.host") ?? []), ...(origins.get("http.port") ?? [])]),
+  ]);
 }
 
 /** The origins recorded for a path, or for its nearest ancestor. */
