@@ -5,6 +5,8 @@ import { type DoctorCheck, fail, ok, warn } from "./doctor-check.js";
 /** BullMQ refuses older servers and warns below the recommended version. */
 const BULLMQ_MINIMUM = "5.0.0";
 const BULLMQ_RECOMMENDED = "6.2.0";
+/** The listpack value limit the local redis-server and docker-compose.yml set. */
+const COMPACT_HASH_VALUE = 1024;
 
 /** Options of {@link checkRedis}. */
 export interface RedisCheckOptions {
@@ -96,6 +98,8 @@ export async function checkRedis(options: RedisCheckOptions): Promise<DoctorChec
     } else checks.push(ok("redis.version", `Redis ${version}`));
     checks.push(await persistence(redis, info));
     checks.push(eviction(info));
+    const compact = await compactHashes(redis);
+    if (compact) checks.push(compact);
     return checks;
   } finally {
     redis.disconnect();
@@ -148,5 +152,23 @@ function eviction(info: Map<string, string>): DoctorCheck {
     "redis.eviction",
     `maxmemory-policy is ${policy}: nothing is evicted while maxmemory is 0 (unlimited), but keys will be deleted once a limit is set`,
     fix,
+  );
+}
+
+/**
+ * Request-sized hashes (approval records, journal entries) hold values over Redis's default 64-byte
+ * listpack limit; with the limit raised they stay in the compact encoding, about 1 KB less per parked
+ * run (docs/BENCHMARKS.md). Only a warning: it costs memory, never correctness. Skipped where CONFIG
+ * is disabled.
+ */
+async function compactHashes(redis: Redis): Promise<DoctorCheck | undefined> {
+  const raw = await configGet(redis, "hash-max-listpack-value");
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (value >= COMPACT_HASH_VALUE) return ok("redis.memory", `hash-max-listpack-value ${value}`);
+  return warn(
+    "redis.memory",
+    `hash-max-listpack-value is ${raw}: approval and journal hashes leave the compact encoding, about 1 KB more per parked run`,
+    `\`CONFIG SET hash-max-listpack-value ${COMPACT_HASH_VALUE}\` and the same in redis.conf (the shipped docker-compose.yml and \`echo-runner start\` do this)`,
   );
 }

@@ -52,6 +52,9 @@ beforeAll(async () => {
     RedisServerProcess.start({ appendfsync: "everysec" }),
     startSmtpCapture(),
   ]);
+  const admin = new Redis(good.url, { maxRetriesPerRequest: 1 });
+  await admin.config("SET", "hash-max-listpack-value", "1024");
+  admin.disconnect();
 }, 30_000);
 
 afterAll(async () => {
@@ -75,6 +78,7 @@ describe("echo-runner doctor", () => {
       reason: "AOF on (appendfsync everysec)",
     });
     expect(check("redis.eviction")).toMatchObject({ status: "ok", reason: "maxmemory-policy noeviction" });
+    expect(check("redis.memory")).toMatchObject({ status: "ok", reason: "hash-max-listpack-value 1024" });
     expect(check("smtp")).toMatchObject({ status: "ok", reason: `${smtp.host}:${smtp.port} answered EHLO` });
     expect(check("http.public_url")?.status).toBe("ok");
     expect(check("tool:read_file")).toMatchObject({ status: "ok", reason: "ready" });
@@ -88,6 +92,23 @@ describe("echo-runner doctor", () => {
     expect(code).toBe(0);
     expect(check("smtp")).toMatchObject({ status: "ok", reason: "not configured: mails go to the log" });
     expect(check("http.public_url")?.status).toBe("ok");
+  });
+
+  it("warns (and still passes) when Redis keeps the default 64-byte listpack limit for hashes", async () => {
+    const { server, admin } = await throwawayRedis();
+    try {
+      expect(await admin.config("GET", "hash-max-listpack-value")).toEqual(["hash-max-listpack-value", "64"]);
+      const { code, check } = await doctor(healthy({ redis: { url: server.url, key_prefix: "doctor" } }));
+      expect(code).toBe(0);
+      expect(check("redis.memory")).toMatchObject({
+        status: "warn",
+        reason: expect.stringContaining("hash-max-listpack-value is 64"),
+        fix: expect.stringContaining("CONFIG SET hash-max-listpack-value 1024"),
+      });
+    } finally {
+      admin.disconnect();
+      await server.stop();
+    }
   });
 
   it("fails when Redis is unreachable (a closed port), naming the address and how to start one", async () => {
