@@ -28,11 +28,16 @@ export async function taskWithDependencies(
   return `${payload.agent.task}\n\n## Answers of the steps this one depends on\n\n${parts.join("\n\n")}`;
 }
 
-/** Stops the run if someone asked it to (task or workflow stop): before each step, never mid-call. */
+/**
+ * Stops the run if someone asked it to (task or workflow stop): before each step, never mid-call.
+ * Only a parent run can stop a run (task / workflow stop touch only the caller's own children), so a
+ * run without a parent is never asked, which saves a top-level run one Redis round trip per step.
+ */
 export async function throwIfStopRequested(
   payload: AgentJobPayload,
   children: Pick<ChildrenPort, "stopRequested">,
 ): Promise<void> {
+  if (payload.parentExecutionId === null) return;
   if (await children.stopRequested(payload.runId)) {
     throw new RunnerError(
       "RUN_CANCELLED",
