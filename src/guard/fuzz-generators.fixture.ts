@@ -17,7 +17,13 @@ export function prng(seed: number): () => number {
 
 const pick = <T>(rand: () => number, items: readonly T[]): T => items[Math.floor(rand() * items.length)] as T;
 
-const HARD_COMMANDS: ReadonlyArray<{ name: string; rest: string }> = [
+/** A command the generator wraps: its name (obfuscated) and its arguments after it. */
+export interface FuzzCommand {
+  name: string;
+  rest: string;
+}
+
+const HARD_COMMANDS: readonly FuzzCommand[] = [
   { name: "rm", rest: " -rf /" },
   { name: "rm", rest: " -fr ~" },
   { name: "rm", rest: " --recursive --force /etc" },
@@ -57,6 +63,15 @@ function obfuscateName(rand: () => number, name: string): string {
 
 const singleQuoted = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 const doubleQuoted = (s: string) => `"${s.replace(/[\\"$`]/g, "\\$&")}"`;
+/**
+ * Old-style command substitution. Inside backquotes a backslash quotes only `\`, `` ` `` and `$`, so
+ * escaping every backslash and backquote hands the inner shell exactly `s`, however deep the nesting.
+ * Unescaped, a nested pair closes the outer one and the hard command becomes an argument of echo.
+ */
+export const backquoted = (s: string) => `\`${s.replace(/[\\`]/g, "\\$&")}\``;
+
+/** `command` is a shell builtin: a program run by sudo, env or nohup cannot be `command …`. */
+const viaBuiltin = (c: string) => `command ${c}`;
 
 /** Wrappers that take a simple command and give a simple command. */
 const PREFIXES: ReadonlyArray<(c: string) => string> = [
@@ -64,14 +79,15 @@ const PREFIXES: ReadonlyArray<(c: string) => string> = [
   (c) => `timeout 5 ${c}`,
   (c) => `env FOO=1 ${c}`,
   (c) => `nice -n 5 ${c}`,
-  (c) => `command ${c}`,
+  viaBuiltin,
   (c) => `doas ${c}`,
   (c) => `stdbuf -o0 ${c}`,
 ];
 
-/** Constructs that take any command list. */
-const WRAPPERS: ReadonlyArray<(c: string) => string> = [
-  (c) => `(${c})`,
+/** Constructs that take any command list; each runs it once at least. */
+export const WRAPPERS: ReadonlyArray<(c: string) => string> = [
+  // Spaced, so that two nested ones are not `((`, arithmetic.
+  (c) => `( ${c} )`,
   (c) => `{ ${c}; }`,
   (c) => `echo start; ${c}`,
   (c) => `${c} && echo ok`,
@@ -82,24 +98,31 @@ const WRAPPERS: ReadonlyArray<(c: string) => string> = [
   (c) => `if true; then ${c}; fi`,
   (c) => `for i in 1 2; do ${c}; done`,
   (c) => `while true; do ${c}; break; done`,
-  (c) => `g() { ${c}; }; g`,
+  // Braced, so that after a pipe (a subshell) the function is still defined where it is called.
+  (c) => `{ g() { ${c}; }; g; }`,
   (c) => `sh -c ${singleQuoted(c)}`,
   (c) => `bash -c ${doubleQuoted(c)}`,
   (c) => `${c} | tee log.txt`,
-  (c) => `ls | ${c}`,
+  // Braced: `!`, `time` and a function definition cannot follow a pipe as they are.
+  (c) => `ls | { ${c}; }`,
   (c) => `${c} 2>/dev/null`,
-  (c) => `echo \`${c}\``,
+  (c) => `echo ${backquoted(c)}`,
   (c) => `case x in x) ${c};; esac`,
-  (c) => `time ${c}`,
+  // Braced: bash does not parse `time {` or `time if` right after `$(` or `<(`.
+  (c) => `{ time ${c}; }`,
   (c) => `eval ${singleQuoted(c)}`,
   (c) => `echo ok\n${c}`,
-  (c) => `cat <<EOF\n$( ${c} )\nEOF`,
+  // The delimiter must stand alone on its line, so what an outer wrapper appends goes on a line of
+  // its own after a `:`. Bash cannot parse a here-document in a substitution in a here-document, so
+  // a command that already holds one is substituted into a plain word instead.
+  (c) => (c.includes("<<EOF") ? `x=$( ${c} )` : `cat <<EOF\n$( ${c} )\nEOF\n:`),
 ];
 
 /** Re-spells the spaces between words: `${IFS}`, `$IFS`, a line continuation or a tab. */
 function obfuscateSpaces(rand: () => number, rest: string): string {
+  // A line continuation joins what is either side of it, so it follows a space.
   // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template
-  return rest.replace(/ /g, () => pick(rand, [" ", " ", "${IFS}", "\\\n", "\t", "  "]));
+  return rest.replace(/ /g, () => pick(rand, [" ", " ", "${IFS}", " \\\n", "\t", "  "]));
 }
 
 /** Re-spells an argument: quoted in parts, escaped, or built by brace expansion. */
@@ -119,22 +142,36 @@ function obfuscateArg(rand: () => number, arg: string): string {
   }
 }
 
-export function randomHardScript(rand: () => number): string {
+/**
+ * A hard-family command (or a fork bomb), obfuscated and wrapped. `commands` swaps in other commands
+ * (and drops the fork bombs) so a test can run the very same shapes through bash harmlessly.
+ */
+export function randomHardScript(
+  rand: () => number,
+  commands: readonly FuzzCommand[] = HARD_COMMANDS,
+): string {
   let script: string;
-  if (rand() < 0.1) script = pick(rand, FORK_BOMBS);
+  const forkBomb = rand() < 0.1;
+  if (forkBomb && commands === HARD_COMMANDS) script = pick(rand, FORK_BOMBS);
   else {
-    const hard = pick(rand, HARD_COMMANDS);
+    const hard = pick(rand, commands);
     const args = hard.rest.split(" ").map((a) => (rand() < 0.3 ? obfuscateArg(rand, a) : a));
     const rest = args.join(" ");
     script = `${obfuscateName(rand, hard.name)}${rand() < 0.3 ? obfuscateSpaces(rand, rest) : rest}`;
   }
   let simple = !script.includes("(");
+  // Whether the simple command starts with a program (not the builtin `command`), which sudo and
+  // the like can run.
+  let program = true;
   const depth = 1 + Math.floor(rand() * 4);
   for (let i = 0; i < depth; i++) {
     if (simple && rand() < 0.4) {
-      script = pick(rand, PREFIXES)(script);
+      const prefix = program ? pick(rand, PREFIXES) : viaBuiltin;
+      script = prefix(script);
+      if (prefix === viaBuiltin) program = false;
     } else if (simple && rand() < 0.2) {
-      script = rand() < 0.5 ? `nohup ${script} &` : `! ${script}`;
+      // Braced: `… &` is a whole command, and `&;` (what a wrapper appends) would not parse.
+      script = rand() < 0.5 && program ? `{ nohup ${script} & }` : `! ${script}`;
       simple = false;
     } else {
       script = pick(rand, WRAPPERS)(script);

@@ -9,9 +9,6 @@ import { iterations, prng, suiteSeed } from "./seeded.js";
  */
 const N = iterations("GUARD_FUZZ_ITERATIONS", 4000);
 
-/** More than one backtick pair: see the hard-family test. */
-const nestedBackticks = (script: string) => (script.match(/`/g) ?? []).length > 2;
-
 let guard: CommandGuard;
 beforeAll(async () => {
   guard = await createCommandGuard();
@@ -40,21 +37,14 @@ describe(`command guard fuzz, ${N} cases per property`, () => {
     const rand = prng(seed);
     const allowed: string[] = [];
     let denied = 0;
-    let judged = 0;
     for (let i = 0; i < N; i++) {
       const script = randomHardScript(rand);
-      // The generator's backtick wrapper does not escape an inner backtick pair, so two nested ones
-      // split into `echo `...` hard-command `...``: the hard command becomes echo's argument, and
-      // allow is then right (checked with bash). Such scripts are not hard commands: skip them.
-      if (nestedBackticks(script)) continue;
-      judged++;
       const verdict = guard.check(script);
       if (verdict.verdict === "allow") allowed.push(`case ${i}: ${JSON.stringify(script)}`);
       if (verdict.verdict === "deny") denied++;
     }
     expect(allowed, `seed ${seed}`).toEqual([]);
-    expect(judged, `seed ${seed}`).toBeGreaterThan(N * 0.9);
-    expect(denied / judged, `seed ${seed}`).toBeGreaterThan(0.9);
+    expect(denied / N, `seed ${seed}`).toBeGreaterThan(0.9);
   });
 
   it("never allows a hard-family command handed over as argv (no shell)", () => {
@@ -63,7 +53,6 @@ describe(`command guard fuzz, ${N} cases per property`, () => {
     const allowed: string[] = [];
     for (let i = 0; i < Math.ceil(N / 4); i++) {
       const script = randomHardScript(rand);
-      if (nestedBackticks(script)) continue;
       // The same script run through a shell by argv: sh -c '<script>' must be judged like the script.
       const argv = [rand() < 0.5 ? "sh" : "bash", "-c", script];
       if (guard.checkArgv(argv).verdict === "allow") allowed.push(`case ${i}: ${JSON.stringify(argv)}`);
