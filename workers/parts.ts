@@ -1,14 +1,11 @@
 import { Job, Queue, QueueEvents } from "bullmq";
-import type { Redis } from "ioredis";
 import { type RunDeps, RunInspector, storeApprovals } from "../src/agent/index.js";
 import {
   type ApprovalNotifications,
   type ApprovalStore,
   RedisAllowAlwaysStore,
 } from "../src/approvals/index.js";
-import type { EchoRunnerConfig } from "../src/config/index.js";
 import { createHttpServer } from "../src/http/index.js";
-import type { Logger } from "../src/logging/index.js";
 import { createMetricsCollector, RunnerMetrics } from "../src/metrics/index.js";
 import { bullPrefix } from "../src/queue/index.js";
 import {
@@ -18,7 +15,7 @@ import {
   ScheduleService,
   ScheduleStore,
 } from "../src/scheduler/index.js";
-import { type DeepReadonly, systemClock } from "../src/shared/index.js";
+import { systemClock } from "../src/shared/index.js";
 import { startAgentWorker } from "./agent-worker.js";
 import { approvalsFromConfig } from "./approvals-from-config.js";
 import { callGuardFromConfig } from "./guard-from-config.js";

@@ -6,7 +6,10 @@ import { type ToolResult, toolFailure, toolSuccess } from "./tool-result.js";
 /** Readiness of a messaging tool: a sender with at least one channel. */
 export function messagingReadiness(sender: MessageSender | undefined): ToolReadiness {
   if (!sender || sender.channels.length === 0) {
-    return { ready: false, detail: "no message channel is configured (smtp.host or tools.messaging.webhooks)" };
+    return {
+      ready: false,
+      detail: "no message channel is configured (smtp.host or tools.messaging.webhooks)",
+    };
   }
   return { ready: true, detail: `delivers by ${sender.channels.join(", ")}` };
 }

@@ -33,6 +33,8 @@ describe("flowShape", () => {
     const s = shape(steps);
     expect(s.kind).toBe("chain");
     expect(s.root).toBe(steps.at(-1)?.runId);
-    steps.forEach((step, i) => expect(s.children[step.runId]).toEqual(i === 0 ? [] : [steps[i - 1]?.runId]));
+    for (const [i, step] of steps.entries()) {
+      expect(s.children[step.runId]).toEqual(i === 0 ? [] : [steps[i - 1]?.runId]);
+    }
   });
 });

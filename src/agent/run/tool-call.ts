@@ -1,7 +1,6 @@
 import type { GateCall, GateContext, GateDecision, HumanApproval } from "../../gate/index.js";
 import { resolveInDoubt } from "../../journal/index.js";
-import { checkToolCall, type ToolPolicyResolution } from "../../policy/index.js";
-import type { AgentJobPayload } from "../../queue/index.js";
+import { checkToolCall } from "../../policy/index.js";
 import { hashCanonical } from "../../shared/index.js";
 import {
   type AnyTool,
@@ -18,7 +17,6 @@ import { clarifyResult } from "./clarify.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
 import { executeWithPolicy } from "./execute-tool.js";
 import { approvalAnswered, ParkSignal } from "./park-signal.js";
-import type { RunDeps } from "./run-deps.js";
 import type { RunScope } from "./run-scope.js";
 import { subagentResult } from "./subagent-call.js";
 import { isSubagentTool } from "./subagent-tools.js";

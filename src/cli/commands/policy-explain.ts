@@ -1,23 +1,14 @@
 import { parseArgs } from "node:util";
 import { callGuardFromConfig } from "../../../workers/guard-from-config.js";
-import { type LoadedConfig, loadConfig, policyInputFromConfig } from "../../config/index.js";
+import { loadConfig } from "../../config/index.js";
 import {
   explainTool,
   type GateExplanation,
   SESSION_PERMISSION_MODES,
   type SessionPermissionMode,
   type ToolExplanation,
-  type ToolListSource,
-  type ToolPolicyInput,
 } from "../../policy/index.js";
 import { RunnerError } from "../../shared/index.js";
-import {
-  describeCatalogTool,
-  parseMcpToolName,
-  TOOL_CATALOG,
-  type ToolDescriptor,
-  type ToolState,
-} from "../../tools/index.js";
 import { type CliCommand, EXIT } from "../io.js";
 import { explainInputFromConfig } from "./explain-input.js";
 import { checkOneCall, GateCheckContext } from "./gate-check.js";
