@@ -20,7 +20,7 @@ import type { ScheduleService } from "../scheduler/index.js";
 import { type Clock, isRunnerError, RunnerError, systemClock } from "../shared/index.js";
 import { ADMIN_CSS, adminErrorPage, dashboardPage, loginPage, runPage } from "./admin-pages.js";
 import { ADMIN_COOKIE, type AdminSession, AdminSessions, readCookie } from "./admin-sessions.js";
-import { APPROVAL_PAGE_HEADERS } from "./approval-routes.js";
+import { APPROVAL_PAGE_HEADERS, clientErrorStatus } from "./approval-routes.js";
 
 /** Options of the dashboard (see {@link HttpServerOptions.admin}). */
 export interface AdminHttpOptions {
@@ -94,11 +94,16 @@ export async function adminRoutes(
     return payload;
   });
   app.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
-    if (error.statusCode === 429) {
+    // A client error Fastify raised before the route (oversize or unreadable form) keeps its status.
+    const status = clientErrorStatus(error.statusCode);
+    if (status === 429) {
       return html(reply, 429, adminErrorPage(basePath, "Too many attempts", "Wait a minute and try again."));
     }
-    if (error.statusCode === 400 || error.statusCode === 415) {
-      return html(reply, 400, adminErrorPage(basePath, "Bad request", "The form could not be read."));
+    if (status === 413) {
+      return html(reply, 413, adminErrorPage(basePath, "Form too large", "Nothing was changed."));
+    }
+    if (status !== 500) {
+      return html(reply, status, adminErrorPage(basePath, "Bad request", "The form could not be read."));
     }
     logger.error({ err: error }, "admin page failed");
     return html(

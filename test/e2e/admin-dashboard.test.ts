@@ -258,6 +258,34 @@ describe("/admin dashboard", () => {
     }
   });
 
+  it("answers an oversize or unreadable form with its 4xx status, not 500, and decides nothing", async () => {
+    const { worker, request } = await parkedRun("oversize.txt");
+    const { context } = await signIn(TOKEN);
+    try {
+      const cookie = (await context.cookies()).find((c) => c.name === "echo_admin");
+      const post = (body: string, type: string) =>
+        fetch(`${base}/admin/approvals/${request.id}/decision`, {
+          method: "POST",
+          headers: { cookie: `echo_admin=${cookie!.value}`, "content-type": type },
+          body,
+          redirect: "manual",
+        });
+      const big = await post(
+        `decision=approve&comment=${"x".repeat(17 * 1024)}`,
+        "application/x-www-form-urlencoded",
+      );
+      expect(big.status).toBe(413);
+      expect(await big.text()).toContain("Form too large");
+      const xml = await post("<decision>approve</decision>", "application/xml");
+      expect(xml.status).toBe(415);
+      expect((await store.get(request.id))?.status).toBe("pending");
+      await store.cancelRun(request.runId);
+    } finally {
+      await context.close();
+      await worker.close();
+    }
+  });
+
   it("rate-limits sign-in attempts per address", async () => {
     const prefix = uniquePrefix("admin-rate");
     const limited = createHttpServer({
