@@ -1,9 +1,6 @@
-import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FuzzCommand, randomHardScript, WRAPPERS } from "../../src/guard/fuzz-generators.fixture.js";
+import { type BashMarkerSandbox, createBashMarkerSandbox } from "../helpers/bash-marker.js";
 import { iterations, prng, suiteSeed } from "./seeded.js";
 
 /**
@@ -16,57 +13,12 @@ const N = Math.ceil(iterations("GUARD_FUZZ_ITERATIONS", 4000) / 10);
 
 const MARKER: readonly FuzzCommand[] = [{ name: "touch", rest: " ran" }];
 
-let dir: string;
-let bin: string;
+let sandbox: BashMarkerSandbox;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "fuzz-gen-"));
-  bin = join(dir, "bin");
-  rmSync(bin, { recursive: true, force: true });
-  spawnSync("mkdir", [bin]);
-  // sudo/doas may be absent or ask for a password; `sh` means bash here, since the wrappers nest
-  // bash-only constructs (process substitution) inside `sh -c`, as they do on systems where sh is bash.
-  for (const [name, body] of [
-    ["sudo", 'exec "$@"'],
-    ["doas", 'exec "$@"'],
-    ["sh", 'exec bash "$@"'],
-  ] as const) {
-    writeFileSync(join(bin, name), `#!/bin/bash\n${body}\n`);
-    chmodSync(join(bin, name), 0o755);
-  }
+  sandbox = createBashMarkerSandbox();
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/**
- * Runs each script by its own bash in a fresh directory, all from one driver (spawning bash from Node
- * per script is slow on a shared machine), and says which created the marker (waiting for `&`).
- */
-async function runsMarker(scripts: readonly string[]): Promise<boolean[]> {
-  const batch = mkdtempSync(join(dir, "batch-"));
-  const lines: string[] = [];
-  scripts.forEach((script, i) => {
-    writeFileSync(join(batch, `${i}.sh`), script);
-    spawnSync("mkdir", [join(batch, `d${i}`)]);
-    lines.push(`(cd d${i} && timeout 10 bash ../${i}.sh) </dev/null >/dev/null 2>&1`);
-  });
-  try {
-    writeFileSync(join(batch, "driver.sh"), lines.join("\n"));
-    const result = spawnSync("bash", ["driver.sh"], {
-      cwd: batch,
-      env: { PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`, HOME: batch },
-      stdio: "ignore",
-    });
-    if (result.error) throw result.error;
-    const ran = () => scripts.map((_, i) => existsSync(join(batch, `d${i}`, "ran")));
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const seen = ran();
-      if (seen.every(Boolean) || Date.now() >= deadline) return seen;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  } finally {
-    rmSync(batch, { recursive: true, force: true });
-  }
-}
+afterAll(() => sandbox.dispose());
+const runsMarker = (scripts: readonly string[]) => sandbox.runsMarker(scripts);
 
 describe("fuzz generator scripts under bash", () => {
   it("every wrapper inside every other wrapper still runs the command", { timeout: 600_000 }, async () => {
