@@ -3,6 +3,7 @@ import { AuditTrail } from "../../journal/index.js";
 import { RunnerError } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
 import { auditLine, type ListedEntry, openAudit, readRecentEntries } from "./audit-shared.js";
+import { wholeNumberOption } from "./whole-number-option.js";
 
 /** Entries shown when --limit is not given. */
 export const DEFAULT_AUDIT_LIMIT = 50;
@@ -11,17 +12,8 @@ export const MAX_AUDIT_LIMIT = 10_000;
 
 const USAGE = "echo-runner audit [--trace ID] [--limit N] [--config FILE] [--json]";
 
-function parseLimit(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_AUDIT_LIMIT;
-  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_AUDIT_LIMIT) {
-    throw new RunnerError(
-      "CLI_USAGE",
-      `--limit must be a whole number from 1 to ${MAX_AUDIT_LIMIT}, got "${text}"`,
-    );
-  }
-  return n;
-}
+const parseLimit = (text: string | undefined): number =>
+  wholeNumberOption("--limit", text, { default: DEFAULT_AUDIT_LIMIT, min: 1, max: MAX_AUDIT_LIMIT });
 
 /**
  * `echo-runner audit`: the newest audit entries (of one trace with --trace), oldest first, one line

@@ -1,12 +1,13 @@
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { type LoadedConfig, loadConfig } from "../../config/index.js";
-import { isRunnerError, RunnerError } from "../../shared/index.js";
+import { isRunnerError } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
 import { DOCTOR_STATUSES, type DoctorCheck, fail, ok } from "./doctor-check.js";
 import { checkPublicUrl, checkSmtp } from "./doctor-mail.js";
 import { checkRedis } from "./doctor-redis.js";
 import { checkTools } from "./doctor-tools.js";
+import { wholeNumberOption } from "./whole-number-option.js";
 
 const USAGE = "echo-runner doctor [--config FILE] [--timeout SECONDS] [--json]";
 /** Connect timeout of the Redis and SMTP checks when --timeout is not given. */
@@ -20,17 +21,13 @@ export interface DoctorReport {
   checks: DoctorCheck[];
 }
 
-function parseTimeout(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_DOCTOR_TIMEOUT_S * 1000;
-  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > 120) {
-    throw new RunnerError(
-      "CLI_USAGE",
-      `--timeout must be a whole number of seconds from 1 to 120, got "${text}"`,
-    );
-  }
-  return n * 1000;
-}
+const parseTimeout = (text: string | undefined): number =>
+  wholeNumberOption("--timeout", text, {
+    default: DEFAULT_DOCTOR_TIMEOUT_S,
+    min: 1,
+    max: 120,
+    unit: "seconds",
+  }) * 1000;
 
 async function configCheck(
   configPath: string | undefined,

@@ -9,6 +9,7 @@ import {
 import { RunnerError } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
 import { oneLine, openRuns, when } from "./jobs-shared.js";
+import { wholeNumberOption } from "./whole-number-option.js";
 
 const USAGE = `echo-runner jobs list [--state ${RUN_STATE_FILTERS.join("|")}] [--limit N] [--config FILE] [--json]`;
 
@@ -21,17 +22,8 @@ function parseState(text: string | undefined): RunStateFilter | undefined {
   );
 }
 
-function parseLimit(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_RUN_LIST_LIMIT;
-  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_RUN_LIST_LIMIT) {
-    throw new RunnerError(
-      "CLI_USAGE",
-      `--limit must be a whole number from 1 to ${MAX_RUN_LIST_LIMIT}, got "${text}"`,
-    );
-  }
-  return n;
-}
+const parseLimit = (text: string | undefined): number =>
+  wholeNumberOption("--limit", text, { default: DEFAULT_RUN_LIST_LIMIT, min: 1, max: MAX_RUN_LIST_LIMIT });
 
 function line(run: RunSummary): string {
   const parked = run.parkedApprovals.map(
