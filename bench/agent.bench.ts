@@ -6,9 +6,9 @@ import { stringify } from "yaml";
 import { type AgentJobPayload, bullPrefix, enqueueAgentRun } from "../src/queue/index.js";
 import { defineTool, toolSuccess } from "../src/tools/index.js";
 import { agentQueue, testPayload, testRunDeps } from "../test/helpers/agent-harness.js";
-import { startRedisServer } from "../test/helpers/redis-server.js";
 import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
 import { startAgentWorker } from "../workers/agent-worker.js";
+import { runStandalone } from "./standalone.js";
 
 /**
  * Agent-run throughput benchmark (issue 6): tool calls per second of scripted agents whose every
@@ -370,25 +370,4 @@ export function formatAgentBench(result: AgentBenchResult): string {
   return lines.join("\n");
 }
 
-async function main(): Promise<void> {
-  const fromEnv = process.env.REDIS_URL;
-  const server = fromEnv ? undefined : await startRedisServer({ appendfsync: "everysec" });
-  try {
-    const redisUrl = fromEnv ?? server!.url;
-    console.log(
-      `agent bench on ${fromEnv ? "REDIS_URL" : `a local redis-server (${redisUrl}, AOF everysec)`}`,
-    );
-    console.log(formatAgentBench(await runAgentBench({ redisUrl })));
-  } finally {
-    await server?.stop();
-  }
-}
-
-// Deferred, so a runner that imports this module (statically or not) can set the flag first.
-setImmediate(() => {
-  if (process.env.ECHO_BENCH_RUNNER === "1") return;
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-});
+runStandalone("agent", async (redisUrl) => formatAgentBench(await runAgentBench({ redisUrl })));

@@ -12,8 +12,8 @@ import { bullPrefix, enqueueAgentRun } from "../src/queue/index.js";
 import { agentQueue, testPayload } from "../test/helpers/agent-harness.js";
 import { freePort } from "../test/helpers/free-port.js";
 import { PARKING_APPROVER, startParkingWorker } from "../test/helpers/parking-worker.js";
-import { startRedisServer } from "../test/helpers/redis-server.js";
 import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
+import { runStandalone } from "./standalone.js";
 
 /**
  * Approvals benchmark (issue 7). (a) Click-to-resume: a run parked on an exec approval, an
@@ -404,26 +404,7 @@ async function inParallel(
   await Promise.all(Array.from({ length: Math.min(concurrency, total) }, lane));
 }
 
-async function main(): Promise<void> {
-  const fromEnv = process.env.REDIS_URL;
-  const server = fromEnv ? undefined : await startRedisServer({ appendfsync: "everysec" });
-  try {
-    const redisUrl = fromEnv || server!.url;
-    console.log(
-      `approval bench on ${fromEnv ? "REDIS_URL" : `a local redis-server (${redisUrl}, AOF everysec)`}`,
-    );
-    const parked = process.env.BENCH_PARKED ? Number(process.env.BENCH_PARKED) : undefined;
-    console.log(formatApprovalBench(await runApprovalBench({ redisUrl, ...(parked ? { parked } : {}) })));
-  } finally {
-    await server?.stop();
-  }
-}
-
-// Deferred, so a runner that imports this module (statically or not) can set the flag first.
-setImmediate(() => {
-  if (process.env.ECHO_BENCH_RUNNER === "1") return;
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
+runStandalone("approval", async (redisUrl) => {
+  const parked = process.env.BENCH_PARKED ? Number(process.env.BENCH_PARKED) : undefined;
+  return formatApprovalBench(await runApprovalBench({ redisUrl, ...(parked ? { parked } : {}) }));
 });

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { Journal } from "../src/journal/index.js";
-import { startRedisServer } from "../test/helpers/redis-server.js";
 import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
+import { runStandalone } from "./standalone.js";
 
 /**
  * Journal benchmark (issue 6): (a) time to replay — read and decode — a 1,000-call journal, against
@@ -182,25 +182,4 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
 }
 
-async function main(): Promise<void> {
-  const fromEnv = process.env.REDIS_URL;
-  const server = fromEnv ? undefined : await startRedisServer({ appendfsync: "everysec" });
-  try {
-    const redisUrl = fromEnv ?? server!.url;
-    console.log(
-      `journal bench on ${fromEnv ? "REDIS_URL" : `a local redis-server (${redisUrl}, AOF everysec)`}`,
-    );
-    console.log(formatJournalBench(await runJournalBench({ redisUrl })));
-  } finally {
-    await server?.stop();
-  }
-}
-
-// Deferred, so a runner that imports this module (statically or not) can set the flag first.
-setImmediate(() => {
-  if (process.env.ECHO_BENCH_RUNNER === "1") return;
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-});
+runStandalone("journal", async (redisUrl) => formatJournalBench(await runJournalBench({ redisUrl })));

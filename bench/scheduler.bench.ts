@@ -3,8 +3,8 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { bullPrefix } from "../src/queue/index.js";
 import { type AgentQueuePort, Scheduler, ScheduleService, ScheduleStore } from "../src/scheduler/index.js";
-import { startRedisServer } from "../test/helpers/redis-server.js";
 import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
+import { runStandalone } from "./standalone.js";
 
 /**
  * Scheduler benchmark (issue 8): firing lag — scheduled instant → agent job enqueued (the add or
@@ -200,25 +200,4 @@ async function inParallel(
   await Promise.all(Array.from({ length: Math.min(concurrency, total) }, lane));
 }
 
-async function main(): Promise<void> {
-  const fromEnv = process.env.REDIS_URL;
-  const server = fromEnv ? undefined : await startRedisServer({ appendfsync: "everysec" });
-  try {
-    const redisUrl = fromEnv || server!.url;
-    console.log(
-      `scheduler bench on ${fromEnv ? "REDIS_URL" : `a local redis-server (${redisUrl}, AOF everysec)`}`,
-    );
-    console.log(formatSchedulerBench(await runSchedulerBench({ redisUrl })));
-  } finally {
-    await server?.stop();
-  }
-}
-
-// Deferred, so a runner that imports this module (statically or not) can set the flag first.
-setImmediate(() => {
-  if (process.env.ECHO_BENCH_RUNNER === "1") return;
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-});
+runStandalone("scheduler", async (redisUrl) => formatSchedulerBench(await runSchedulerBench({ redisUrl })));
