@@ -1,6 +1,6 @@
-import { RunnerError } from "../shared/index.js";
+import { isRunnerError, RunnerError } from "../shared/index.js";
 import type { Grant, HistoryEntry } from "./records.js";
-import { parseSchedule, type ScheduleInput } from "./schedule.js";
+import { parseSchedule, type Schedule, type ScheduleInput } from "./schedule.js";
 import { configGrant, endGrant, nextRevision, nextTickOf, timetableChanged } from "./schedule-changes.js";
 import type { ScheduleStore } from "./schedule-store.js";
 
@@ -12,18 +12,31 @@ export interface ConfigScheduleEntry {
   authorized: boolean;
 }
 
+/** A config schedule that could not be reconciled, and why; it was left as it was. */
+export interface SkippedSchedule {
+  /** Its index in the config's `schedules`. */
+  index: number;
+  id: string;
+  /** The field at fault (`cron`, `timezone`, `id`, ...). */
+  field: string;
+  message: string;
+}
+
 /** What {@link reconcileConfigSchedules} changed, by schedule id. */
 export interface ReconcileReport {
   added: string[];
   updated: string[];
   removed: string[];
   unchanged: string[];
+  /** Schedules skipped because they are invalid or clash with another schedule's id. */
+  skipped: SkippedSchedule[];
 }
 
 /**
  * Makes the stored config schedules equal the config file's list: adds new ones, updates changed ones,
- * removes those no longer listed. Schedules from other sources are never touched; a config id that a
- * cronjob or cli schedule already uses is an error. Grants: `authorized: true` issues a config grant
+ * removes those no longer listed. Schedules from other sources are never touched. A config schedule
+ * that is invalid, listed twice, or whose id a cronjob or cli schedule already uses is skipped (left as
+ * stored, reported in `skipped`) and never stops the others. Grants: `authorized: true` issues a config grant
  * for the current spec (a grant the operator revoked stays revoked until the spec changes);
  * `authorized: false` voids an active one. Called by the Scheduler when it becomes leader, so one
  * process at a time reconciles.
@@ -33,40 +46,56 @@ export async function reconcileConfigSchedules(
   entries: readonly ConfigScheduleEntry[],
   now: number,
 ): Promise<ReconcileReport> {
-  const parsed = entries.map((entry) => ({
-    schedule: parseSchedule(entry.schedule),
-    authorized: entry.authorized,
-  }));
+  const report: ReconcileReport = { added: [], updated: [], removed: [], unchanged: [], skipped: [] };
+  const skip = (index: number, id: string, err: unknown) => {
+    if (!isRunnerError(err, "SCHEDULE_INVALID")) throw err;
+    const field = typeof err.data.field === "string" ? err.data.field : "(schedule)";
+    report.skipped.push({ index, id, field, message: err.message });
+  };
+  // Every listed id is kept from removal, also one that is skipped: a bad edit leaves the stored
+  // schedule as it was rather than deleting it.
   const seen = new Set<string>();
-  for (const { schedule } of parsed) {
-    if (schedule.source.kind !== "config") {
-      throw new RunnerError("SCHEDULE_INVALID", `schedules[${schedule.id}].source: must be config here`, {
-        data: { field: "source", id: schedule.id },
-      });
+  const parsed: { schedule: Schedule; authorized: boolean; index: number }[] = [];
+  entries.forEach((entry, index) => {
+    const id = String(entry.schedule.id);
+    try {
+      const schedule = parseSchedule(entry.schedule);
+      if (schedule.source.kind !== "config") {
+        throw new RunnerError("SCHEDULE_INVALID", "source: must be config here", {
+          data: { field: "source", id: schedule.id },
+        });
+      }
+      if (seen.has(schedule.id)) {
+        throw new RunnerError(
+          "SCHEDULE_INVALID",
+          `id: schedule id "${schedule.id}" appears twice in the config`,
+          {
+            data: { field: "id", value: schedule.id },
+          },
+        );
+      }
+      parsed.push({ schedule, authorized: entry.authorized, index });
+    } catch (err) {
+      skip(index, id, err);
     }
-    if (seen.has(schedule.id)) {
-      throw new RunnerError(
-        "SCHEDULE_INVALID",
-        `id: schedule id "${schedule.id}" appears twice in the config`,
-        {
-          data: { field: "id", value: schedule.id },
-        },
-      );
-    }
-    seen.add(schedule.id);
-  }
+    seen.add(id);
+  });
 
-  const report: ReconcileReport = { added: [], updated: [], removed: [], unchanged: [] };
   const existing = new Map((await store.list()).map((stored) => [stored.schedule.id, stored]));
-  for (const { schedule, authorized } of parsed) {
+  for (const { schedule, authorized, index } of parsed) {
     const file = schedule.source.kind === "config" ? schedule.source.file : "";
     const previous = existing.get(schedule.id) ?? null;
     if (previous && previous.schedule.source.kind !== "config") {
-      throw new RunnerError(
-        "SCHEDULE_INVALID",
-        `id: schedule "${schedule.id}" in ${file} is already used by a schedule created through ${previous.schedule.source.kind}; rename one of them`,
-        { data: { field: "id", value: schedule.id } },
+      skip(
+        index,
+        schedule.id,
+        new RunnerError(
+          "SCHEDULE_INVALID",
+          `id: schedule "${schedule.id}" in ${file} is already used by a schedule created through ${previous.schedule.source.kind}; rename one of them`,
+          { data: { field: "id", value: schedule.id } },
+        ),
       );
+      continue;
     }
     const stored = nextRevision(schedule, now, previous);
     const history: HistoryEntry[] = [];
@@ -142,5 +171,6 @@ export async function reconcileConfigSchedules(
       report.removed.push(id);
     }
   }
+  report.skipped.sort((a, b) => a.index - b.index);
   return report;
 }

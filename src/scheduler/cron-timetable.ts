@@ -1,5 +1,6 @@
 import { type CronExpression, CronExpressionParser } from "cron-parser";
 import { RunnerError } from "../shared/index.js";
+import { checkCronFields } from "./cron-fields.js";
 import { assertTimeZone, resolveWallTime, wallHighWater } from "./time-zone.js";
 
 /** Most iterator steps one next/previous query may take (a per-second cron crossing a repeated hour
@@ -113,37 +114,20 @@ export class CronTimetable {
   }
 
   #neverFires(cause?: unknown): RunnerError {
-    return new RunnerError("SCHEDULE_INVALID", `cron: ${JSON.stringify(this.cron)} never fires`, {
-      data: { field: "cron", value: this.cron },
-      cause,
-    });
+    return new RunnerError(
+      "SCHEDULE_INVALID",
+      `cron: ${JSON.stringify(this.cron)} never fires: no instant within the search window matches every field`,
+      {
+        data: { field: "cron", value: this.cron },
+        cause,
+      },
+    );
   }
 }
 
-const FIELD_HELP =
-  'use 5 fields "minute hour day-of-month month day-of-week" (e.g. "0 2 * * *") or 6 with seconds first';
-
 /** Trims and single-spaces the expression and checks it; throws SCHEDULE_INVALID (field `cron`). */
 export function normaliseCron(cron: string): string {
-  const fields = cron.trim().split(/\s+/).filter(Boolean);
-  const invalid = (why: string) =>
-    new RunnerError("SCHEDULE_INVALID", `cron: ${JSON.stringify(cron)} ${why}`, {
-      data: { field: "cron", value: cron },
-    });
-  if (fields.length !== 5 && fields.length !== 6) {
-    throw invalid(`has ${fields.length} field${fields.length === 1 ? "" : "s"}; ${FIELD_HELP}`);
-  }
-  // Hashed values ("H") depend on a seed: two processes could disagree on the instants.
-  if (fields.some((field) => /h/i.test(field.replace(/[a-z]{3}/gi, "")))) {
-    throw invalid('uses "H" (hashed) values, which are not supported; write the minute or hour explicitly');
-  }
-  const normalised = fields.join(" ");
-  try {
-    CronExpressionParser.parse(normalised, { tz: "UTC", currentDate: new Date(Date.UTC(2000, 0, 1)) });
-  } catch (err) {
-    throw invalid(`is invalid: ${(err as Error).message}; ${FIELD_HELP}`);
-  }
-  return normalised;
+  return checkCronFields(cron);
 }
 
 const cache = new Map<string, CronTimetable>();

@@ -3,6 +3,7 @@ export {
   type ConfigScheduleEntry,
   type ReconcileReport,
   reconcileConfigSchedules,
+  type SkippedSchedule,
 } from "./config-reconcile.js";
 export { CronTimetable, normaliseCron, timetableFor } from "./cron-timetable.js";
 export { approverFromApprovals } from "./cronjob-approver.js";

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
+import { createLogger } from "../logging/index.js";
 import { isRunnerError } from "../shared/index.js";
 import { reconcileConfigSchedules } from "./config-reconcile.js";
 import { createScheduleRunHooks } from "./schedule-service.js";
@@ -199,13 +200,13 @@ describe("config reconcile", () => {
       [configEntry({ id: "a" }), configEntry({ id: "b" }), configEntry({ id: "c" })],
       T0,
     );
-    expect(first).toEqual({ added: ["a", "b", "c"], updated: [], removed: [], unchanged: [] });
+    expect(first).toEqual({ added: ["a", "b", "c"], updated: [], removed: [], unchanged: [], skipped: [] });
     const second = await reconcileConfigSchedules(
       f.store,
       [configEntry({ id: "a" }), configEntry({ id: "b", cron: "5 * * * *" })],
       T0 + 1000,
     );
-    expect(second).toEqual({ added: [], updated: ["b"], removed: ["c"], unchanged: ["a"] });
+    expect(second).toEqual({ added: [], updated: ["b"], removed: ["c"], unchanged: ["a"], skipped: [] });
     expect((await f.service.list()).map((v) => v.schedule.id)).toEqual(["a", "b", "from-tool"]);
     expect((await f.store.get("b"))!.schedule.cron).toBe("5 * * * *");
     expect(await f.store.nextTick("b")).toBe(Date.parse("2025-01-01T01:05:00Z"));
@@ -242,24 +243,59 @@ describe("config reconcile", () => {
     }
   });
 
-  it("refuses a config id that a cronjob schedule already uses, and duplicate config ids", async () => {
+  it("skips a config id that a cronjob schedule already uses, and a duplicate config id, and adds the rest", async () => {
     const f = setup();
     await f.service.create(scheduleInput({ id: "x" }), AUTO);
-    const clash = await caught(reconcileConfigSchedules(f.store, [configEntry({ id: "x" })], T0));
-    expect((clash as Error).message).toMatch(/already used/);
-    const twice = await caught(
-      reconcileConfigSchedules(f.store, [configEntry({ id: "y" }), configEntry({ id: "y" })], T0),
+    const report = await reconcileConfigSchedules(
+      f.store,
+      [configEntry({ id: "x" }), configEntry({ id: "y" }), configEntry({ id: "y", cron: "5 * * * *" })],
+      T0,
     );
-    expect((twice as Error).message).toMatch(/appears twice/);
+    expect(report.added).toEqual(["y"]);
+    expect(report.skipped).toEqual([
+      { index: 0, id: "x", field: "id", message: expect.stringMatching(/already used/) },
+      { index: 2, id: "y", field: "id", message: expect.stringMatching(/appears twice/) },
+    ]);
+    expect((await f.store.get("x"))!.schedule.source.kind).toBe("cronjob");
   });
 
-  it("fires nothing while the config cannot be reconciled, and retries on every pass", async () => {
+  it("skips an invalid config schedule, keeps its stored version, and fires the others", async () => {
     const f = setup();
-    await f.service.create(scheduleInput({ id: "x" }), AUTO);
-    const s = f.scheduler({ configSchedules: [configEntry({ id: "x" })] });
-    await expect(s.runDue(Date.parse("2025-01-01T01:00:01Z"))).rejects.toThrow(/already used/);
-    await expect(s.runDue(Date.parse("2025-01-01T01:00:02Z"))).rejects.toThrow(/already used/);
-    expect(await f.jobIds()).toEqual([]);
+    await reconcileConfigSchedules(f.store, [configEntry({ id: "kept" })], T0);
+    const lines: { level: number; msg: string; scheduleId?: string; err?: unknown }[] = [];
+    const logger = createLogger({
+      level: "info",
+      format: "json",
+      destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+    });
+    const s = f.scheduler({
+      logger,
+      configSchedules: [
+        configEntry({ id: "bad-zone", timezone: "Europe/Berln" }),
+        configEntry({ id: "kept", cron: "61 * * * *" }),
+        configEntry({ id: "good" }),
+        configEntry({ id: "never", cron: "0 0 31 4 *" }),
+      ],
+    });
+    const first = await s.runDue(T0);
+    expect(first.reconciled?.added).toEqual(["good"]);
+    expect(first.reconciled?.skipped.map((k) => [k.index, k.id, k.field])).toEqual([
+      [0, "bad-zone", "timezone"],
+      [1, "kept", "cron"],
+      [3, "never", "cron"],
+    ]);
+    // The stored "kept" stays as it was (not replaced, not removed) and still fires, like "good".
+    expect((await f.store.get("kept"))!.schedule.cron).toBe("0 * * * *");
+    await s.runDue(Date.parse("2025-01-01T01:00:01Z"));
+    await s.runDue(Date.parse("2025-01-01T01:00:02Z"));
+    const fired = (await f.jobIds()).join(" ");
+    expect(fired).toMatch(/good/);
+    expect(fired).toMatch(/kept/);
+    const skippedLines = lines.filter((l) => / skipped, the others run: /.test(l.msg));
+    expect(skippedLines.map((l) => l.scheduleId)).toEqual(["bad-zone", "kept", "never"]);
+    expect(skippedLines[0]!.msg).toContain('schedules[0] (id "bad-zone") skipped');
+    expect(skippedLines.every((l) => l.level === 40 && l.err === undefined)).toBe(true);
+    expect(lines.filter((l) => /scheduler pass failed/.test(l.msg))).toEqual([]);
   });
 
   it("reconciles when a scheduler becomes leader, once", async () => {

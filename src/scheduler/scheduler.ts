@@ -1,10 +1,11 @@
 import type { Logger } from "../logging/index.js";
-import { type Clock, randomId, systemClock } from "../shared/index.js";
+import { type Clock, isRunnerError, randomId, systemClock } from "../shared/index.js";
 import { planTicks } from "./catch-up.js";
 import {
   type ConfigScheduleEntry,
   type ReconcileReport,
   reconcileConfigSchedules,
+  type SkippedSchedule,
 } from "./config-reconcile.js";
 import { timetableFor } from "./cron-timetable.js";
 import { LeaderLock } from "./leader-lock.js";
@@ -85,6 +86,10 @@ export class Scheduler {
   #stopped = false;
   /** Config must be reconciled before this process fires: on becoming leader, and after a failure. */
   #needsReconcile = true;
+  /** The skipped config schedules last logged (JSON), so each change is logged once. */
+  #lastSkipped = "[]";
+  /** Schedules whose processing failed, with the message last logged for each. */
+  readonly #failing = new Map<string, string>();
   /** Schedules due up to this instant were read ahead (see #prefetch). */
   #prefetchedThrough = 0;
 
@@ -136,7 +141,9 @@ export class Scheduler {
     if (this.#needsReconcile && this.#config) {
       // A failure throws out of the pass before anything fires, and the next pass tries again.
       report.reconciled = await reconcileConfigSchedules(this.#store, this.#config, now);
-      this.#logger?.info({ ...report.reconciled }, "config schedules reconciled");
+      const { skipped, ...changes } = report.reconciled;
+      this.#logger?.info({ ...changes, skipped: skipped.map((s) => s.id) }, "config schedules reconciled");
+      this.#reportSkipped(skipped);
     }
     this.#needsReconcile = false;
 
@@ -309,12 +316,38 @@ export class Scheduler {
     return true;
   }
 
+  /** Logs the config schedules skipped by a reconcile, once per change of the list. */
+  #reportSkipped(skipped: readonly SkippedSchedule[]): void {
+    const key = JSON.stringify(skipped);
+    if (key === this.#lastSkipped) return;
+    this.#lastSkipped = key;
+    for (const s of skipped) {
+      this.#logger?.warn(
+        { scheduleId: s.id, index: s.index, field: s.field },
+        `config schedule schedules[${s.index}] (id "${s.id}") skipped, the others run: ${s.message}`,
+      );
+    }
+  }
+
   async #guard(report: PassReport, id: string, work: () => Promise<boolean>): Promise<boolean> {
     try {
-      return await work();
+      const done = await work();
+      this.#failing.delete(id);
+      return done;
     } catch (err) {
       report.errors++;
-      this.#logger?.error({ err, scheduleId: id }, "scheduler could not process a schedule");
+      // Once per schedule and message, not on every pass: an invalid stored schedule fails the same
+      // way every half second. An invalid schedule is a message; anything else keeps its stack.
+      const message = err instanceof Error ? err.message : String(err);
+      if (this.#failing.get(id) !== message) {
+        this.#failing.set(id, message);
+        this.#logger?.error(
+          isRunnerError(err, "SCHEDULE_INVALID")
+            ? { scheduleId: id, error: message }
+            : { err, scheduleId: id },
+          "scheduler could not process a schedule; the others go on (logged again when the error changes)",
+        );
+      }
       return false;
     }
   }

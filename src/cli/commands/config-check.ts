@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
-import { loadConfig } from "../../config/index.js";
 import { isRunnerError } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
+import { loadCheckedConfig } from "./config-schedules.js";
 
 /** `echo-runner config check [--config F]`: exit 0 when valid, 2 listing every problem otherwise. */
 export const configCheckCommand: CliCommand = {
@@ -15,7 +15,7 @@ export const configCheckCommand: CliCommand = {
       allowPositionals: false,
     });
     try {
-      const loaded = await loadConfig({ configPath: values.config, env: io.env, cwd: io.cwd });
+      const loaded = await loadCheckedConfig({ configPath: values.config, env: io.env, cwd: io.cwd });
       const origins = loaded.sources.map((s) => `${s.kind}: ${s.origin}`);
       if (values.json) io.stdout(`${JSON.stringify({ valid: true, sources: loaded.sources })}\n`);
       else io.stdout(`config is valid\nsources (lowest precedence first):\n  ${origins.join("\n  ")}\n`);

@@ -1,8 +1,9 @@
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
-import { type LoadedConfig, loadConfig } from "../../config/index.js";
+import type { LoadedConfig } from "../../config/index.js";
 import { isRunnerError } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
+import { loadCheckedConfig } from "./config-schedules.js";
 import { DOCTOR_STATUSES, type DoctorCheck, fail, ok } from "./doctor-check.js";
 import { checkPublicUrl, checkSmtp } from "./doctor-mail.js";
 import { checkRedis } from "./doctor-redis.js";
@@ -35,7 +36,7 @@ async function configCheck(
   cwd: string,
 ): Promise<{ check: DoctorCheck; loaded?: LoadedConfig }> {
   try {
-    const loaded = await loadConfig({ configPath, env, cwd });
+    const loaded = await loadCheckedConfig({ configPath, env, cwd });
     const files = loaded.sources.filter((s) => s.kind !== "env").map((s) => `${s.kind} ${s.origin}`);
     return { check: ok("config", `valid (${files.join(", ")})`), loaded };
   } catch (err) {

@@ -16,7 +16,7 @@ import { reconcileConfigSchedules, ScheduleService, ScheduleStore } from "../../
 import { isRunnerError } from "../../shared/index.js";
 import { bufferIo } from "../io.js";
 import { runCli } from "../run-cli.js";
-import { configScheduleEntries } from "./schedules-shared.js";
+import { checkedConfigScheduleEntries } from "./config-schedules.js";
 
 let redis: Redis;
 let prefix: string;
@@ -61,6 +61,27 @@ async function scheduleFile(name: string, body: string): Promise<string> {
 }
 
 describe("echo-runner schedules", () => {
+  it("adds every schedule of a file or none: one bad entry adds nothing and names every problem", async () => {
+    const file = await scheduleFile(
+      "mixed.yaml",
+      [
+        '- { id: fine-one, cron: "0 3 * * *", timezone: UTC, agent: triage }',
+        '- { id: bad-zone, cron: "0 3 * * *", timezone: Europe/Berln, agent: triage }',
+        '- { id: bad-cron, cron: "61 * * * *", timezone: UTC, agent: triage }',
+        '- { id: fine-two, cron: "0 4 * * *", timezone: UTC, agent: triage }',
+      ].join("\n"),
+    );
+    const added = await cli("schedules", "add", "--file", file);
+    expect(added.code).not.toBe(0);
+    expect(added.err).toContain("nothing added; 2 problems");
+    expect(added.err).toMatch(
+      /mixed\.yaml\[1\] \(id "bad-zone"\): timezone: unknown time zone "Europe\/Berln"/,
+    );
+    expect(added.err).toMatch(/mixed\.yaml\[2\] \(id "bad-cron"\): cron: .*invalid minute field "61"/);
+    expect(await service.get("fine-one")).toBeNull();
+    expect(await service.get("fine-two")).toBeNull();
+  });
+
   it("adds a schedule from a file, naming a config agent, without cron authorisation", async () => {
     const file = await scheduleFile(
       "a.yaml",
@@ -202,7 +223,7 @@ describe("echo-runner schedules", () => {
   });
 });
 
-describe("configScheduleEntries", () => {
+describe("checkedConfigScheduleEntries", () => {
   it("maps config schedules onto the scheduler's entries with the agent spec and the source file", async () => {
     const path = join(dir, "with-schedules.yaml");
     await writeFile(
@@ -210,7 +231,7 @@ describe("configScheduleEntries", () => {
       `${AGENTS}schedules:\n  - { id: nightly, cron: "0 2 * * *", timezone: UTC, agent: triage, overlap: queue, catch_up: all, catch_up_max: 3, jitter_seconds: 30, enabled: true, owner: ops, authorized: true }\n`,
     );
     const loaded = await loadConfig({ configPath: path, env: {}, cwd: dir, userConfigPath: null });
-    const [entry] = configScheduleEntries(loaded, dir);
+    const [entry] = checkedConfigScheduleEntries(loaded, dir);
     expect(entry).toEqual({
       authorized: true,
       schedule: {
@@ -245,11 +266,13 @@ describe("configScheduleEntries", () => {
     const loaded = await loadConfig({ configPath: path, env: {}, cwd: dir, userConfigPath: null });
     let err: unknown;
     try {
-      configScheduleEntries(loaded, dir);
+      checkedConfigScheduleEntries(loaded, dir);
     } catch (e) {
       err = e;
     }
-    expect(isRunnerError(err, "SCHEDULE_INVALID")).toBe(true);
-    expect((err as Error).message).toBe('schedules[0].agent: no agent "ghost" in agents (defined: none)');
+    expect(isRunnerError(err, "CONFIG_INVALID")).toBe(true);
+    expect((err as Error).message).toContain(
+      'schedules[0] (id "x").agent: no agent "ghost" in agents (defined: none)',
+    );
   });
 });

@@ -48,42 +48,42 @@ export async function openSchedules(io: CliIo, configPath: string | undefined): 
 }
 
 /**
- * The config's `schedules` as the scheduler's entries: each names an agent of `agents`, whose
+ * The config's `schedules[i]` as the scheduler's entry: it names an agent of `agents`, whose
  * snake_case spec becomes the run's AgentSpec (`max_steps` defaults to `execution.max_steps`;
- * a relative workspace is resolved against `cwd`). The file recorded with each schedule (and with
- * its `authorized: true` grant) is the config source that set `schedules`.
+ * a relative workspace is resolved against `cwd`). The file recorded with the schedule (and with
+ * its `authorized: true` grant) is the config source that set `schedules`. Not validated here:
+ * `checkedConfigScheduleEntries` (config-schedules.ts) checks them all.
  */
-export function configScheduleEntries(loaded: LoadedConfig, cwd: string): ConfigScheduleEntry[] {
+export function configScheduleEntry(loaded: LoadedConfig, i: number, cwd: string): ConfigScheduleEntry {
   const { config } = loaded;
   const file = loaded.origins.get("schedules")?.[0] ?? "(config)";
-  return config.schedules.map((entry, i) => {
-    const agent = config.agents[entry.agent];
-    if (!agent) {
-      const known = Object.keys(config.agents);
-      throw new RunnerError(
-        "SCHEDULE_INVALID",
-        `schedules[${i}].agent: no agent "${entry.agent}" in agents (defined: ${known.length > 0 ? known.join(", ") : "none"})`,
-        { data: { field: `schedules[${i}].agent`, value: entry.agent } },
-      );
-    }
-    return {
-      authorized: entry.authorized,
-      schedule: {
-        v: 1,
-        id: entry.id,
-        cron: entry.cron,
-        timezone: entry.timezone,
-        agent: agentSpecOf(agent, config.execution.max_steps, cwd),
-        overlap: entry.overlap,
-        catchUp: entry.catch_up,
-        ...(entry.catch_up_max === undefined ? {} : { catchUpMax: entry.catch_up_max }),
-        jitterSeconds: entry.jitter_seconds,
-        enabled: entry.enabled,
-        owner: entry.owner,
-        source: { kind: "config", file },
-      },
-    };
-  });
+  const entry = config.schedules[i]!;
+  const agent = config.agents[entry.agent];
+  if (!agent) {
+    const known = Object.keys(config.agents);
+    throw new RunnerError(
+      "SCHEDULE_INVALID",
+      `agent: no agent "${entry.agent}" in agents (defined: ${known.length > 0 ? known.join(", ") : "none"})`,
+      { data: { field: "agent", value: entry.agent } },
+    );
+  }
+  return {
+    authorized: entry.authorized,
+    schedule: {
+      v: 1,
+      id: entry.id,
+      cron: entry.cron,
+      timezone: entry.timezone,
+      agent: agentSpecOf(agent, config.execution.max_steps, cwd),
+      overlap: entry.overlap,
+      catchUp: entry.catch_up,
+      ...(entry.catch_up_max === undefined ? {} : { catchUpMax: entry.catch_up_max }),
+      jitterSeconds: entry.jitter_seconds,
+      enabled: entry.enabled,
+      owner: entry.owner,
+      source: { kind: "config", file },
+    },
+  };
 }
 
 /** A snake_case agent entry (config `agents.<name>` or an inline one) as an AgentSpec. */

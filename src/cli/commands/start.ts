@@ -4,6 +4,7 @@ import { type ProcessPart, startProcess } from "../../../workers/all-in-one.js";
 import { loadConfig } from "../../config/index.js";
 import { createLogger } from "../../logging/index.js";
 import { type CliCommand, type CliIo, EXIT } from "../io.js";
+import { checkedConfigScheduleEntries } from "./config-schedules.js";
 import {
   DEMO_CONFIG_PATH,
   demoBanner,
@@ -11,7 +12,6 @@ import {
   prepareDemoWorkspace,
   usesDemoConfig,
 } from "./demo-config.js";
-import { configScheduleEntries } from "./schedules-shared.js";
 
 async function runParts(
   parts: readonly ProcessPart[],
@@ -63,7 +63,7 @@ async function runParts(
     baseDir: project ? dirname(project.origin) : io.cwd,
     configPaths,
     parts,
-    configSchedules: parts.includes("scheduler") ? configScheduleEntries(loaded, io.cwd) : [],
+    configSchedules: parts.includes("scheduler") ? checkedConfigScheduleEntries(loaded, io.cwd) : [],
   });
   logger.info({ parts }, "echo-runner is running; press Ctrl+C to stop");
   await new Promise<void>((done) => {
