@@ -86,19 +86,25 @@ describe("Journal claim and complete", () => {
 
   it("uses the Redis server's clock when no Clock is injected", async () => {
     const real = new Journal({ redis, keyPrefix: prefix, retentionMs: RETENTION });
-    const claimed = await real.claim({ runId, key: "k", owner: "w1", leaseMs: 50 });
-    if (claimed.state !== "claimed") throw new Error(`expected claimed, got ${claimed.state}`);
-    const [seconds, micros] = await redis.time();
-    const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-    expect(Math.abs(claimed.record.claimedAt - redisNow)).toBeLessThan(1_000);
-    expect((await real.claim({ runId, key: "k", owner: "w2", leaseMs: 50 })).state).toBe("held");
-    // Wait on Redis's own clock (not a guessed sleep) until the lease end has passed.
-    for (;;) {
+    const redisNow = async () => {
       const [s, us] = await redis.time();
-      if (Number(s) * 1000 + Math.floor(Number(us) / 1000) > claimed.record.leaseUntil) break;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    expect((await real.claim({ runId, key: "k", owner: "w2", leaseMs: 50 })).state).toBe("in_doubt");
+      return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+    };
+    const claimed = await real.claim({ runId, key: "k", owner: "w1", leaseMs: 1_000 });
+    if (claimed.state !== "claimed") throw new Error(`expected claimed, got ${claimed.state}`);
+    expect(Math.abs(claimed.record.claimedAt - (await redisNow()))).toBeLessThan(1_000);
+    expect(claimed.record.leaseUntil - claimed.record.claimedAt).toBe(1_000);
+    // Held while Redis's clock is inside the lease: the answer is checked against the Redis time read
+    // on both sides of the call, so a slow machine never turns it red (nor hides a wrong answer).
+    const before = await redisNow();
+    const second = (await real.claim({ runId, key: "k", owner: "w2", leaseMs: 1_000 })).state;
+    const after = await redisNow();
+    if (after < claimed.record.leaseUntil) expect(second).toBe("held");
+    else if (before > claimed.record.leaseUntil) expect(second).toBe("in_doubt");
+    else expect(["held", "in_doubt"]).toContain(second);
+    // Wait on Redis's own clock (not a guessed sleep) until the lease end has passed.
+    while ((await redisNow()) <= claimed.record.leaseUntil) await new Promise((r) => setTimeout(r, 20));
+    expect((await real.claim({ runId, key: "k", owner: "w2", leaseMs: 1_000 })).state).toBe("in_doubt");
   });
 
   it("lets exactly one of 50 concurrent clients claim a key", async () => {

@@ -61,10 +61,12 @@ async function clickUntilAnswered(link: string, failures: { count: number }): Pr
   }
 }
 
+const SCENARIO = "chaos http-restart";
+
 describe("chaos: the HTTP server restarted while approvers click", () => {
   it("a failed click can be retried and decides once; no decision is lost or applied twice", async () => {
     const started = Date.now();
-    const seed = chaosSeed();
+    const seed = chaosSeed(SCENARIO);
     const random = prng(seed);
     const payloads = Array.from({ length: RUNS }, () => testPayload());
     for (const p of payloads) await enqueueAgentRun(stack.queue, p);

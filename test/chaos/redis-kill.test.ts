@@ -126,10 +126,12 @@ async function approvePending(limit: number): Promise<number> {
   return approved;
 }
 
+const SCENARIO = "chaos redis-kill";
+
 describe("chaos: Redis killed and restarted from its AOF mid-run", () => {
   it("loses nothing acknowledged: jobs, approvals, schedules, grants, journals, audit entries", async () => {
     const started = Date.now();
-    const seed = chaosSeed();
+    const seed = chaosSeed(SCENARIO);
     const random = prng(seed);
     const schedules = new ScheduleService({
       store: new ScheduleStore({ redis: stack.client, keyPrefix: stack.keyPrefix }),

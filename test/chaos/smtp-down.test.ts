@@ -73,7 +73,10 @@ describe("chaos: SMTP down when approval mails must go out", () => {
     expect(new Set(await stack.store.unsentIds())).toEqual(
       new Set(payloads.map((p) => parked.get(p.runId)![0]!.id)),
     );
-    expect([...(await jobStates(stack.queue, ids)).values()]).toEqual(ids.map(() => "delayed"));
+    // The failed mail is logged while a run may still be moving to delayed: wait for the state.
+    await expect
+      .poll(async () => [...(await jobStates(stack.queue, ids)).values()], { timeout: 30_000, interval: 100 })
+      .toEqual(ids.map(() => "delayed"));
     expect(smtp.messages).toHaveLength(0);
 
     await gate.open();

@@ -9,8 +9,10 @@ import { countExecutions, testPayload, writeScript } from "../helpers/agent-harn
 import {
   chaosSeed,
   killHard,
+  killLandedOnWork,
   type NodeProcess,
   prng,
+  readyWorkerId,
   repeated,
   startNodeProcess,
   verifyChain,
@@ -45,7 +47,7 @@ afterAll(async () => {
 describe("chaos: SIGKILL of workers at random points under load", () => {
   it("every run finishes and no side effect happens twice", async () => {
     const started = Date.now();
-    const seed = chaosSeed();
+    const seed = chaosSeed("chaos worker-kill");
     const random = prng(seed);
     const keyPrefix = "chaos-kill";
     const counter = join(server.dir, "counter.txt");
@@ -67,13 +69,16 @@ describe("chaos: SIGKILL of workers at random points under load", () => {
     const start = () => startNodeProcess("test/helpers/agent-worker-main.ts", env);
     const workers: NodeProcess[] = [start(), start()];
     let kills = 0;
+    let landed = 0;
     try {
       await Promise.all(workers.map((w) => w.ready));
       while (kills < KILLS) {
         await new Promise((r) => setTimeout(r, 100 + Math.floor(random() * 700)));
         const victim = Math.floor(random() * workers.length);
+        const victimId = readyWorkerId(workers[victim]!.output());
         await killHard(workers[victim]!.child);
         kills++;
+        if (await killLandedOnWork(redis, queue, victimId)) landed++;
         workers[victim] = start();
         await workers[victim]!.ready;
       }
@@ -85,6 +90,8 @@ describe("chaos: SIGKILL of workers at random points under load", () => {
     } finally {
       for (const w of workers) await killHard(w.child);
     }
+    // A run whose every kill hit an idle worker proves nothing about crashes: it must fail.
+    expect(landed, `kills that hit a run in progress, of ${kills} (seed ${seed})`).toBeGreaterThan(0);
     const counts = await countExecutions(counter);
     expect(repeated(counts), `side effects run twice (seed ${seed})`).toEqual([]);
     const journal = new Journal({ redis, keyPrefix });
@@ -114,7 +121,7 @@ describe("chaos: SIGKILL of workers at random points under load", () => {
     expect(entries).toBeGreaterThan(0);
     await queue.close();
     console.info(
-      `[chaos worker-kill] seed ${seed}: ${kills} kills, ${RUNS} runs × ${STEPS} calls: ` +
+      `[chaos worker-kill] seed ${seed}: ${kills} kills (${landed} on a run in progress), ${RUNS} runs × ${STEPS} calls: ` +
         `${succeeded} ran once, ${inDoubt} in doubt (not re-run), 0 twice; ${entries} audit entries verified; ` +
         `${((Date.now() - started) / 1000).toFixed(1)} s`,
     );

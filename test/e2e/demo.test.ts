@@ -98,7 +98,13 @@ describe("the demo that npm start runs", () => {
       await expect.poll(() => linkFor(cli.output(), runId), { timeout: 10_000 }).toBeDefined();
       const link = linkFor(cli.output(), runId)!;
       expect(link.startsWith(`${publicUrl}/approvals/`)).toBe(true);
-      expect(await (await Job.fromId(agentQueue, runId))?.getState()).toBe("delayed");
+      // The mail is printed before the job has moved to delayed: wait for the state, bounded.
+      await expect
+        .poll(async () => (await Job.fromId(agentQueue, runId))?.getState(), {
+          timeout: 30_000,
+          interval: 100,
+        })
+        .toBe("delayed");
       const workspace = join(dataDir, "demo-workspace");
       expect(existsSync(join(workspace, "report.md"))).toBe(true);
       expect(existsSync(join(workspace, "report.tar.gz"))).toBe(false);
@@ -111,12 +117,12 @@ describe("the demo that npm start runs", () => {
       expect(await page.locator("#notice").textContent()).toContain("Your decision (approve) was recorded");
       await page.close();
 
-      // Resumed: the approved exec runs, the sub-agent checks the report, the run completes. Up to
-      // 150 s: a child that ends before its parent has parked cannot wake it (the parent is not
-      // delayed yet), and the parent then waits for its own re-check (childRecheckMs, 60 s).
+      // Resumed: the approved exec runs, the sub-agent checks the report, the run completes. Under
+      // 50 s: the child's end wakes its parent even when it lands while the parent is still parking;
+      // a regression of that leaves the parent to its own re-check (childRecheckMs, 60 s) and fails.
       await expect
         .poll(async () => (await Job.fromId(agentQueue, runId))?.getState(), {
-          timeout: 150_000,
+          timeout: 50_000,
           interval: 250,
         })
         .toBe("completed");

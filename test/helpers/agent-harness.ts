@@ -18,7 +18,15 @@ import { buildRunDeps } from "../../workers/run-deps.js";
  * appends one line `<idempotency key> <content>` to a counter file, so a test can count how often
  * each call really ran. Not idempotent, not read-only: an in-doubt call must never re-run.
  */
-export function countingWriteTool(counterFile: string, options: { delayMs?: number } = {}): AnyTool {
+export function countingWriteTool(
+  counterFile: string,
+  options: {
+    delayMs?: number;
+    /** After appending, wait this long instead of delayMs (a crash test's kill lands inside it). */
+    holdAfterMs?: number;
+  } = {},
+): AnyTool {
+  const after = options.holdAfterMs ?? options.delayMs;
   return defineTool({
     name: "write_file",
     description: "Appends a line to the counter file (test tool)",
@@ -26,7 +34,7 @@ export function countingWriteTool(counterFile: string, options: { delayMs?: numb
     async execute(args, ctx) {
       if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
       await appendFile(counterFile, `${ctx.idempotencyKey} ${args.content}\n`);
-      if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+      if (after) await new Promise((r) => setTimeout(r, after));
       return toolSuccess(`wrote ${args.content}`);
     },
   });

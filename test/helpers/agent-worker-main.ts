@@ -1,6 +1,7 @@
 // A real agent worker process for crash tests: `node bin/run-ts.js test/helpers/agent-worker-main.ts`.
 // Configured by environment: REDIS_URL, KEY_PREFIX, COUNTER_FILE, SCRIPT_FILE, TOOL_DELAY_MS,
-// CLAIM_LEASE_MS, LOCK_MS. Prints "worker ready" once it takes jobs.
+// CLAIM_LEASE_MS, LOCK_MS. Prints "worker ready <BullMQ worker id>" once it takes jobs (the id starts
+// the lock token of every job it holds, so a test can tell whether a kill hit running work).
 import { readFile } from "node:fs/promises";
 import { Redis } from "ioredis";
 import { startAgentWorker } from "../../workers/agent-worker.js";
@@ -25,4 +26,4 @@ const worker = startAgentWorker({
   stalledIntervalMs: Math.max(200, Math.floor(lockMs / 2)),
 });
 await worker.waitUntilReady();
-process.stdout.write("worker ready\n");
+process.stdout.write(`worker ready ${worker.id}\n`);

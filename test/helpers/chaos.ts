@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomInt } from "node:crypto";
 import { resolve } from "node:path";
 import { Job, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { inject } from "vitest";
 import { verifyAudit } from "../../src/journal/index.js";
 import { REPO_ROOT } from "./cli-process.js";
 
@@ -17,9 +19,56 @@ export function prng(seed: number): () => number {
   };
 }
 
-/** The seed of this run: CHAOS_SEED, or one derived from the time (printed by the tests). */
-export function chaosSeed(): number {
-  return Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
+let printedSeed: number | undefined;
+
+/**
+ * The one seed of this run: CHAOS_SEED, else the suite's (chaos-seed-setup.ts picks one per run and
+ * every file gets it), else a fresh one. Printed when first asked for, before anything can fail, with
+ * the command that replays it; every random choice of a scenario comes from {@link prng} of it.
+ */
+export function chaosSeed(label = "chaos"): number {
+  const fromEnv = process.env.CHAOS_SEED;
+  let injected: number | undefined;
+  try {
+    injected = inject("chaosSeed");
+  } catch {
+    // not inside a vitest run that provides one
+  }
+  const seed =
+    fromEnv !== undefined && fromEnv !== ""
+      ? Number(fromEnv)
+      : (injected ?? printedSeed ?? randomInt(1, 1_000_000));
+  if (!Number.isSafeInteger(seed) || seed < 0)
+    throw new Error(`CHAOS_SEED must be a whole number, not ${fromEnv}`);
+  if (printedSeed !== seed) {
+    printedSeed = seed;
+    console.info(`[${label}] seed ${seed}; replay with CHAOS_SEED=${seed}`);
+  }
+  return seed;
+}
+
+/**
+ * True when SIGKILLing the worker whose BullMQ id is `workerId` just now left a job it was running
+ * behind: a job still active whose lock token is that worker's. Ask right after the process is gone
+ * (the lock outlives it by its lease). A finished job has released its lock, so a kill between jobs
+ * or after the last one answers false.
+ */
+export async function killLandedOnWork(redis: Redis, queue: Queue, workerId: string): Promise<boolean> {
+  const active = await queue.getActiveCount();
+  if (active === 0) return false;
+  const ids = await redis.lrange(queue.toKey("active"), 0, -1);
+  for (const id of ids) {
+    const token = await redis.get(queue.toKey(`${id}:lock`));
+    if (token?.startsWith(`${workerId}:`)) return true;
+  }
+  return false;
+}
+
+/** The BullMQ worker id a `...-worker-main.ts` printed in its "worker ready <id>" line. */
+export function readyWorkerId(output: string): string {
+  const id = /worker ready (\S+)/.exec(output)?.[1];
+  if (!id) throw new Error(`no worker id in the ready line:\n${output.slice(0, 2000)}`);
+  return id;
 }
 
 /** A TypeScript entry point started as its own node process (bin/run-ts.js), output collected. */

@@ -1,6 +1,7 @@
 // A real agent worker process with the sub-agent tools, for crash tests of delegate_task:
 // `node bin/run-ts.js test/helpers/subagent-worker-main.ts`. Configured by environment: REDIS_URL,
-// KEY_PREFIX, COUNTER_FILE, SCRIPT_FILE (playbooks by task), TOOL_DELAY_MS, LOCK_MS, CLAIM_LEASE_MS,
+// KEY_PREFIX, COUNTER_FILE, SCRIPT_FILE (playbooks by task), TOOL_DELAY_MS, TOOL_HOLD_MS (the wait
+// after write_file appended, default TOOL_DELAY_MS), LOCK_MS, CLAIM_LEASE_MS,
 // CHILD_RECHECK_MS. write_file counts its executions in COUNTER_FILE; delegate_task is auto-approved.
 // Prints "worker ready" once it takes jobs.
 import { readFile } from "node:fs/promises";
@@ -16,7 +17,10 @@ const { deps } = await testRunDeps({
   redis,
   keyPrefix,
   tools: [
-    countingWriteTool(env.COUNTER_FILE ?? "", { delayMs: Number(env.TOOL_DELAY_MS ?? "0") }),
+    countingWriteTool(env.COUNTER_FILE ?? "", {
+      delayMs: Number(env.TOOL_DELAY_MS ?? "0"),
+      ...(env.TOOL_HOLD_MS ? { holdAfterMs: Number(env.TOOL_HOLD_MS) } : {}),
+    }),
     ...createSubagentTools(),
   ],
   script: await readFile(env.SCRIPT_FILE ?? "", "utf8"),

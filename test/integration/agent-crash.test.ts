@@ -7,25 +7,18 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Journal } from "../../src/journal/index.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
 import { agentQueue, countExecutions, testPayload, writeScript } from "../helpers/agent-harness.js";
+import { chaosSeed, killLandedOnWork, prng, readyWorkerId } from "../helpers/chaos.js";
 import { REPO_ROOT } from "../helpers/cli-process.js";
 import { testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 const redis = testRedisClient();
 afterAll(() => redis.disconnect());
 
-/** A seeded PRNG (mulberry32) so a failing trial can be reproduced from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function startWorker(env: Record<string, string>): { child: ChildProcess; ready: Promise<void> } {
+function startWorker(env: Record<string, string>): {
+  child: ChildProcess;
+  ready: Promise<void>;
+  output: () => string;
+} {
   const child = spawn(
     process.execPath,
     [resolve(REPO_ROOT, "bin/run-ts.js"), "test/helpers/agent-worker-main.ts"],
@@ -46,7 +39,7 @@ function startWorker(env: Record<string, string>): { child: ChildProcess; ready:
     });
     child.once("exit", (code) => fail(new Error(`worker exited (${code}) before ready:\n${out}`)));
   });
-  return { child, ready };
+  return { child, ready, output: () => out };
 }
 
 function kill(child: ChildProcess): Promise<void> {
@@ -73,7 +66,7 @@ async function waitForFinish(
 
 describe("agent runs survive SIGKILL of their worker at random points", () => {
   it("completes every run, with no side effect twice, across 30 kills", async () => {
-    const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 100_000);
+    const seed = chaosSeed("agent-crash");
     const random = prng(seed);
     const keyPrefix = uniquePrefix("crash");
     const dir = await mkdtemp(join(tmpdir(), "echo-crash-"));
@@ -93,6 +86,7 @@ describe("agent runs survive SIGKILL of their worker at random points", () => {
     const payloads = [testPayload(), testPayload(), testPayload()];
     for (const p of payloads) await enqueueAgentRun(queue, p);
     let kills = 0;
+    let landed = 0;
     try {
       while (kills < 30) {
         const worker = startWorker(env);
@@ -100,7 +94,10 @@ describe("agent runs survive SIGKILL of their worker at random points", () => {
         await new Promise((r) => setTimeout(r, 30 + Math.floor(random() * 300)));
         await kill(worker.child);
         kills++;
+        if (await killLandedOnWork(redis, queue, readyWorkerId(worker.output()))) landed++;
       }
+      // Kills that all hit an idle worker prove nothing about crashes: such a run must fail.
+      expect(landed, `kills that hit a run in progress, of ${kills} (seed ${seed})`).toBeGreaterThan(0);
       const final = startWorker(env);
       await final.ready;
       try {
@@ -135,6 +132,9 @@ describe("agent runs survive SIGKILL of their worker at random points", () => {
         expect(job?.returnvalue).toMatchObject({ status: "completed", finalAnswer: "survived" });
       }
       expect(succeeded + inDoubt).toBe(60);
+      console.info(
+        `[agent-crash] seed ${seed}: ${kills} kills, ${landed} on a run in progress; ${succeeded} calls ran once, ${inDoubt} in doubt`,
+      );
     } finally {
       await queue.obliterate({ force: true });
       await queue.close();

@@ -81,8 +81,9 @@ describe("delegate_task across a worker crash", () => {
       KEY_PREFIX: keyPrefix,
       COUNTER_FILE: counter,
       SCRIPT_FILE: scriptFile,
-      // The child's write appends half-way through 3 s: the kill lands inside it.
-      TOOL_DELAY_MS: "1500",
+      // The child's write appends after 0.2 s, then holds for 10 min: the kill always lands inside it.
+      TOOL_DELAY_MS: "200",
+      TOOL_HOLD_MS: "600000",
       CLAIM_LEASE_MS: "1000",
       LOCK_MS: "1000",
       // Far beyond the test's deadline: the parent must be woken by its child's end, not by a timer.
@@ -107,6 +108,11 @@ describe("delegate_task across a worker crash", () => {
       const [running] = await childJobs();
       expect(await running?.getState()).toBe("active");
       await kill(first.child);
+      // The kill landed inside the write: its journal entry is started, with no result.
+      const childWrite = [
+        ...(await new Journal({ redis, keyPrefix }).readRun(running!.id!)).records.entries(),
+      ].find(([key]) => !key.startsWith("model:"))?.[1];
+      expect(childWrite?.status).toBe("started");
 
       second = startWorker(env);
       await second.ready;

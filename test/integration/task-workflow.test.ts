@@ -91,7 +91,11 @@ async function stateOf(queue: Queue, id: string) {
   return (await Job.fromId(queue, id))?.getState() ?? "missing";
 }
 
-describe("task", () => {
+// Each test waits up to 30 s for a state (and a run up to 30 s): the tests get 120 s, so a wait that
+// runs out fails with its own message instead of the test timing out around it.
+const WAITS = { timeout: 120_000 };
+
+describe("task", WAITS, () => {
   it("creates queued tasks, updates one that has not started, stops another, reads them; other runs cannot touch them", async () => {
     let ids: string[] = [];
     const h = await harness(
@@ -200,7 +204,7 @@ describe("task", () => {
   });
 });
 
-describe("workflow", () => {
+describe("workflow", WAITS, () => {
   const steps = [
     { id: "report", task: "step: report", depends_on: ["fetch", "clean"] },
     { id: "fetch", task: "step: fetch" },
