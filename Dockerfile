@@ -1,13 +1,28 @@
 # echo-runner: `echo-runner start` (HTTP server, agent worker and scheduler in one process).
-# There is no build step: bin/echo-runner.js runs the TypeScript sources through tsx.
-FROM node:20-bookworm-slim
+# Stage 1 compiles the TypeScript sources to dist/ (scripts/build.mjs); stage 2 runs that output with
+# production dependencies only, so no start compiles anything.
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
+COPY scripts ./scripts
 COPY src ./src
 COPY workers ./workers
 COPY config ./config
+RUN node scripts/build.mjs
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+COPY package.json package-lock.json ./
+# --ignore-scripts: `prepare` would build, which stage 1 did (and needs the dev dependencies).
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+COPY bin ./bin
+COPY config ./config
+# dist/config is a link to ../config; the sources stay in stage 1 (the bin compares dist/ against
+# the sources it finds: none here).
+COPY --from=build /app/dist ./dist
 # The data dir (agents' demo workspace; the local redis-server's files when REDIS_URL is unset,
 # which this image does not use: it has no redis-server). A volume in docker-compose.yml.
 ENV NODE_ENV=production ECHO_RUNNER_DATA_DIR=/data

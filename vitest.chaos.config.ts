@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/chaos/**/*.test.ts"],
-    globalSetup: ["test/helpers/chaos-seed-setup.ts"],
+    globalSetup: ["test/helpers/build-setup.ts", "test/helpers/chaos-seed-setup.ts"],
     testTimeout: 300_000,
     hookTimeout: 240_000,
     pool: "forks",

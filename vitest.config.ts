@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     exclude: ["test/chaos/**", "test/security/**", "node_modules/**"],
-    globalSetup: ["test/helpers/global-setup.ts"],
+    globalSetup: ["test/helpers/build-setup.ts", "test/helpers/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",

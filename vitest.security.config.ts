@@ -30,7 +30,7 @@ export default defineConfig({
   test: {
     include: ["test/security/**/*.test.ts", ...APPROVAL_ATTACK_TESTS],
     exclude: ["node_modules/**"],
-    globalSetup: ["test/helpers/global-setup.ts"],
+    globalSetup: ["test/helpers/build-setup.ts", "test/helpers/global-setup.ts"],
     testTimeout: 120_000,
     hookTimeout: 30_000,
     pool: "forks",

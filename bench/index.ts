@@ -16,6 +16,7 @@ import { formatGateBench, runGateBench } from "./gate.bench.js";
 import { formatGuardBench, runGuardBench } from "./guard.bench.js";
 import { formatJournalBench, runJournalBench } from "./journal.bench.js";
 import { formatSchedulerBench, runSchedulerBench } from "./scheduler.bench.js";
+import { formatStartupBench, runStartupBench } from "./startup.bench.js";
 
 const server = process.env.REDIS_URL ? undefined : await startRedisServer({ appendfsync: "everysec" });
 const redisUrl = process.env.REDIS_URL ?? server?.url ?? "";
@@ -40,6 +41,9 @@ const results: Record<string, unknown> = {
   loadAverageAtStart: loadavg(),
 };
 try {
+  const startup = await runStartupBench();
+  console.log(formatStartupBench(startup));
+  results.startup = startup;
   const gate = await runGateBench();
   console.log(formatGateBench(gate));
   results.gate = gate;

@@ -1,10 +1,15 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { CliCommand } from "./io.js";
+/** What help needs of a command: its words, summary and usage (a CommandInfo, or a manifest entry). */
+export interface CommandInfo {
+  readonly words: readonly string[];
+  readonly summary: string;
+  readonly usage: string;
+}
 
 /** The top-level help: every command with its summary. */
-export function helpText(commands: readonly CliCommand[]): string {
+export function helpText(commands: readonly CommandInfo[]): string {
   const lines = ["echo-runner: durable job-runner for unattended AI agents", "", "Commands:"];
   for (const command of commands) lines.push(`  ${command.words.join(" ").padEnd(24)} ${command.summary}`);
   lines.push(
@@ -16,14 +21,14 @@ export function helpText(commands: readonly CliCommand[]): string {
 }
 
 /** The commands whose words start with `prefix` (a command group such as ["schedules"]). */
-export function commandsUnder(commands: readonly CliCommand[], prefix: readonly string[]): CliCommand[] {
+export function commandsUnder<T extends CommandInfo>(commands: readonly T[], prefix: readonly string[]): T[] {
   return commands.filter(
     (c) => c.words.length > prefix.length && prefix.every((word, i) => c.words[i] === word),
   );
 }
 
 /** The help of a command group: its subcommands with their summaries and usage lines. */
-export function groupHelpText(prefix: readonly string[], members: readonly CliCommand[]): string {
+export function groupHelpText(prefix: readonly string[], members: readonly CommandInfo[]): string {
   const group = prefix.join(" ");
   const lines = [`echo-runner ${group}: ${members.length} subcommands`, "", "Subcommands:"];
   for (const command of members) {
@@ -36,7 +41,7 @@ export function groupHelpText(prefix: readonly string[], members: readonly CliCo
 }
 
 /** The help of one command; a command that is also a group (`audit`) lists its subcommands too. */
-export function commandHelpText(command: CliCommand, subcommands: readonly CliCommand[] = []): string {
+export function commandHelpText(command: CommandInfo, subcommands: readonly CommandInfo[] = []): string {
   const text = `${command.summary}\n\nusage: ${command.usage}\n`;
   return subcommands.length === 0 ? text : `${text}\n${groupHelpText(command.words, subcommands)}`;
 }

@@ -17,6 +17,7 @@ import {
   startNodeProcess,
   verifyChain,
   waitAllCompleted,
+  waitFor,
 } from "../helpers/chaos.js";
 import { type RedisServerProcess, startRedisServer } from "../helpers/redis-server.js";
 
@@ -70,12 +71,24 @@ describe("chaos: SIGKILL of workers at random points under load", () => {
     const workers: NodeProcess[] = [start(), start()];
     let kills = 0;
     let landed = 0;
+    const holdsWork = async (workerId: string) =>
+      (await killLandedOnWork(redis, queue, workerId)) ? true : undefined;
     try {
       await Promise.all(workers.map((w) => w.ready));
       while (kills < KILLS) {
-        await new Promise((r) => setTimeout(r, 100 + Math.floor(random() * 700)));
+        // Work in flight for every kill: a new run when fewer than RUNS / 2 are unfinished (the
+        // first ones end long before the tenth kill), and the victim holding one, bounded.
+        if ((await queue.getActiveCount()) + (await queue.getWaitingCount()) < RUNS / 2) {
+          const more = testPayload();
+          payloads.push(more);
+          await enqueueAgentRun(queue, more);
+        }
         const victim = Math.floor(random() * workers.length);
         const victimId = readyWorkerId(workers[victim]!.output());
+        await waitFor("the victim to run a job", () => holdsWork(victimId), 30_000, 20).catch(
+          () => undefined,
+        );
+        await new Promise((r) => setTimeout(r, Math.floor(random() * 300)));
         await killHard(workers[victim]!.child);
         kills++;
         if (await killLandedOnWork(redis, queue, victimId)) landed++;
@@ -116,12 +129,12 @@ describe("chaos: SIGKILL of workers at random points under load", () => {
       const job = await Job.fromId(queue, p.runId);
       expect(job?.returnvalue).toMatchObject({ status: "completed", finalAnswer: "survived" });
     }
-    expect(succeeded + inDoubt).toBe(RUNS * STEPS);
+    expect(succeeded + inDoubt).toBe(payloads.length * STEPS);
     const entries = await verifyChain(redis, keyPrefix);
     expect(entries).toBeGreaterThan(0);
     await queue.close();
     console.info(
-      `[chaos worker-kill] seed ${seed}: ${kills} kills (${landed} on a run in progress), ${RUNS} runs × ${STEPS} calls: ` +
+      `[chaos worker-kill] seed ${seed}: ${kills} kills (${landed} on a run in progress), ${payloads.length} runs × ${STEPS} calls: ` +
         `${succeeded} ran once, ${inDoubt} in doubt (not re-run), 0 twice; ${entries} audit entries verified; ` +
         `${((Date.now() - started) / 1000).toFixed(1)} s`,
     );

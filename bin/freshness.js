@@ -1,0 +1,54 @@
+// Whether dist/ (the compiled JavaScript the bin runs) is at least as new as the TypeScript sources.
+// Plain JavaScript: the bin asks it before anything is compiled or loaded.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+
+/** The folders compiled into dist/ (every non-test .ts file under them, see tsconfig.build.json). */
+export const SOURCE_DIRS = ["src", "workers"];
+/** Written last by scripts/build.mjs: `{"builtFrom": <ms>}`, the time the build started. */
+export const STAMP = join("dist", ".build-stamp.json");
+
+/** A file the build compiles. */
+export function isSource(name) {
+  return name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.endsWith(".d.ts");
+}
+
+/** The newest source file under `root` ({ path, mtimeMs }), or null when there are none (an image). */
+export function newestSource(root) {
+  let newest = null;
+  const walk = (dir) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile() && isSource(entry.name)) {
+        const { mtimeMs } = statSync(path);
+        if (!newest || mtimeMs > newest.mtimeMs) newest = { path, mtimeMs };
+      }
+    }
+  };
+  for (const dir of SOURCE_DIRS) walk(join(root, dir));
+  return newest;
+}
+
+/**
+ * `{ state: "fresh" }`, `{ state: "missing" }` (never built), or `{ state: "stale", source }` naming
+ * a source changed after the build started.
+ */
+export function buildState(root) {
+  let builtFrom;
+  try {
+    builtFrom = Number(JSON.parse(readFileSync(join(root, STAMP), "utf8")).builtFrom);
+  } catch {
+    return { state: "missing" };
+  }
+  if (!Number.isFinite(builtFrom)) return { state: "missing" };
+  const newest = newestSource(root);
+  if (newest && newest.mtimeMs > builtFrom) return { state: "stale", source: relative(root, newest.path) };
+  return { state: "fresh" };
+}

@@ -1,0 +1,56 @@
+// `npm run build` (also `prepare`, so `npm ci` builds, and `pretest`): compiles every non-test .ts
+// file under src/ and workers/ to dist/ (tsconfig.build.json: no type check here, `npm run
+// typecheck` does that), links dist/config to config/ (sources find their YAML files by relative
+// path), writes the CLI's command manifest (so a command loads only its own modules), and writes
+// the stamp bin/echo-runner.js compares the sources against last.
+//   node scripts/build.mjs             always rebuild
+//   node scripts/build.mjs --if-stale  only when dist/ is missing or older than a source
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { buildState, STAMP } from "../bin/freshness.js";
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const dist = join(root, "dist");
+
+if (process.argv.includes("--if-stale") && buildState(root).state === "fresh") process.exit(0);
+
+const started = Date.now();
+rmSync(dist, { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+const compiled = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], {
+  cwd: root,
+  stdio: "inherit",
+});
+if (compiled.status !== 0) {
+  process.stderr.write("build: tsc failed; dist/ is incomplete and bin/echo-runner.js will refuse it\n");
+  process.exit(compiled.status ?? 1);
+}
+mkdirSync(dist, { recursive: true });
+symlinkSync("../config", join(dist, "config"), "dir");
+
+// The manifest: every command's words, summary and usage, and the module and export that run it.
+const commandsDir = join(dist, "src", "cli", "commands");
+const { COMMANDS } = await import(pathToFileURL(join(commandsDir, "index.js")).href);
+const where = new Map();
+for (const file of readdirSync(commandsDir).filter((f) => f.endsWith(".js") && f !== "index.js")) {
+  const module = await import(pathToFileURL(join(commandsDir, file)).href);
+  for (const [name, value] of Object.entries(module)) {
+    if (value && typeof value === "object" && COMMANDS.includes(value) && !where.has(value))
+      where.set(value, { file, export: name });
+  }
+}
+const manifest = COMMANDS.map((command) => {
+  const found = where.get(command);
+  if (!found) throw new Error(`build: no module under src/cli/commands exports "${command.words.join(" ")}"`);
+  return { words: command.words, summary: command.summary, usage: command.usage, ...found };
+});
+writeFileSync(join(commandsDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+
+writeFileSync(join(root, STAMP), `${JSON.stringify({ builtFrom: started })}\n`);
+process.stdout.write(
+  `build: dist/ from src/ and workers/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+);
+process.exit(0);

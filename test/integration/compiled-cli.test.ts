@@ -1,0 +1,101 @@
+import { execFile } from "node:child_process";
+import { cp, mkdir, mkdtemp, readFile, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { COMMANDS } from "../../src/cli/commands/index.js";
+import { REPO_ROOT } from "../helpers/cli-process.js";
+
+/**
+ * bin/echo-runner.js runs the compiled JavaScript in dist/ (scripts/build.mjs; the test run's
+ * globalSetup built it) and refuses output older than the sources. The refusal is tested on a copy
+ * of the real bin in a scratch tree, so the repository's own dist/ is never touched.
+ */
+const run = promisify(execFile);
+
+async function node(args: string[], cwd = REPO_ROOT) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, args, { cwd, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
+
+/** A scratch tree: the real bin/, one source, and a dist/ whose main prints a marker. */
+async function scratch(): Promise<{ root: string; source: string; stamp: string }> {
+  const root = await mkdtemp(join(tmpdir(), "echo-bin-"));
+  await cp(resolve(REPO_ROOT, "bin"), join(root, "bin"), { recursive: true });
+  await writeFile(join(root, "package.json"), '{ "type": "module" }\n');
+  await mkdir(join(root, "src", "deep"), { recursive: true });
+  const source = join(root, "src", "deep", "thing.ts");
+  await writeFile(source, "export const x = 1;\n");
+  await writeFile(join(root, "src", "deep", "thing.test.ts"), "// tests are not compiled\n");
+  await mkdir(join(root, "dist", "src", "cli"), { recursive: true });
+  await writeFile(
+    join(root, "dist", "src", "cli", "main.js"),
+    'process.stdout.write("compiled main ran\\n");\n',
+  );
+  const past = new Date(Date.now() - 60_000);
+  await utimes(source, past, past);
+  const stamp = join(root, "dist", ".build-stamp.json");
+  await writeFile(stamp, `${JSON.stringify({ builtFrom: Date.now() - 30_000 })}\n`);
+  return { root, source, stamp };
+}
+
+describe("the compiled CLI", () => {
+  it("runs dist/ when it is newer than every source", async () => {
+    const { root } = await scratch();
+    const result = await node([join(root, "bin", "echo-runner.js"), "--help"], root);
+    expect(result).toMatchObject({ code: 0, stdout: "compiled main ran\n" });
+  });
+
+  it("refuses output older than a source, naming the source", async () => {
+    const { root, source } = await scratch();
+    await utimes(source, new Date(), new Date());
+    const result = await node([join(root, "bin", "echo-runner.js"), "--help"], root);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("the compiled output in dist/ is older than src/deep/thing.ts");
+    expect(result.stderr).toContain("npm run build");
+  });
+
+  it("refuses a new source file the build has not seen, and a tree never built", async () => {
+    const { root, stamp } = await scratch();
+    await writeFile(join(root, "src", "added-later.ts"), "export {};\n");
+    const added = await node([join(root, "bin", "echo-runner.js")], root);
+    expect(added.stderr).toContain("older than src/added-later.ts");
+    await writeFile(stamp, "");
+    const never = await node([join(root, "bin", "echo-runner.js")], root);
+    expect(never.code).toBe(2);
+    expect(never.stderr).toContain("there is no compiled output in dist/");
+  });
+
+  it("ignores test files: editing one needs no rebuild", async () => {
+    const { root } = await scratch();
+    await writeFile(join(root, "src", "deep", "thing.test.ts"), "// edited\n");
+    expect((await node([join(root, "bin", "echo-runner.js")], root)).stdout).toBe("compiled main ran\n");
+  });
+
+  it("the build's manifest lists every command with its words, summary and usage", async () => {
+    const manifest = JSON.parse(
+      await readFile(resolve(REPO_ROOT, "dist/src/cli/commands/manifest.json"), "utf8"),
+    ) as { words: string[]; summary: string; usage: string; file: string }[];
+    expect(manifest.map(({ words, summary, usage }) => ({ words, summary, usage }))).toEqual(
+      COMMANDS.map(({ words, summary, usage }) => ({ words: [...words], summary, usage })),
+    );
+  });
+
+  it("the real bin answers from dist/: guard command, a group's help, config check", async () => {
+    const bin = resolve(REPO_ROOT, "bin/echo-runner.js");
+    const guard = await node([bin, "guard", "command", "ls", "--json"]);
+    expect(guard.code).toBe(0);
+    expect(JSON.parse(guard.stdout)).toMatchObject({ verdict: "allow" });
+    const help = await node([bin, "guard", "--help"]);
+    expect(help.stdout).toContain("echo-runner guard command");
+    const check = await node([bin, "config", "check", "--config", resolve(REPO_ROOT, "config/demo.yaml")]);
+    expect(check.code, check.stderr).toBe(0);
+  });
+});
