@@ -5,6 +5,8 @@ import { join, relative } from "node:path";
 
 /** The folders compiled into dist/ (every non-test .ts file under them, see tsconfig.build.json). */
 export const SOURCE_DIRS = ["src", "workers"];
+/** Test helpers the build also compiles (the `*-main.ts` worker processes tests start). */
+export const TEST_ENTRY_DIRS = ["test/helpers"];
 /** Written last by scripts/build.mjs: `{"builtFrom": <ms>}`, the time the build started. */
 export const STAMP = join("dist", ".build-stamp.json");
 
@@ -13,8 +15,8 @@ export function isSource(name) {
   return name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.endsWith(".d.ts");
 }
 
-/** The newest source file under `root` ({ path, mtimeMs }), or null when there are none (an image). */
-export function newestSource(root) {
+/** The newest source file under `dirs` of `root` ({ path, mtimeMs }), or null when there are none (an image). */
+export function newestSource(root, dirs = SOURCE_DIRS) {
   let newest = null;
   const walk = (dir) => {
     let entries;
@@ -32,15 +34,15 @@ export function newestSource(root) {
       }
     }
   };
-  for (const dir of SOURCE_DIRS) walk(join(root, dir));
+  for (const dir of dirs) walk(join(root, dir));
   return newest;
 }
 
 /**
  * `{ state: "fresh" }`, `{ state: "missing" }` (never built), or `{ state: "stale", source }` naming
- * a source changed after the build started.
+ * a source under `dirs` changed after the build started.
  */
-export function buildState(root) {
+export function buildState(root, dirs = SOURCE_DIRS) {
   let builtFrom;
   try {
     builtFrom = Number(JSON.parse(readFileSync(join(root, STAMP), "utf8")).builtFrom);
@@ -48,7 +50,7 @@ export function buildState(root) {
     return { state: "missing" };
   }
   if (!Number.isFinite(builtFrom)) return { state: "missing" };
-  const newest = newestSource(root);
+  const newest = newestSource(root, dirs);
   if (newest && newest.mtimeMs > builtFrom) return { state: "stale", source: relative(root, newest.path) };
   return { state: "fresh" };
 }

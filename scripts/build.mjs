@@ -1,5 +1,5 @@
 // `npm run build` (also `prepare`, so `npm ci` builds, and `pretest`): compiles every non-test .ts
-// file under src/ and workers/ to dist/ (tsconfig.build.json: no type check here, `npm run
+// file under src/ and workers/ to dist/, and the worker processes tests start (test/helpers/*-main.ts) (tsconfig.build.json: no type check here, `npm run
 // typecheck` does that), links dist/config to config/ (sources find their YAML files by relative
 // path), writes the CLI's command manifest (so a command loads only its own modules), and writes
 // the stamp bin/echo-runner.js compares the sources against last.
@@ -10,12 +10,13 @@ import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { buildState, STAMP } from "../bin/freshness.js";
+import { buildState, SOURCE_DIRS, STAMP, TEST_ENTRY_DIRS } from "../bin/freshness.js";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const dist = join(root, "dist");
 
-if (process.argv.includes("--if-stale") && buildState(root).state === "fresh") process.exit(0);
+const everything = [...SOURCE_DIRS, ...TEST_ENTRY_DIRS];
+if (process.argv.includes("--if-stale") && buildState(root, everything).state === "fresh") process.exit(0);
 
 const started = Date.now();
 rmSync(dist, { recursive: true, force: true });

@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
-import { resolve } from "node:path";
 import { Job, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { inject } from "vitest";
 import { verifyAudit } from "../../src/journal/index.js";
 import { REPO_ROOT } from "./cli-process.js";
+import { nodeEntryArgs } from "./node-entry.js";
 
 /** A seeded PRNG (mulberry32) so a failing chaos run can be reproduced from its seed (CHAOS_SEED). */
 export function prng(seed: number): () => number {
@@ -71,7 +71,7 @@ export function readyWorkerId(output: string): string {
   return id;
 }
 
-/** A TypeScript entry point started as its own node process (bin/run-ts.js), output collected. */
+/** A TypeScript entry point started as its own node process (compiled, see nodeEntryArgs), output collected. */
 export interface NodeProcess {
   child: ChildProcess;
   /** Resolves when the process printed `readyLine`; rejects when it exits first. */
@@ -84,7 +84,7 @@ export function startNodeProcess(
   env: Record<string, string>,
   readyLine = "worker ready",
 ): NodeProcess {
-  const child = spawn(process.execPath, [resolve(REPO_ROOT, "bin/run-ts.js"), entry], {
+  const child = spawn(process.execPath, nodeEntryArgs(entry), {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

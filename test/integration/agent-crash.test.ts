@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { Job } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { Journal } from "../../src/journal/index.js";
@@ -9,6 +9,7 @@ import { enqueueAgentRun } from "../../src/queue/index.js";
 import { agentQueue, countExecutions, testPayload, writeScript } from "../helpers/agent-harness.js";
 import { chaosSeed, killLandedOnWork, prng, readyWorkerId } from "../helpers/chaos.js";
 import { REPO_ROOT } from "../helpers/cli-process.js";
+import { nodeEntryArgs } from "../helpers/node-entry.js";
 import { testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 const redis = testRedisClient();
@@ -19,15 +20,11 @@ function startWorker(env: Record<string, string>): {
   ready: Promise<void>;
   output: () => string;
 } {
-  const child = spawn(
-    process.execPath,
-    [resolve(REPO_ROOT, "bin/run-ts.js"), "test/helpers/agent-worker-main.ts"],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, nodeEntryArgs("test/helpers/agent-worker-main.ts"), {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   const ready = new Promise<void>((done, fail) => {
     child.stdout?.on("data", (chunk: Buffer) => {

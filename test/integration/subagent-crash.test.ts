@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { Job } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -9,17 +9,18 @@ import { Journal } from "../../src/journal/index.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
 import { agentQueue, countExecutions, testPayload } from "../helpers/agent-harness.js";
 import { REPO_ROOT } from "../helpers/cli-process.js";
+import { nodeEntryArgs } from "../helpers/node-entry.js";
 import { testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 const redis = testRedisClient();
 afterAll(() => redis.disconnect());
 
 function startWorker(env: Record<string, string>): { child: ChildProcess; ready: Promise<void> } {
-  const child = spawn(
-    process.execPath,
-    [resolve(REPO_ROOT, "bin/run-ts.js"), "test/helpers/subagent-worker-main.ts"],
-    { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child = spawn(process.execPath, nodeEntryArgs("test/helpers/subagent-worker-main.ts"), {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   const ready = new Promise<void>((done, fail) => {
     child.stdout?.on("data", (chunk: Buffer) => {
