@@ -36,7 +36,11 @@ symlinkSync("../config", join(dist, "config"), "dir");
 const commandsDir = join(dist, "src", "cli", "commands");
 const { COMMANDS } = await import(pathToFileURL(join(commandsDir, "index.js")).href);
 const where = new Map();
-for (const file of readdirSync(commandsDir).filter((f) => f.endsWith(".js") && f !== "index.js")) {
+const moduleFiles = readdirSync(commandsDir, { recursive: true })
+  .map(String)
+  .filter((f) => f.endsWith(".js") && f !== "index.js")
+  .sort();
+for (const file of moduleFiles) {
   const module = await import(pathToFileURL(join(commandsDir, file)).href);
   for (const [name, value] of Object.entries(module)) {
     if (value && typeof value === "object" && COMMANDS.includes(value) && !where.has(value))

@@ -22,7 +22,7 @@ function isManifestLine(value: unknown): value is ManifestLine {
     typeof v.summary === "string" &&
     typeof v.usage === "string" &&
     typeof v.file === "string" &&
-    /^[a-z0-9-]+\.js$/.test(v.file) &&
+    /^[a-z0-9-]+(\/[a-z0-9-]+)*\.js$/.test(v.file) &&
     typeof v.export === "string"
   );
 }
