@@ -161,14 +161,23 @@ describe("sub-agents", () => {
     const keyPrefix = uniquePrefix("sub-danger");
     const counter = join(await mkdtemp(join(tmpdir(), "echo-sub-")), "c.txt");
     const server = await startFakeChatServer(agentModel);
-    const deps = await setup(server, keyPrefix, counter, "allow_safe");
+    // The parent's schedule holds a grant (so its delegate_task runs unattended: under allow_safe
+    // auto_approve alone never lets an unattended exec-level call through); the child's own grant
+    // check says no, so its exec goes past step 4.
+    const deps = {
+      ...(await setup(server, keyPrefix, counter, "allow_safe")),
+      cronAuthorized: async (p: { parentExecutionId: string | null }) => p.parentExecutionId === null,
+    };
     const queue = agentQueue(redis, keyPrefix);
     const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 2, deps });
     try {
-      // An unattended parent whose config lets it delegate (allow_safe + auto_approve): its child is
-      // unattended too, and nothing lets the child's dangerous call or a call needing a person through.
-      const parent = testPayload({ unattended: true }, { task: "parent: dangerous child" });
+      // An unattended parent allowed to delegate: its child is unattended too, and nothing lets the
+      // child's dangerous call or a call needing a person through.
+      const parent = testPayload(
+        { unattended: true, origin: { kind: "schedule", scheduleId: "nightly" }, channel: "cron" },
+        { task: "parent: dangerous child" },
+      );
       await enqueueAgentRun(queue, parent);
       const outcome = await (await Job.fromId(queue, parent.runId))!.waitUntilFinished(events, 20_000);
       expect(outcome.finalAnswer).toContain("dangerous and never runs unattended");
