@@ -58,8 +58,10 @@ export {
   EXEC_MODES,
   type ExecMode,
   resolveSessionPermissionPolicy,
+  resolveWorkspaceFence,
   type SessionPermissionPolicy,
   sessionModeRemoval,
+  type WorkspaceFence,
 } from "./session-mode.js";
 export {
   APPROVAL_MODES,

@@ -62,6 +62,12 @@ export interface ToolExecutionContext {
    * root file tools fence paths into and processes run in.
    */
   readonly workspace: string;
+  /**
+   * Runner extension: true when every path a tool touches must resolve inside {@link workspace} —
+   * the strictest of `tools.restrict_to_workspace` and the session mode (every mode but full). File
+   * tools, exec's working directory and exec's path operands are fenced by it.
+   */
+  readonly workspaceOnly: boolean;
 }
 
 /** What identifies one tool call for its {@link ToolExecutionContext.idempotencyKey}. */
@@ -130,6 +136,8 @@ export interface ToolExecutionContextOptions {
   inboundEventId?: string;
   /** Absolute path of the run's workspace. Required: there is no "anywhere" default. */
   workspace: string;
+  /** Default true (fail closed): only a run whose fence is open passes false. */
+  workspaceOnly?: boolean;
 }
 
 /**
@@ -182,6 +190,7 @@ export function createToolExecutionContext(options: ToolExecutionContextOptions)
     cronAuthorized: options.cronAuthorized ?? false,
     inboundEventId: options.inboundEventId ?? "",
     workspace: options.workspace,
+    workspaceOnly: options.workspaceOnly ?? true,
   };
   Object.defineProperty(ctx, "credentials", {
     value: { ...(options.credentials ?? {}) },

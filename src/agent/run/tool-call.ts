@@ -68,6 +68,7 @@ function contextFor(
     unattended: payload.unattended,
     cronAuthorized: scope.cronAuthorized,
     workspace: payload.agent.workspace,
+    workspaceOnly: scope.policy.fence.workspaceOnly,
     ...extra,
   });
 }
