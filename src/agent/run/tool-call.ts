@@ -51,6 +51,8 @@ function contextFor(
     approvalSource?: "human" | "auto";
     approvedActions?: string[];
     credentials?: Readonly<Record<string, string>>;
+    attemptIndex?: number;
+    isReplay?: boolean;
   } = {},
 ): ToolExecutionContext {
   const { payload } = scope;
@@ -179,7 +181,7 @@ export async function runToolCall(
       });
       return wakeAt;
     },
-    produce: async () => {
+    produce: async (claim) => {
       if (plan.kind === "result") return plan.result;
       if (subagent) return subagent;
       const started = deps.clock.now();
@@ -190,7 +192,11 @@ export async function runToolCall(
         {
           approvalSource: plan.decision.approvalSource,
           credentials,
-          ...(plan.approver ? { approvedActions: [key] } : {}),
+          // seed 000: the tool names a person approved (its example checks the name), and the call.
+          ...(plan.approver ? { approvedActions: [name, key] } : {}),
+          // A re-run after a crash: the tool may already have acted; an idempotent one dedupes.
+          attemptIndex: claim.attempt - 1,
+          isReplay: claim.inDoubtRerun && safeToRepeat,
         },
       );
       const raw = await executeWithPolicy(plan.tool, plan.args, ctx, safeToRepeat);
