@@ -163,6 +163,18 @@ describe("config validation rejects bad values and names what is wrong", () => {
       "tools.exec.safe_bins.head.allowed_flags",
       ["value_flags", "denied_flags"],
     ],
+    [
+      "an unknown tool group",
+      "tools:\n  deny: [exec, group:websurfing]\n",
+      "tools.deny.1",
+      ['"group:websurfing" is not a tool group', "group:fs", "group:web", "group:mcp:<server>"],
+    ],
+    [
+      "a group of an MCP server that is not configured",
+      "tools:\n  also_allow: [group:mcp:github]\n",
+      "tools.also_allow.0",
+      ['names MCP server "github", which is not in tools.mcp.servers', "group:runtime"],
+    ],
   ])("rejects %s", async (_what, yaml, path, fragments) => {
     const err = await loadError(yaml);
     expect(err).toBeInstanceOf(RunnerError);

@@ -81,6 +81,15 @@ export {
   type UnattendedPolicy,
 } from "./settings.js";
 export {
+  isToolGroupEntry,
+  knownToolGroups,
+  matchesToolGroup,
+  parseToolGroup,
+  TOOL_GROUP_PREFIX,
+  type ToolGroup,
+  toolGroupProblem,
+} from "./tool-groups.js";
+export {
   findPattern,
   type MergedToolLists,
   matchesToolPattern,
