@@ -106,136 +106,137 @@ const ScheduleConfig = z.strictObject({
   authorized: z.boolean(),
 });
 
+const ConfigObject = z.strictObject({
+  tools: z.strictObject({
+    profile: z.enum(TOOL_PROFILES),
+    allow: toolList,
+    also_allow: toolList,
+    deny: toolList,
+    deferred: toolList,
+    restrict_to_workspace: z.boolean(),
+    safe_write_root: z.string(),
+    exec: z.strictObject({
+      security: z.enum(EXEC_SECURITY_LEVELS),
+      ask: z.enum(EXEC_ASK_MODES),
+      host: z.enum(EXEC_HOSTS),
+      safe_bins: z.record(z.string().regex(/^[a-zA-Z0-9_.+-]+$/, "a binary name"), SafeBinProfileConfig),
+    }),
+    credentials: z.record(
+      toolName,
+      z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a credential name"), envVarName),
+    ),
+    mcp: z.strictObject({
+      servers: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/, "letters, digits, _ and -"), McpServerConfig),
+    }),
+    web: z.strictObject({
+      search: z.strictObject({
+        provider: z.enum(["none", ...WEB_SEARCH_PROVIDERS]),
+        endpoint: optionalHttpUrl,
+        api_key_env: envVarName,
+      }),
+    }),
+    media: z.strictObject({
+      vision: MediaEndpointConfig,
+      image: MediaEndpointConfig,
+      tts: MediaEndpointConfig,
+    }),
+    skills: z.strictObject({ dir: z.string() }),
+    messaging: z
+      .strictObject({
+        allowed_recipients: z.array(
+          z
+            .string()
+            .regex(
+              /^(webhook:[a-zA-Z0-9_-]+|@[^@\s]+\.[^@\s]+|[^@\s]+@[^@\s]+\.[^@\s]+)$/,
+              "an email address, @domain or webhook:<name>",
+            ),
+        ),
+        webhooks: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/, "letters, digits, _ and -"), WebhookConfig),
+        notify_webhook: z.string(),
+      })
+      .refine((m) => m.notify_webhook === "" || m.notify_webhook in m.webhooks, {
+        message: 'must name a webhook of tools.messaging.webhooks (or be "" for none)',
+        path: ["notify_webhook"],
+      }),
+  }),
+  permissions: z.strictObject({
+    approval: z.strictObject({
+      auto_approve: toolList,
+      trusted_channels: z.array(z.string().min(1)),
+      cli_auto_approve: z.boolean(),
+      mode: z.enum(APPROVAL_MODES),
+      unattended_policy: z.enum(UNATTENDED_POLICIES),
+      wait_timeout_seconds: positiveInt.max(30 * 24 * 3600),
+      wait_timeout_by_risk: z.partialRecord(z.enum(RISK_LEVELS), positiveInt.max(30 * 24 * 3600)),
+      wait_timeout_by_channel: z.record(z.string().min(1), positiveInt.max(30 * 24 * 3600)),
+      smart_model: z.string(),
+      forbid_self_approval: z.boolean(),
+      required_approvals: z.record(z.string().min(1), positiveInt.max(10)),
+      reminder_before_seconds: nonNegativeInt,
+    }),
+    elevated: z.strictObject({
+      enabled: z.boolean(),
+      allow_from: z.record(z.string().min(1), z.array(z.string().min(1))),
+    }),
+    admin_users: z.array(z.string().min(1)),
+  }),
+  security: z.strictObject({ profile: z.enum(SECURITY_PROFILES) }),
+  execution: z.strictObject({
+    network_policy: z.enum(NETWORK_POLICIES),
+    allowed_hosts: z.array(z.string().min(1)),
+    session_mode: z.enum(SESSION_PERMISSION_MODES),
+    max_steps: positiveInt.max(10_000),
+    in_doubt_policy: z.enum(IN_DOUBT_POLICIES),
+    worker_concurrency: positiveInt.max(1000),
+    max_child_depth: nonNegativeInt.max(10),
+    max_children_per_run: nonNegativeInt.max(1000),
+  }),
+  redis: z.strictObject({
+    url: z.url({ protocol: /^rediss?$/ }),
+    key_prefix: z.string().regex(/^[a-zA-Z0-9_:-]{1,32}$/, "letters, digits, _ : - (1-32 characters)"),
+  }),
+  http: z.strictObject({
+    host: z.string().min(1),
+    port,
+    public_url: httpUrl,
+    api_token_env: envVarName,
+  }),
+  smtp: z.strictObject({
+    host: z.string(),
+    port,
+    secure: z.boolean(),
+    user: z.string(),
+    password_env: envVarName,
+    from: z.string().min(3),
+  }),
+  approvers: z.array(z.strictObject({ id: z.string().min(1), email: z.email() })),
+  operator: z.string(),
+  models: z.record(z.string().min(1), ModelConfig),
+  agents: z.record(z.string().min(1), AgentConfig),
+  schedules: z.array(ScheduleConfig),
+  retention: z.strictObject({
+    journal_days: positiveInt.max(3650),
+    audit_days: positiveInt.max(36500),
+    finished_jobs: nonNegativeInt,
+  }),
+  logging: z.strictObject({ level: z.enum(LOG_LEVELS), format: z.enum(LOG_FORMATS) }),
+});
+
 /** The tool lists that may name groups (`group:<section>`, `group:mcp:<server>`). */
 const TOOL_GROUP_LISTS = ["allow", "also_allow", "deny", "deferred"] as const;
 
-export const EchoRunnerConfigSchema = z
-  .strictObject({
-    tools: z.strictObject({
-      profile: z.enum(TOOL_PROFILES),
-      allow: toolList,
-      also_allow: toolList,
-      deny: toolList,
-      deferred: toolList,
-      restrict_to_workspace: z.boolean(),
-      safe_write_root: z.string(),
-      exec: z.strictObject({
-        security: z.enum(EXEC_SECURITY_LEVELS),
-        ask: z.enum(EXEC_ASK_MODES),
-        host: z.enum(EXEC_HOSTS),
-        safe_bins: z.record(z.string().regex(/^[a-zA-Z0-9_.+-]+$/, "a binary name"), SafeBinProfileConfig),
-      }),
-      credentials: z.record(
-        toolName,
-        z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a credential name"), envVarName),
-      ),
-      mcp: z.strictObject({
-        servers: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/, "letters, digits, _ and -"), McpServerConfig),
-      }),
-      web: z.strictObject({
-        search: z.strictObject({
-          provider: z.enum(["none", ...WEB_SEARCH_PROVIDERS]),
-          endpoint: optionalHttpUrl,
-          api_key_env: envVarName,
-        }),
-      }),
-      media: z.strictObject({
-        vision: MediaEndpointConfig,
-        image: MediaEndpointConfig,
-        tts: MediaEndpointConfig,
-      }),
-      skills: z.strictObject({ dir: z.string() }),
-      messaging: z
-        .strictObject({
-          allowed_recipients: z.array(
-            z
-              .string()
-              .regex(
-                /^(webhook:[a-zA-Z0-9_-]+|@[^@\s]+\.[^@\s]+|[^@\s]+@[^@\s]+\.[^@\s]+)$/,
-                "an email address, @domain or webhook:<name>",
-              ),
-          ),
-          webhooks: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/, "letters, digits, _ and -"), WebhookConfig),
-          notify_webhook: z.string(),
-        })
-        .refine((m) => m.notify_webhook === "" || m.notify_webhook in m.webhooks, {
-          message: 'must name a webhook of tools.messaging.webhooks (or be "" for none)',
-          path: ["notify_webhook"],
-        }),
-    }),
-    permissions: z.strictObject({
-      approval: z.strictObject({
-        auto_approve: toolList,
-        trusted_channels: z.array(z.string().min(1)),
-        cli_auto_approve: z.boolean(),
-        mode: z.enum(APPROVAL_MODES),
-        unattended_policy: z.enum(UNATTENDED_POLICIES),
-        wait_timeout_seconds: positiveInt.max(30 * 24 * 3600),
-        wait_timeout_by_risk: z.partialRecord(z.enum(RISK_LEVELS), positiveInt.max(30 * 24 * 3600)),
-        wait_timeout_by_channel: z.record(z.string().min(1), positiveInt.max(30 * 24 * 3600)),
-        smart_model: z.string(),
-        forbid_self_approval: z.boolean(),
-        required_approvals: z.record(z.string().min(1), positiveInt.max(10)),
-        reminder_before_seconds: nonNegativeInt,
-      }),
-      elevated: z.strictObject({
-        enabled: z.boolean(),
-        allow_from: z.record(z.string().min(1), z.array(z.string().min(1))),
-      }),
-      admin_users: z.array(z.string().min(1)),
-    }),
-    security: z.strictObject({ profile: z.enum(SECURITY_PROFILES) }),
-    execution: z.strictObject({
-      network_policy: z.enum(NETWORK_POLICIES),
-      allowed_hosts: z.array(z.string().min(1)),
-      session_mode: z.enum(SESSION_PERMISSION_MODES),
-      max_steps: positiveInt.max(10_000),
-      in_doubt_policy: z.enum(IN_DOUBT_POLICIES),
-      worker_concurrency: positiveInt.max(1000),
-      max_child_depth: nonNegativeInt.max(10),
-      max_children_per_run: nonNegativeInt.max(1000),
-    }),
-    redis: z.strictObject({
-      url: z.url({ protocol: /^rediss?$/ }),
-      key_prefix: z.string().regex(/^[a-zA-Z0-9_:-]{1,32}$/, "letters, digits, _ : - (1-32 characters)"),
-    }),
-    http: z.strictObject({
-      host: z.string().min(1),
-      port,
-      public_url: httpUrl,
-      api_token_env: envVarName,
-    }),
-    smtp: z.strictObject({
-      host: z.string(),
-      port,
-      secure: z.boolean(),
-      user: z.string(),
-      password_env: envVarName,
-      from: z.string().min(3),
-    }),
-    approvers: z.array(z.strictObject({ id: z.string().min(1), email: z.email() })),
-    operator: z.string(),
-    models: z.record(z.string().min(1), ModelConfig),
-    agents: z.record(z.string().min(1), AgentConfig),
-    schedules: z.array(ScheduleConfig),
-    retention: z.strictObject({
-      journal_days: positiveInt.max(3650),
-      audit_days: positiveInt.max(36500),
-      finished_jobs: nonNegativeInt,
-    }),
-    logging: z.strictObject({ level: z.enum(LOG_LEVELS), format: z.enum(LOG_FORMATS) }),
-  })
-  .superRefine((config, ctx) => {
-    // A group in a tool list must name a catalog section or a configured MCP server: an unknown
-    // one would match nothing, and a deny that silently denies nothing is a hole.
-    const servers = Object.keys(config.tools.mcp.servers);
-    for (const list of TOOL_GROUP_LISTS) {
-      config.tools[list].forEach((entry, index) => {
-        const problem = toolGroupProblem(entry, servers);
-        if (problem) ctx.addIssue({ code: "custom", path: ["tools", list, index], message: problem });
-      });
-    }
-  });
+/** The whole config: its keys, plus checks across keys. */
+export const EchoRunnerConfigSchema = ConfigObject.superRefine((config, ctx) => {
+  // A group in a tool list must name a catalog section or a configured MCP server: an unknown
+  // one would match nothing, and a deny that silently denies nothing is a hole.
+  const servers = Object.keys(config.tools.mcp.servers);
+  for (const list of TOOL_GROUP_LISTS) {
+    config.tools[list].forEach((entry, index) => {
+      const problem = toolGroupProblem(entry, servers);
+      if (problem) ctx.addIssue({ code: "custom", path: ["tools", list, index], message: problem });
+    });
+  }
+});
 
 /** The validated, merged configuration (deep-frozen once loaded). */
 export type EchoRunnerConfig = z.infer<typeof EchoRunnerConfigSchema>;
