@@ -356,6 +356,8 @@ describe("config sources merge so that no source can loosen another", () => {
     expect(byEnv.origins.get("http.public_url")).toEqual(["environment"]);
     const wildcard = await load("http:\n  host: 0.0.0.0\n  port: 9100\n");
     expect(wildcard.config.http.public_url).toBe("http://127.0.0.1:9100");
+    const any = await load("http:\n  port: 0\n");
+    expect(any.config.http.public_url).toBe("http://127.0.0.1:0");
     const v6 = await load("http:\n  host: '::1'\n");
     expect(v6.config.http.public_url).toBe("http://[::1]:8787");
     const set = await load("http:\n  public_url: https://runner.example.com\n", {

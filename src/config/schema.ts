@@ -30,6 +30,8 @@ const toolName = z.string().min(1).max(128);
 const toolList = z.array(toolName);
 const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
 const port = z.number().int().min(1).max(65535);
+/** A port to listen on: 0 lets the system pick a free one (approval links then use the bound port). */
+const listenPort = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
 const httpUrl = z.url({ protocol: /^https?$/ });
@@ -197,7 +199,7 @@ const ConfigObject = z.strictObject({
   }),
   http: z.strictObject({
     host: z.string().min(1),
-    port,
+    port: listenPort,
     public_url: httpUrl,
     api_token_env: envVarName,
   }),
