@@ -50,6 +50,8 @@ export interface BuildRunDepsOptions {
   claimLeaseMs?: number;
   /** A waiting parent re-checks its child this often, ms (default 60 s; a child's end wakes it sooner). */
   childRecheckMs?: number;
+  /** seed 002 `beforeToolBatch`: may veto a whole batch; none by default. */
+  beforeToolBatch?: RunDeps["beforeToolBatch"];
 }
 
 /** Everything a worker's runs need, from config: journal, audit, policy, gate, models, spill. */
@@ -138,6 +140,8 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
     clock: options.clock ?? systemClock,
     logger: options.logger,
     sessions: sessionArchiveFor(config, redis),
+    toolExecution: config.tools.execution,
+    ...(options.beforeToolBatch ? { beforeToolBatch: options.beforeToolBatch } : {}),
   };
 }
 

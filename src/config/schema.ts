@@ -6,6 +6,7 @@ import {
   NETWORK_POLICIES,
   SECURITY_PROFILES,
   SESSION_PERMISSION_MODES,
+  TOOL_EXECUTION_MODES,
   toolGroupProblem,
   UNATTENDED_POLICIES,
 } from "../policy/index.js";
@@ -116,6 +117,7 @@ const ConfigObject = z.strictObject({
     deny: toolList,
     deferred: toolList,
     restrict_to_workspace: z.boolean(),
+    execution: z.enum(TOOL_EXECUTION_MODES),
     safe_write_root: z.string(),
     exec: z.strictObject({
       security: z.enum(EXEC_SECURITY_LEVELS),

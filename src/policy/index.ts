@@ -77,6 +77,8 @@ export {
   type SecurityProfile,
   type SessionPermissionMode,
   strictestOf,
+  TOOL_EXECUTION_MODES,
+  type ToolExecutionMode,
   UNATTENDED_POLICIES,
   type UnattendedPolicy,
 } from "./settings.js";
