@@ -192,6 +192,10 @@ const ConfigObject = z.strictObject({
     max_steps: positiveInt.max(10_000),
     in_doubt_policy: z.enum(IN_DOUBT_POLICIES),
     worker_concurrency: positiveInt.max(1000),
+    network_probe: z.strictObject({
+      targets: z.array(z.string().regex(/^(\[[^\]]+\]|[^:[\]]+):\d{1,5}$/, "host:port")).min(1),
+      timeout_ms: positiveInt.max(60_000),
+    }),
     max_child_depth: nonNegativeInt.max(10),
     max_children_per_run: nonNegativeInt.max(1000),
   }),
