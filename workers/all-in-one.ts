@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
-import type { EchoRunnerConfig } from "../src/config/index.js";
+import { boundPublicUrl, type EchoRunnerConfig } from "../src/config/index.js";
 import type { Logger } from "../src/logging/index.js";
 import type { ConfigScheduleEntry } from "../src/scheduler/index.js";
 import type { DeepReadonly } from "../src/shared/index.js";
@@ -120,7 +120,14 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
       running.push({ name: "http", part: http });
     }
     if (options.parts.includes("worker")) {
-      running.push({ name: "worker", part: await startWorkerPart(ctx, tools) });
+      // Approval links carry the port the server bound (http.port 0 lets the system pick one).
+      const publicUrl = boundPublicUrl(config.http.public_url, httpAddress);
+      const workerCtx =
+        publicUrl === config.http.public_url
+          ? ctx
+          : { ...ctx, config: { ...config, http: { ...config.http, public_url: publicUrl } } };
+      if (workerCtx !== ctx) logger.info({ publicUrl }, "approval links use the bound port");
+      running.push({ name: "worker", part: await startWorkerPart(workerCtx, tools) });
     }
     if (options.parts.includes("scheduler")) {
       running.push({ name: "scheduler", part: startSchedulerPart(ctx, options.configSchedules) });

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { type CallGuard, createCallGuard } from "../src/agent/index.js";
 import type { EchoRunnerConfig } from "../src/config/index.js";
 import {
+  commandPathOperands,
   createCommandGuard,
   createExecPolicy,
   createPathFence,
@@ -45,18 +46,22 @@ export async function callGuardFromConfig(
     resolver: options.resolver ?? systemHostResolver(),
     networkPolicy: config.execution.network_policy,
     allowedHosts: config.execution.allowed_hosts,
-    pathFence(workspace) {
-      let fence = fences.get(workspace);
+    commandPaths: (command) => commandPathOperands(commandGuard.analyse(command)),
+    pathFence(workspace, workspaceOnly) {
+      // The run's fence is the strictest of restrict_to_workspace and its session mode.
+      const restrict = config.tools.restrict_to_workspace || workspaceOnly;
+      const cacheKey = `${restrict ? "fenced" : "open"}\u0000${workspace}`;
+      let fence = fences.get(cacheKey);
       if (!fence) {
         fence = createPathFence({
           workspaceRoot: resolve(workspace),
-          restrictToWorkspace: config.tools.restrict_to_workspace,
+          restrictToWorkspace: restrict,
           ...(config.tools.safe_write_root ? { safeWriteRoot: config.tools.safe_write_root } : {}),
           homeDir: options.env.HOME ?? homedir(),
           protectedPaths: options.protectedPaths,
           fs,
         });
-        fences.set(workspace, fence);
+        fences.set(cacheKey, fence);
       }
       return fence;
     },

@@ -19,6 +19,7 @@ import { systemClock } from "../src/shared/index.js";
 import { startAgentWorker } from "./agent-worker.js";
 import { approvalsFromConfig } from "./approvals-from-config.js";
 import { callGuardFromConfig } from "./guard-from-config.js";
+import { toolEnvironmentFromProbe } from "./network-environment.js";
 import type { PartContext } from "./part-context.js";
 import { buildRunDeps } from "./run-deps.js";
 
@@ -144,6 +145,7 @@ export async function startWorkerPart(
   const deps = await buildRunDeps({
     config,
     redis,
+    toolEnvironment: await toolEnvironmentFromProbe(config, ctx.env, logger),
     registry: tools.registry,
     guard,
     approvals: storeApprovals({ store, notifications, logger, allowAlways }),

@@ -45,11 +45,17 @@ export interface BuildRunDepsOptions {
   /** Credentials per tool; none by default. */
   credentials?: RunDeps["credentials"];
   clock?: Clock;
-  toolEnvironment?: ToolEnvironment;
+  /**
+   * Whether the process has outbound network (seed 003 isEnabled): the worker probes it
+   * (toolEnvironmentFromProbe); there is no default, so nothing assumes a network it has not seen.
+   */
+  toolEnvironment: ToolEnvironment;
   /** Journal claim lease, ms (default 15 s; renewed while a call runs). */
   claimLeaseMs?: number;
   /** A waiting parent re-checks its child this often, ms (default 60 s; a child's end wakes it sooner). */
   childRecheckMs?: number;
+  /** seed 002 `beforeToolBatch`: may veto a whole batch; none by default. */
+  beforeToolBatch?: RunDeps["beforeToolBatch"];
 }
 
 /** Everything a worker's runs need, from config: journal, audit, policy, gate, models, spill. */
@@ -59,7 +65,7 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
   const keyPrefix = config.redis.key_prefix;
   const journal = new Journal({ redis, keyPrefix, retentionMs });
   const trail = new AuditTrail({ redis, keyPrefix });
-  const toolEnvironment = options.toolEnvironment ?? { networkAvailable: true };
+  const toolEnvironment = options.toolEnvironment;
   const descriptors = options.registry.describe(toolEnvironment);
   const models = new Map<string, ModelClient>();
   for (const [name, model] of Object.entries(config.models)) {
@@ -138,6 +144,8 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
     clock: options.clock ?? systemClock,
     logger: options.logger,
     sessions: sessionArchiveFor(config, redis),
+    toolExecution: config.tools.execution,
+    ...(options.beforeToolBatch ? { beforeToolBatch: options.beforeToolBatch } : {}),
   };
 }
 

@@ -81,10 +81,11 @@ export async function buildToolSet(ctx: ToolSetContext, options: ToolSetOptions)
     ...(options.supervise ? {} : { reaper: false, exitHook: false }),
   });
   const builtin = createBuiltinTools({
-    pathFence: (workspace) =>
+    // The run's fence is the strictest of restrict_to_workspace and its session mode.
+    pathFence: (workspace, workspaceOnly) =>
       createPathFence({
         workspaceRoot: workspace,
-        restrictToWorkspace: config.tools.restrict_to_workspace,
+        restrictToWorkspace: config.tools.restrict_to_workspace || workspaceOnly,
         ...(config.tools.safe_write_root ? { safeWriteRoot: config.tools.safe_write_root } : {}),
         homeDir: ctx.env.HOME ?? homedir(),
         protectedPaths: ctx.protectedPaths,

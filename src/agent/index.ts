@@ -1,4 +1,4 @@
-export { runToolBatch } from "./execution/batch.js";
+export { batchMode, runToolBatch } from "./execution/batch.js";
 export {
   LIVE_EXEC_OUTPUT_MAX_CHARS,
   TOOL_ERROR_MAX_CHARS,
@@ -98,3 +98,9 @@ export {
   SUBAGENT_TOOLS,
   type SubagentTool,
 } from "./run/subagent-tools.js";
+export {
+  type BeforeToolBatchHook,
+  batchVeto,
+  type ToolBatchVerdict,
+  type ToolBatchView,
+} from "./run/tool-batch-hook.js";

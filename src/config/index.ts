@@ -1,3 +1,4 @@
+export { boundPublicUrl } from "./bound-public-url.js";
 export { ENV_OVERRIDE_PREFIX, envOverrideSource, RESERVED_ENV_NAMES } from "./env-overrides.js";
 export { type LoadConfigOptions, type LoadedConfig, loadConfig, validateSources } from "./load.js";
 export { type MergedConfig, mergeSources } from "./merge.js";

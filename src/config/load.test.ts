@@ -163,6 +163,18 @@ describe("config validation rejects bad values and names what is wrong", () => {
       "tools.exec.safe_bins.head.allowed_flags",
       ["value_flags", "denied_flags"],
     ],
+    [
+      "an unknown tool group",
+      "tools:\n  deny: [exec, group:websurfing]\n",
+      "tools.deny.1",
+      ['"group:websurfing" is not a tool group', "group:fs", "group:web", "group:mcp:<server>"],
+    ],
+    [
+      "a group of an MCP server that is not configured",
+      "tools:\n  also_allow: [group:mcp:github]\n",
+      "tools.also_allow.0",
+      ['names MCP server "github", which is not in tools.mcp.servers', "group:runtime"],
+    ],
   ])("rejects %s", async (_what, yaml, path, fragments) => {
     const err = await loadError(yaml);
     expect(err).toBeInstanceOf(RunnerError);
@@ -344,6 +356,8 @@ describe("config sources merge so that no source can loosen another", () => {
     expect(byEnv.origins.get("http.public_url")).toEqual(["environment"]);
     const wildcard = await load("http:\n  host: 0.0.0.0\n  port: 9100\n");
     expect(wildcard.config.http.public_url).toBe("http://127.0.0.1:9100");
+    const any = await load("http:\n  port: 0\n");
+    expect(any.config.http.public_url).toBe("http://127.0.0.1:0");
     const v6 = await load("http:\n  host: '::1'\n");
     expect(v6.config.http.public_url).toBe("http://[::1]:8787");
     const set = await load("http:\n  public_url: https://runner.example.com\n", {

@@ -138,7 +138,8 @@ function followListenAddress(
   if (setByOperator) return;
   const host = getAt(data, ["http", "host"]).value;
   const port = getAt(data, ["http", "port"]).value;
-  if (typeof host !== "string" || host === "" || !Number.isInteger(port) || (port as number) < 1) return;
+  // Port 0 (the system picks one) is kept as :0 here; the process puts the bound port in its place.
+  if (typeof host !== "string" || host === "" || !Number.isInteger(port) || (port as number) < 0) return;
   const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
   const bracketed = reachable.includes(":") ? `[${reachable}]` : reachable;
   setAt(data, ["http", "public_url"], `http://${bracketed}:${port}`);

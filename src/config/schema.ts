@@ -6,6 +6,8 @@ import {
   NETWORK_POLICIES,
   SECURITY_PROFILES,
   SESSION_PERMISSION_MODES,
+  TOOL_EXECUTION_MODES,
+  toolGroupProblem,
   UNATTENDED_POLICIES,
 } from "../policy/index.js";
 import { RISK_LEVELS, TOOL_PROFILES, WEB_SEARCH_PROVIDERS } from "../tools/index.js";
@@ -29,6 +31,8 @@ const toolName = z.string().min(1).max(128);
 const toolList = z.array(toolName);
 const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
 const port = z.number().int().min(1).max(65535);
+/** A port to listen on: 0 lets the system pick a free one (approval links then use the bound port). */
+const listenPort = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
 const httpUrl = z.url({ protocol: /^https?$/ });
@@ -105,7 +109,7 @@ const ScheduleConfig = z.strictObject({
   authorized: z.boolean(),
 });
 
-export const EchoRunnerConfigSchema = z.strictObject({
+const ConfigObject = z.strictObject({
   tools: z.strictObject({
     profile: z.enum(TOOL_PROFILES),
     allow: toolList,
@@ -113,6 +117,7 @@ export const EchoRunnerConfigSchema = z.strictObject({
     deny: toolList,
     deferred: toolList,
     restrict_to_workspace: z.boolean(),
+    execution: z.enum(TOOL_EXECUTION_MODES),
     safe_write_root: z.string(),
     exec: z.strictObject({
       security: z.enum(EXEC_SECURITY_LEVELS),
@@ -187,6 +192,10 @@ export const EchoRunnerConfigSchema = z.strictObject({
     max_steps: positiveInt.max(10_000),
     in_doubt_policy: z.enum(IN_DOUBT_POLICIES),
     worker_concurrency: positiveInt.max(1000),
+    network_probe: z.strictObject({
+      targets: z.array(z.string().regex(/^(\[[^\]]+\]|[^:[\]]+):\d{1,5}$/, "host:port")).min(1),
+      timeout_ms: positiveInt.max(60_000),
+    }),
     max_child_depth: nonNegativeInt.max(10),
     max_children_per_run: nonNegativeInt.max(1000),
   }),
@@ -196,7 +205,7 @@ export const EchoRunnerConfigSchema = z.strictObject({
   }),
   http: z.strictObject({
     host: z.string().min(1),
-    port,
+    port: listenPort,
     public_url: httpUrl,
     api_token_env: envVarName,
   }),
@@ -219,6 +228,22 @@ export const EchoRunnerConfigSchema = z.strictObject({
     finished_jobs: nonNegativeInt,
   }),
   logging: z.strictObject({ level: z.enum(LOG_LEVELS), format: z.enum(LOG_FORMATS) }),
+});
+
+/** The tool lists that may name groups (`group:<section>`, `group:mcp:<server>`). */
+const TOOL_GROUP_LISTS = ["allow", "also_allow", "deny", "deferred"] as const;
+
+/** The whole config: its keys, plus checks across keys. */
+export const EchoRunnerConfigSchema = ConfigObject.superRefine((config, ctx) => {
+  // A group in a tool list must name a catalog section or a configured MCP server: an unknown
+  // one would match nothing, and a deny that silently denies nothing is a hole.
+  const servers = Object.keys(config.tools.mcp.servers);
+  for (const list of TOOL_GROUP_LISTS) {
+    config.tools[list].forEach((entry, index) => {
+      const problem = toolGroupProblem(entry, servers);
+      if (problem) ctx.addIssue({ code: "custom", path: ["tools", list, index], message: problem });
+    });
+  }
 });
 
 /** The validated, merged configuration (deep-frozen once loaded). */

@@ -146,6 +146,29 @@ describe("ApprovalGate properties over random configs and contexts", () => {
     }
   });
 
+  it("never lets steps 5-10 allow an unattended call (step 4 answers, or a person at step 11)", async () => {
+    const r = prng(seed + 2);
+    let allowedByStep4 = 0;
+    for (let i = 0; i < 3000; i++) {
+      const c = randomCase(r);
+      const ctx = { ...c.ctx, unattended: true, interactive: false };
+      const decision = await new ApprovalGate(c.config, c.ports).check(c.call, ctx);
+      const label = `seed ${seed + 2} case ${i}: ${JSON.stringify({ call: c.call, ctx, decision })}`;
+      if (decision.verdict === "allow") {
+        expect(decision.step, label).toBeLessThanOrEqual(4);
+        if (!ctx.cronAuthorized) {
+          // Without a grant only read-only calls or calls allow_safe judged safe run unattended.
+          expect(decision.step, label).toBe(4);
+          expect(c.call.risk === "read_only" || c.config.unattendedPolicy === "allow_safe", label).toBe(true);
+          allowedByStep4++;
+        }
+      } else {
+        expect([1, 2, 3, 4, 11], label).toContain(decision.step);
+      }
+    }
+    expect(allowedByStep4).toBeGreaterThan(50);
+  });
+
   it("never turns a deny or an ask into an allow when any one setting is tightened", async () => {
     const r = prng(seed + 1);
     let checked = 0;

@@ -7,6 +7,7 @@ export {
   MAX_COMMAND_LENGTH,
   MAX_SCRIPT_NESTING,
 } from "./command-guard.js";
+export { commandPathOperands, NEUTRAL_DEVICE_PATHS } from "./command-path-operands.js";
 export {
   createExecPolicy,
   DEFAULT_TRUSTED_DIRS,

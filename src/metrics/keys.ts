@@ -31,6 +31,11 @@ export class MetricsKeys {
     return `${this.base}seen:run:${runId}`;
   }
 
+  /** The decisions of a run already counted (hash: `[key, verdict, step]` → 1; expires). */
+  seenDecisions(runId: string): string {
+    return `${this.base}seen:decisions:${runId}`;
+  }
+
   /** Histogram of approval waits: fields `[status,"b",le]`, `[status,"sum"]`, `[status,"count"]`. */
   get approvalWait(): string {
     return `${this.base}h:approval_wait`;

@@ -6,6 +6,7 @@ import type { RunnerMetrics } from "./recorder.js";
  * Counts tool calls where they are recorded: after the audit trail took the gate decision or the
  * execution, so the counters say what the audit trail says (verdict and deciding step included).
  * The tool label is the registry's name or {@link UNKNOWN_TOOL_LABEL}, never a model's invention.
+ * A decision is counted once per run, call, verdict and step, however often a replay re-audits it.
  * The increment is sent, not awaited: it never fails (RunnerMetrics logs), and Redis runs a
  * connection's commands in order, so whatever the run awaits next on it comes after the count.
  */
@@ -18,7 +19,10 @@ export function meteredAuditSink(
   return {
     async decision(entry) {
       await inner.decision(entry);
-      void metrics.toolDecision(label(entry.tool), entry.decision.verdict, entry.decision.step);
+      void metrics.toolDecision(label(entry.tool), entry.decision.verdict, entry.decision.step, {
+        runId: entry.payload.runId,
+        idempotencyKey: entry.idempotencyKey,
+      });
     },
     async execution(entry) {
       await inner.execution(entry);

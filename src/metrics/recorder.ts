@@ -14,6 +14,16 @@ if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[2]) then
 end
 return 0`;
 
+// Count a tool-call decision once per run, call, verdict and step: a replay that re-audits the same
+// decision (a parent waking to read its delegated child) finds the field already set.
+const COUNT_DECISION_ONCE = `
+if redis.call('HSETNX', KEYS[1], ARGV[1], '1') == 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
+  return 1
+end
+return 0`;
+
 /** Options of {@link RunnerMetrics}. */
 export interface RunnerMetricsOptions {
   redis: Redis;
@@ -76,9 +86,27 @@ export class RunnerMetrics {
     });
   }
 
-  /** A gate decision as the audit trail recorded it. */
-  toolDecision(tool: string, verdict: string, step: number): Promise<void> {
-    return this.#inc("tool_calls", [tool, verdict, String(step)]);
+  /**
+   * A gate decision as the audit trail recorded it, counted once per run, call (idempotency key),
+   * verdict and step: a replay that decides the same call the same way again is not a new call.
+   */
+  toolDecision(
+    tool: string,
+    verdict: string,
+    step: number,
+    call: { runId: string; idempotencyKey: string },
+  ): Promise<void> {
+    return this.#quietly("tool_calls", async () => {
+      await this.#redis.eval(
+        COUNT_DECISION_ONCE,
+        2,
+        this.keys.seenDecisions(call.runId),
+        this.keys.counter("tool_calls"),
+        JSON.stringify([call.idempotencyKey, verdict, step]),
+        JSON.stringify([tool, verdict, String(step)]),
+        SEEN_RUN_TTL_MS,
+      );
+    });
   }
 
   /** A tool execution and how it ended (success or the error kind). */

@@ -21,6 +21,45 @@ describe("classifyRisk", () => {
     ["spawn_task", { allowed_tools: ["made_up"] }, undefined, {}, "dangerous"],
     ["delegate_task", {}, undefined, {}, "exec"],
     ["exec", { allowed_tools: ["cronjob"] }, undefined, {}, "exec"],
+    // task and workflow start children like delegate_task / spawn_task, and are judged the same way.
+    ["task", { action: "create", task: "t", allowed_tools: ["read_file"] }, undefined, {}, "write"],
+    ["task", { action: "create", task: "t", allowed_tools: ["cronjob"] }, undefined, {}, "dangerous"],
+    ["task", { action: "create", task: "t" }, undefined, {}, "exec"],
+    ["task", { action: "status", id: "x", allowed_tools: ["cronjob"] }, undefined, {}, "write"],
+    [
+      "workflow",
+      { action: "create", steps: [{ id: "a", task: "t", allowed_tools: ["read_file"] }] },
+      undefined,
+      {},
+      "write",
+    ],
+    [
+      "workflow",
+      {
+        action: "create",
+        steps: [
+          { id: "a", task: "t", allowed_tools: ["read_file"] },
+          { id: "b", task: "t", allowed_tools: ["skill_install"] },
+        ],
+      },
+      undefined,
+      {},
+      "dangerous",
+    ],
+    [
+      "workflow",
+      {
+        action: "create",
+        steps: [
+          { id: "a", task: "t", allowed_tools: ["read_file"] },
+          { id: "b", task: "t" },
+        ],
+      },
+      undefined,
+      {},
+      "exec",
+    ],
+    ["workflow", { action: "stop", id: "w" }, undefined, {}, "write"],
   ] as const)(
     "classifies %s with args %j, declared %s, facts %j as %s",
     (tool, args, declared, facts, expected) => {
@@ -48,6 +87,15 @@ describe("classifyRisk", () => {
 
 describe("capabilitiesOfCall", () => {
   it("gives a child-agent tool the capabilities of the tools it hands its child", () => {
+    expect(capabilitiesOfCall("task", { action: "create", task: "t", allowed_tools: ["exec"] })).toContain(
+      "process.exec",
+    );
+    expect(
+      capabilitiesOfCall("workflow", {
+        action: "create",
+        steps: [{ id: "a", task: "t", allowed_tools: ["web_fetch"] }],
+      }),
+    ).toContain("network.outbound");
     expect(capabilitiesOfCall("delegate_task", { allowed_tools: ["exec", "web_fetch"] })).toEqual([
       "agent.dispatch",
       "process.exec",

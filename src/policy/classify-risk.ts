@@ -36,8 +36,9 @@ const NO_REASONS: readonly string[] = Object.freeze([]);
 
 /**
  * The risk of one call: `max(static, declared, argument-derived)` by severity (seed 000). The
- * argument-derived part can only raise: a child-agent tool (delegate_task, spawn_task) is as risky
- * as the most risky tool in its `allowed_tools` argument, a call the tool calls not read-only is at
+ * argument-derived part can only raise: a child-agent call (delegate_task, spawn_task, task and
+ * workflow create) is as risky as the most risky tool in its `allowed_tools` argument (a task or
+ * workflow whose child inherits the whole set is at least exec, delegate_task's static risk), a call the tool calls not read-only is at
  * least `write`, and a destructive one at least `exec`. External tools without a declared risk are
  * `exec`; names that are neither declared nor external are `dangerous`.
  */
@@ -77,6 +78,9 @@ export function explainRisk(
       `it starts a child agent with ${children.join(", ")} (the most severe of those is ${worst})`,
     );
   }
+  if (startsInheritingChild(tool, args)) {
+    raise("exec", "it starts a child agent that inherits this run's tools (as delegate_task does)");
+  }
   if (facts.readOnly === false) raise("write", "the tool says this call is not read-only");
   if (facts.destructive === true) raise("exec", "the tool says this call is destructive (irreversible)");
   const level = argumentRisk === undefined ? base : maxRisk(base, argumentRisk);
@@ -101,11 +105,42 @@ export function capabilitiesOfCall(
 /**
  * The tool names a child-agent call hands its child, or undefined when the tool has no child or the
  * argument is absent (the child then inherits the parent's set, which already passed policy).
+ * delegate_task / spawn_task name them in `allowed_tools`; `task` with action create does too, and
+ * `workflow` with action create in each step's `allowed_tools` (every step's tools count).
  */
 export function childTools(tool: string, args: unknown): readonly string[] | undefined {
+  if (args === null || typeof args !== "object") return undefined;
+  const record = args as Record<string, unknown>;
+  if (tool === "task" || tool === "workflow") {
+    if (record.action !== "create") return undefined;
+    const lists =
+      tool === "task" ? [record.allowed_tools] : stepsOf(record).map((step) => step.allowed_tools);
+    const named = lists.filter(Array.isArray).flat();
+    return named.length > 0 ? named.filter((v): v is string => typeof v === "string") : undefined;
+  }
   const argument = catalogEntry(tool)?.childToolsArgument;
-  if (argument === undefined || args === null || typeof args !== "object") return undefined;
-  const value = (args as Record<string, unknown>)[argument];
+  if (argument === undefined) return undefined;
+  const value = record[argument];
   if (!Array.isArray(value)) return undefined;
   return value.filter((v): v is string => typeof v === "string");
+}
+
+function stepsOf(record: Record<string, unknown>): Record<string, unknown>[] {
+  const steps = record.steps;
+  if (!Array.isArray(steps)) return [];
+  return steps.filter((s): s is Record<string, unknown> => s !== null && typeof s === "object");
+}
+
+/**
+ * True when a call of `task` or `workflow` starts a child agent that inherits this run's whole tool
+ * set (action create, and no `allowed_tools` — for a workflow, some step without one). Such a call
+ * is as risky as delegate_task's static `exec`: the child may use whatever the parent may.
+ */
+function startsInheritingChild(tool: string, args: unknown): boolean {
+  if ((tool !== "task" && tool !== "workflow") || args === null || typeof args !== "object") return false;
+  const record = args as Record<string, unknown>;
+  if (record.action !== "create") return false;
+  if (tool === "task") return !Array.isArray(record.allowed_tools);
+  const steps = stepsOf(record);
+  return steps.length === 0 || steps.some((step) => !Array.isArray(step.allowed_tools));
 }

@@ -101,7 +101,7 @@ describe("explainTool", () => {
       "kept; outbound requests only to api.example.com",
     );
     expect(e.layers.find((l) => l.layer === "session_mode")?.reason).toBe(
-      "kept; exec mode ask, file access workspace-only",
+      "kept; exec mode ask, file access and exec path operands workspace-only (session mode guarded)",
     );
   });
 });

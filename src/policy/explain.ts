@@ -3,7 +3,7 @@ import type { ArgumentRiskFacts, RiskClassification } from "./classify-risk.js";
 import { layerLabel, POLICY_LAYERS, type PolicyLayerId, removalReason } from "./layers.js";
 import { prepareToolPolicy, type ToolPolicyInput, toolFacts } from "./prepare.js";
 import { firstRemoval, type RemovedTool, resolvePreparedToolPolicy } from "./resolve-tool-policy.js";
-import type { SessionPermissionPolicy } from "./session-mode.js";
+import type { SessionPermissionPolicy, WorkspaceFence } from "./session-mode.js";
 import type { NetworkPolicy } from "./settings.js";
 
 /** A layer's verdict on one tool: keep, remove, defer (deferred loading), or skip (not reached). */
@@ -52,6 +52,8 @@ export interface ToolExplanation {
   /** The first removal, when removed. */
   readonly removedBy: RemovedTool | undefined;
   readonly session: SessionPermissionPolicy;
+  /** The run's path fence (strictest of the session mode and `tools.restrict_to_workspace`). */
+  readonly fence: WorkspaceFence;
   readonly network: { readonly policy: NetworkPolicy; readonly allowedHosts: readonly string[] };
   /** The approval gate's steps for this call (filled in by the gate module's explain). */
   readonly gate: GateExplanation;
@@ -136,6 +138,7 @@ export function explainTool(
     outcome,
     removedBy,
     session: resolution.session,
+    fence: resolution.fence,
     network: resolution.network,
     gate: options.gate ?? GATE_NOT_EVALUATED,
   };

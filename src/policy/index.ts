@@ -58,8 +58,10 @@ export {
   EXEC_MODES,
   type ExecMode,
   resolveSessionPermissionPolicy,
+  resolveWorkspaceFence,
   type SessionPermissionPolicy,
   sessionModeRemoval,
+  type WorkspaceFence,
 } from "./session-mode.js";
 export {
   APPROVAL_MODES,
@@ -75,9 +77,20 @@ export {
   type SecurityProfile,
   type SessionPermissionMode,
   strictestOf,
+  TOOL_EXECUTION_MODES,
+  type ToolExecutionMode,
   UNATTENDED_POLICIES,
   type UnattendedPolicy,
 } from "./settings.js";
+export {
+  isToolGroupEntry,
+  knownToolGroups,
+  matchesToolGroup,
+  parseToolGroup,
+  TOOL_GROUP_PREFIX,
+  type ToolGroup,
+  toolGroupProblem,
+} from "./tool-groups.js";
 export {
   findPattern,
   type MergedToolLists,

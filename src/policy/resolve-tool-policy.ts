@@ -8,7 +8,7 @@ import {
   type ToolPolicyInput,
   toolFacts,
 } from "./prepare.js";
-import type { SessionPermissionPolicy } from "./session-mode.js";
+import { resolveWorkspaceFence, type SessionPermissionPolicy, type WorkspaceFence } from "./session-mode.js";
 import type { NetworkPolicy } from "./settings.js";
 import { matchesToolPattern } from "./tool-lists.js";
 
@@ -35,6 +35,8 @@ export interface ToolPolicyResolution {
   /** Descriptors of the allowed tools (schemas and search text). */
   readonly loadable: ReadonlyMap<string, ToolDescriptor>;
   readonly session: SessionPermissionPolicy;
+  /** The run's path fence: the strictest of the session mode and `tools.restrict_to_workspace`. */
+  readonly fence: WorkspaceFence;
   readonly network: { readonly policy: NetworkPolicy; readonly allowedHosts: readonly string[] };
   /** The prepared input, for {@link checkToolCall}. */
   readonly prepared: PreparedToolPolicy;
@@ -93,6 +95,7 @@ export function resolvePreparedToolPolicy(prepared: PreparedToolPolicy): ToolPol
     removed,
     loadable,
     session: prepared.session,
+    fence: resolveWorkspaceFence(prepared.session, prepared.input.restrictToWorkspace),
     network: { policy: prepared.input.networkPolicy, allowedHosts: prepared.input.allowedHosts },
     prepared,
   };

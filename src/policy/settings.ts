@@ -32,6 +32,14 @@ export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 export const UNATTENDED_POLICIES = ["allow_safe", "deny"] as const;
 export type UnattendedPolicy = (typeof UNATTENDED_POLICIES)[number];
 
+/**
+ * `tools.execution` (seed 002 `toolExecution`): parallel = a batch runs in parallel when every call
+ * in it is concurrency-safe for its arguments (else sequentially); sequential = every batch runs one
+ * call after the other, in call order.
+ */
+export const TOOL_EXECUTION_MODES = ["parallel", "sequential"] as const;
+export type ToolExecutionMode = (typeof TOOL_EXECUTION_MODES)[number];
+
 /** Session permission modes (seed 002), loosest first: full < workspace < guarded < read-only. */
 export const SESSION_PERMISSION_MODES = ["full", "workspace", "guarded", "read-only"] as const;
 export type SessionPermissionMode = (typeof SESSION_PERMISSION_MODES)[number];

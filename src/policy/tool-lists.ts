@@ -1,7 +1,10 @@
+import { isToolGroupEntry, matchesToolGroup } from "./tool-groups.js";
+
 /**
  * `tools.allow` / `tools.also_allow` / `tools.deny` from one or more config sources.
  *
- * An entry is a tool name, or a prefix ending in `*` (`mcp__slack__*`; `*` alone is every tool).
+ * An entry is a tool name, a prefix ending in `*` (`mcp__slack__*`; `*` alone is every tool), or a
+ * group: `group:<section>` (the catalog's tools of that section) or `group:mcp:<server>`.
  * Across sources:
  * - deny is the union: any source's deny removes the tool, whatever any other source allows;
  * - allow: each source that sets a non-empty allow list replaces the profile with that list, and
@@ -45,8 +48,12 @@ export function mergeToolLists(sources: readonly ToolListSource[]): MergedToolLi
   };
 }
 
-/** True when `name` matches a list entry: equal, or a `prefix*` entry whose prefix it starts with. */
+/**
+ * True when `name` matches a list entry: equal, a `prefix*` entry whose prefix it starts with, or a
+ * group (`group:<section>`, `group:mcp:<server>`, see tool-groups.ts) it belongs to.
+ */
 export function matchesToolPattern(pattern: string, name: string): boolean {
+  if (isToolGroupEntry(pattern)) return matchesToolGroup(pattern, name);
   return pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : pattern === name;
 }
 

@@ -28,7 +28,14 @@ let callIndex = 0;
 export function callContext(
   tool: AnyTool | string,
   workspace: string,
-  overrides: { executionId?: string; memoryScope?: string; params?: unknown; allowedTools?: string[] } = {},
+  overrides: {
+    executionId?: string;
+    memoryScope?: string;
+    params?: unknown;
+    allowedTools?: string[];
+    /** The run's fence (default true, as createToolExecutionContext's). */
+    workspaceOnly?: boolean;
+  } = {},
 ): ToolExecutionContext {
   const name = typeof tool === "string" ? tool : tool.name;
   const executionId = overrides.executionId ?? `run-${process.pid}-${++callIndex}`;
@@ -43,16 +50,25 @@ export function callContext(
     channel: "cli",
     unattended: false,
     workspace,
+    ...(overrides.workspaceOnly === undefined ? {} : { workspaceOnly: overrides.workspaceOnly }),
     ...(overrides.memoryScope ? { memoryScope: overrides.memoryScope } : {}),
   });
 }
 
-/** A fence factory over guard's real `createPathFence` with the given settings (all but the workspace). */
-export function fenceFactory<O extends { workspaceRoot: string }>(
+/**
+ * A fence factory over guard's real `createPathFence` with the given settings (all but the
+ * workspace), fenced to the workspace whenever the run's `workspaceOnly` says so (as the worker's).
+ */
+export function fenceFactory<O extends { workspaceRoot: string; restrictToWorkspace?: boolean }>(
   create: (options: O) => PathFencePort,
   settings: Omit<O, "workspaceRoot">,
 ): PathFenceFactory {
-  return (workspace) => create({ ...settings, workspaceRoot: workspace } as O);
+  return (workspace, workspaceOnly) =>
+    create({
+      ...settings,
+      workspaceRoot: workspace,
+      ...(workspaceOnly ? { restrictToWorkspace: true } : {}),
+    } as O);
 }
 
 /** A silent logger for tests. */

@@ -2,7 +2,7 @@ import Type, { type Static } from "typebox";
 import { atomicWriteFile } from "./atomic-write.js";
 import type { BuiltinToolLimits } from "./builtin-runtime.js";
 import { defineTool } from "./define-tool.js";
-import { fencePath, type PathFenceFactory, pathPermission } from "./path-fence-port.js";
+import { fenceOf, fencePath, type PathFenceFactory, pathPermission } from "./path-fence-port.js";
 import { readTextFile, textReadFailure } from "./text-file.js";
 import type { Tool } from "./tool.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
@@ -65,7 +65,7 @@ export function createEditFileTool(options: EditFileToolOptions): Tool<typeof Ed
     parameters: EditFileParams,
     isDestructive: () => false,
     checkPermissions(args, ctx) {
-      return pathPermission(options.pathFence(ctx.workspace), [args.path], "write");
+      return pathPermission(fenceOf(options.pathFence, ctx), [args.path], "write");
     },
     async execute(args, ctx) {
       if (args.old_string === args.new_string) {
@@ -73,7 +73,7 @@ export function createEditFileTool(options: EditFileToolOptions): Tool<typeof Ed
           fields: [{ field: "new_string", problem: "must differ from old_string" }],
         });
       }
-      const fenced = fencePath(options.pathFence(ctx.workspace), args.path, "write");
+      const fenced = fencePath(fenceOf(options.pathFence, ctx), args.path, "write");
       if (!fenced.ok) return fenced.result;
       const read = await readTextFile(fenced.path, limits.fileMaxBytes);
       if (read.kind !== "text") return textReadFailure(args.path, read, limits.fileMaxBytes);

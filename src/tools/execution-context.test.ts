@@ -20,7 +20,7 @@ const BASE: ToolExecutionContextOptions = {
 };
 
 describe("createToolExecutionContext", () => {
-  it("builds all 20 fields of seed 000 (plus the runner's workspace) with their documented defaults", () => {
+  it("builds all 20 fields of seed 000 (plus the runner's workspace and its fence) with their documented defaults", () => {
     const ctx = createToolExecutionContext({ ...BASE, credentials: { API_KEY: "k" } });
     const keys = [...Reflect.ownKeys(ctx)].sort();
     expect(keys).toEqual(
@@ -46,6 +46,7 @@ describe("createToolExecutionContext", () => {
         "cronAuthorized",
         "inboundEventId",
         "workspace",
+        "workspaceOnly",
       ].sort(),
     );
     expect(ctx).toMatchObject({
@@ -59,6 +60,7 @@ describe("createToolExecutionContext", () => {
       unattended: true,
       cronAuthorized: false,
       inboundEventId: "",
+      workspaceOnly: true,
     });
     expect(ctx.credentials.API_KEY).toBe("k");
     expect([...ctx.allowedTools]).toEqual(["read_file", "list_dir"]);

@@ -26,11 +26,20 @@ export interface ToolExecutionContext {
   readonly userId: string;
   /** The agent making the call. */
   readonly agentId: string;
-  /** Retry number of this call, 0 for the first attempt. */
+  /**
+   * Retry number of this call, 0 for the first attempt: +1 for each retry of a failed attempt
+   * (the tool's `maxRetries`) and for each re-run after a crash left the call in doubt.
+   */
   readonly attemptIndex: number;
   /** See {@link computeIdempotencyKey}. */
   readonly idempotencyKey: string;
-  /** True when the call is replayed from the journal (side effects must not repeat). */
+  /**
+   * True when this execution repeats one that may already have happened: the call was claimed
+   * before a crash left it in doubt, and it runs again because the tool is read-only for these
+   * arguments or idempotent (it dedupes by {@link idempotencyKey}, so it must not repeat its side
+   * effect). A call a person approved to run again after a crash runs with false. A completed call is
+   * never executed again at all: its journalled result is returned.
+   */
   readonly isReplay: boolean;
   /** Execution id of the parent (nested calls, child jobs); null at the top. */
   readonly parentExecutionId: string | null;
@@ -39,7 +48,11 @@ export interface ToolExecutionContext {
    * them; read them by name.
    */
   readonly credentials: Readonly<Record<string, string>>;
-  /** Actions approved for this execution (tool names or approval ids). */
+  /**
+   * What a person approved for this execution (seed 000 `approved_actions`): the tool's name, as
+   * the seed's own example checks (`"my_tool" in ctx.approved_actions`), and the call's idempotency
+   * key. Empty when no person approved this call; an approval of an earlier call never appears here.
+   */
   readonly approvedActions: ReadonlySet<string>;
   /** How this call was approved. */
   readonly approvalSource: ApprovalSource;
@@ -62,6 +75,12 @@ export interface ToolExecutionContext {
    * root file tools fence paths into and processes run in.
    */
   readonly workspace: string;
+  /**
+   * Runner extension: true when every path a tool touches must resolve inside {@link workspace} —
+   * the strictest of `tools.restrict_to_workspace` and the session mode (every mode but full). File
+   * tools, exec's working directory and exec's path operands are fenced by it.
+   */
+  readonly workspaceOnly: boolean;
 }
 
 /** What identifies one tool call for its {@link ToolExecutionContext.idempotencyKey}. */
@@ -130,6 +149,8 @@ export interface ToolExecutionContextOptions {
   inboundEventId?: string;
   /** Absolute path of the run's workspace. Required: there is no "anywhere" default. */
   workspace: string;
+  /** Default true (fail closed): only a run whose fence is open passes false. */
+  workspaceOnly?: boolean;
 }
 
 /**
@@ -182,12 +203,25 @@ export function createToolExecutionContext(options: ToolExecutionContextOptions)
     cronAuthorized: options.cronAuthorized ?? false,
     inboundEventId: options.inboundEventId ?? "",
     workspace: options.workspace,
+    workspaceOnly: options.workspaceOnly ?? true,
   };
   Object.defineProperty(ctx, "credentials", {
     value: { ...(options.credentials ?? {}) },
     enumerable: false,
   });
   return deepFreeze(ctx) as unknown as ToolExecutionContext;
+}
+
+/**
+ * The same context for a later attempt of the same call: identical but for `attemptIndex` (the
+ * idempotency key stays the call's). Credentials stay non-enumerable; the copy is deep-frozen.
+ */
+export function contextForAttempt(ctx: ToolExecutionContext, attemptIndex: number): ToolExecutionContext {
+  requireIndex("attemptIndex", attemptIndex);
+  if (attemptIndex === ctx.attemptIndex) return ctx;
+  const copy = { ...ctx, attemptIndex };
+  Object.defineProperty(copy, "credentials", { value: { ...ctx.credentials }, enumerable: false });
+  return deepFreeze(copy) as unknown as ToolExecutionContext;
 }
 
 function requireText(field: string, value: unknown): void {

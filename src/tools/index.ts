@@ -37,6 +37,7 @@ export {
   APPROVAL_SOURCES,
   type ApprovalSource,
   computeIdempotencyKey,
+  contextForAttempt,
   createToolExecutionContext,
   type IdempotencyKeyInput,
   type ToolExecutionContext,

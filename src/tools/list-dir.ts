@@ -4,7 +4,7 @@ import { join } from "node:path";
 import Type, { type Static } from "typebox";
 import type { BuiltinToolLimits } from "./builtin-runtime.js";
 import { defineTool } from "./define-tool.js";
-import { fencePath, type PathFenceFactory, pathPermission } from "./path-fence-port.js";
+import { fenceOf, fencePath, type PathFenceFactory, pathPermission } from "./path-fence-port.js";
 import type { Tool } from "./tool.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
 
@@ -53,11 +53,11 @@ export function createListDirTool(options: ListDirToolOptions): Tool<typeof List
     riskLevel: "read_only",
     idempotent: true,
     checkPermissions(args, ctx) {
-      return pathPermission(options.pathFence(ctx.workspace), [args.path ?? "."], "read");
+      return pathPermission(fenceOf(options.pathFence, ctx), [args.path ?? "."], "read");
     },
     async execute(args, ctx) {
       const shownPath = args.path ?? ".";
-      const fenced = fencePath(options.pathFence(ctx.workspace), shownPath, "read");
+      const fenced = fencePath(fenceOf(options.pathFence, ctx), shownPath, "read");
       if (!fenced.ok) return fenced.result;
       const root = fenced.path;
       const rootStat = await lstat(root).catch(() => undefined);

@@ -3,7 +3,7 @@ import { assertNever } from "../shared/index.js";
 import type { BuiltinToolLimits } from "./builtin-runtime.js";
 import { defineTool } from "./define-tool.js";
 import { type CommitFs, commitPatch, type PatchFile, parseUnifiedDiff, planPatch } from "./patch-apply.js";
-import { type PathFenceFactory, pathPermission } from "./path-fence-port.js";
+import { fenceOf, type PathFenceFactory, pathPermission } from "./path-fence-port.js";
 import type { Tool } from "./tool.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
 
@@ -59,7 +59,7 @@ export function createPatchTool(options: PatchToolOptions): Tool<typeof PatchPar
     checkPermissions(args, ctx) {
       const files = parseOrUndefined(args.patch);
       if (!files) return { behavior: "passthrough" };
-      return pathPermission(options.pathFence(ctx.workspace), pathsOf(files), "write");
+      return pathPermission(fenceOf(options.pathFence, ctx), pathsOf(files), "write");
     },
     async execute(args, ctx) {
       let files: PatchFile[];
@@ -70,7 +70,7 @@ export function createPatchTool(options: PatchToolOptions): Tool<typeof PatchPar
           fields: [{ field: "patch", problem: (err as Error).message }],
         });
       }
-      const fence = options.pathFence(ctx.workspace);
+      const fence = fenceOf(options.pathFence, ctx);
       const real = new Map<string, string>();
       for (const path of pathsOf(files)) {
         const verdict = fence.check(path, "write");

@@ -1,3 +1,4 @@
+import type { ToolExecutionContext } from "./execution-context.js";
 import type { ToolPermissionDecision } from "./tool.js";
 import { type ToolFailure, toolFailure } from "./tool-result.js";
 
@@ -29,8 +30,17 @@ export interface PathFenceVerdict {
   readonly resolvedPath: string;
 }
 
-/** Builds the fence of one run's workspace (absolute path). */
-export type PathFenceFactory = (workspace: string) => PathFencePort;
+/**
+ * Builds the fence of one run's workspace (absolute path). `workspaceOnly` is the run's
+ * `ctx.workspaceOnly` (the strictest of `tools.restrict_to_workspace` and the session mode); the
+ * factory fences to the workspace when either it or its own settings say so.
+ */
+export type PathFenceFactory = (workspace: string, workspaceOnly: boolean) => PathFencePort;
+
+/** The fence of the run a context belongs to. */
+export function fenceOf(factory: PathFenceFactory, ctx: ToolExecutionContext): PathFencePort {
+  return factory(ctx.workspace, ctx.workspaceOnly);
+}
 
 /** A fenced path: the real path to operate on, or the `denied` result to return. */
 export type FencedPath =

@@ -3,7 +3,13 @@ import { assertNever, type Clock } from "../shared/index.js";
 import type { BuiltinToolLimits, ExecHost } from "./builtin-runtime.js";
 import { childEnv } from "./child-env.js";
 import type { ToolExecutionContext } from "./execution-context.js";
-import { type FencedPath, isPathInside, type PathFenceFactory, realWorkspace } from "./path-fence-port.js";
+import {
+  type FencedPath,
+  fenceOf,
+  isPathInside,
+  type PathFenceFactory,
+  realWorkspace,
+} from "./path-fence-port.js";
 import type { ProcessSupervisor } from "./process-supervisor.js";
 import { PASSTHROUGH, type ToolPermissionDecision, type ToolReadiness } from "./tool.js";
 import { toolFailure } from "./tool-result.js";
@@ -50,7 +56,7 @@ export async function resolveProcessCwd(
   ctx: ToolExecutionContext,
   cwd: string | undefined,
 ): Promise<FencedPath> {
-  const fence = options.pathFence(ctx.workspace);
+  const fence = fenceOf(options.pathFence, ctx);
   const shown = cwd ?? ".";
   const verdict = fence.check(shown, "read");
   const workspace = realWorkspace(fence);
@@ -121,7 +127,7 @@ export function cwdPermission(
   cwd: string | undefined,
 ): ToolPermissionDecision {
   if (cwd === undefined) return PASSTHROUGH;
-  const fence = options.pathFence(ctx.workspace);
+  const fence = fenceOf(options.pathFence, ctx);
   const verdict = fence.check(cwd, "read");
   if (verdict.verdict === "deny") return { behavior: "deny", reason: verdict.reason };
   const workspace = realWorkspace(fence);

@@ -124,8 +124,32 @@ describe("read_file", () => {
       }),
       limits: DEFAULT_BUILTIN_LIMITS,
     });
-    const result = await invokeTool(open, { path: join(outside, "note.txt") }, callContext(open, ws));
+    const result = await invokeTool(
+      open,
+      { path: join(outside, "note.txt") },
+      callContext(open, ws, { workspaceOnly: false }),
+    );
     expect(result).toMatchObject({ success: true, output: "1\thello" });
+  });
+
+  it("reads outside the workspace not at all when the session mode fences the run, whatever restrict_to_workspace says", async () => {
+    const ws = await tempWorkspace();
+    const outside = await tempWorkspace("outside");
+    await writeFile(join(outside, "note.txt"), "hello\n");
+    const open = createReadFileTool({
+      pathFence: fenceFactory(createPathFence, {
+        homeDir: homedir(),
+        fs: nodeFsView(),
+        restrictToWorkspace: false,
+      }),
+      limits: DEFAULT_BUILTIN_LIMITS,
+    });
+    const ctx = callContext(open, ws, { workspaceOnly: true });
+    expect(await invokeTool(open, { path: join(outside, "note.txt") }, ctx)).toMatchObject({
+      success: false,
+      errorKind: "denied",
+    });
+    expect(open.checkPermissions({ path: "/etc/shadow" }, ctx)).toMatchObject({ behavior: "deny" });
   });
 
   it("declares itself read-only, concurrency-safe and idempotent", () => {

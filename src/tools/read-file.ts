@@ -1,7 +1,7 @@
 import Type, { type Static } from "typebox";
 import type { BuiltinToolLimits } from "./builtin-runtime.js";
 import { defineTool } from "./define-tool.js";
-import { fencePath, type PathFenceFactory, pathPermission } from "./path-fence-port.js";
+import { fenceOf, fencePath, type PathFenceFactory, pathPermission } from "./path-fence-port.js";
 import { readTextFile, textReadFailure } from "./text-file.js";
 import type { Tool } from "./tool.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
@@ -53,10 +53,10 @@ export function createReadFileTool(options: ReadFileToolOptions): Tool<typeof Re
     riskLevel: "read_only",
     idempotent: true,
     checkPermissions(args, ctx) {
-      return pathPermission(options.pathFence(ctx.workspace), [args.path], "read");
+      return pathPermission(fenceOf(options.pathFence, ctx), [args.path], "read");
     },
     async execute(args, ctx) {
-      const fenced = fencePath(options.pathFence(ctx.workspace), args.path, "read");
+      const fenced = fencePath(fenceOf(options.pathFence, ctx), args.path, "read");
       if (!fenced.ok) return fenced.result;
       const read = await readTextFile(fenced.path, limits.fileMaxBytes);
       if (read.kind !== "text") return textReadFailure(args.path, read, limits.fileMaxBytes);

@@ -7,7 +7,13 @@ import Type, { type Static } from "typebox";
 import type { BuiltinToolLimits } from "./builtin-runtime.js";
 import { defineTool } from "./define-tool.js";
 import { UNEXPANDED_DIRS } from "./list-dir.js";
-import { fencePath, type PathFenceFactory, type PathFencePort, pathPermission } from "./path-fence-port.js";
+import {
+  fenceOf,
+  fencePath,
+  type PathFenceFactory,
+  type PathFencePort,
+  pathPermission,
+} from "./path-fence-port.js";
 import { looksBinary } from "./text-file.js";
 import type { Tool } from "./tool.js";
 import { type ToolResult, toolFailure, toolSuccess } from "./tool-result.js";
@@ -86,14 +92,14 @@ export function createSearchFilesTool(options: SearchFilesToolOptions): Tool<typ
     idempotent: true,
     timeoutSeconds: 60,
     checkPermissions(args, ctx) {
-      const fence = options.pathFence(ctx.workspace);
+      const fence = fenceOf(options.pathFence, ctx);
       const base = args.path ?? ".";
       const pattern = fence.checkPattern(posix.join(base, args.glob ?? "**/*"), "read");
       if (pattern.verdict === "deny") return { behavior: "deny", reason: pattern.reason };
       return pathPermission(fence, [base], "read");
     },
     async execute(args, ctx) {
-      const fence = options.pathFence(ctx.workspace);
+      const fence = fenceOf(options.pathFence, ctx);
       const shownBase = args.path ?? ".";
       const glob = args.glob ?? "**/*";
       const patternVerdict = fence.checkPattern(posix.join(shownBase, glob), "read");

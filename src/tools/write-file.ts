@@ -4,7 +4,7 @@ import Type, { type Static } from "typebox";
 import { atomicWriteFile, statIfExists } from "./atomic-write.js";
 import type { BuiltinToolLimits } from "./builtin-runtime.js";
 import { defineTool } from "./define-tool.js";
-import { fencePath, type PathFenceFactory, pathPermission } from "./path-fence-port.js";
+import { fenceOf, fencePath, type PathFenceFactory, pathPermission } from "./path-fence-port.js";
 import type { Tool } from "./tool.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
 
@@ -43,7 +43,7 @@ export function createWriteFileTool(options: WriteFileToolOptions): Tool<typeof 
     idempotent: true,
     isDestructive: () => false,
     checkPermissions(args, ctx) {
-      return pathPermission(options.pathFence(ctx.workspace), [args.path], "write");
+      return pathPermission(fenceOf(options.pathFence, ctx), [args.path], "write");
     },
     async execute(args, ctx) {
       if (args.content.length > limits.writeMaxChars) {
@@ -53,7 +53,7 @@ export function createWriteFileTool(options: WriteFileToolOptions): Tool<typeof 
           { fields: [{ field: "content", problem: `must be at most ${limits.writeMaxChars} chars` }] },
         );
       }
-      const fenced = fencePath(options.pathFence(ctx.workspace), args.path, "write");
+      const fenced = fencePath(fenceOf(options.pathFence, ctx), args.path, "write");
       if (!fenced.ok) return fenced.result;
       const existing = await statIfExists(fenced.path);
       if (existing && !existing.isFile) {

@@ -10,7 +10,13 @@ import { loadConfig } from "../../src/config/index.js";
 import type { GatePorts } from "../../src/gate/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { type AgentJobPayload, bullPrefix } from "../../src/queue/index.js";
-import { type AnyTool, createToolRegistry, defineTool, toolSuccess } from "../../src/tools/index.js";
+import {
+  type AnyTool,
+  createToolRegistry,
+  defineTool,
+  type ToolEnvironment,
+  toolSuccess,
+} from "../../src/tools/index.js";
 import { buildRunDeps } from "../../workers/run-deps.js";
 
 /**
@@ -95,6 +101,8 @@ export interface HarnessOptions {
   approvals?: ApprovalPort;
   env?: NodeJS.ProcessEnv;
   gatePorts?: GatePorts;
+  /** Default: network available (see buildRunDeps). */
+  toolEnvironment?: ToolEnvironment;
 }
 
 /** Builds run deps the way the worker does, with a scripted model named "scripted". */
@@ -111,6 +119,8 @@ export async function testRunDeps(options: HarnessOptions): Promise<{ deps: RunD
   });
   const deps = await buildRunDeps({
     config,
+    // The test tools talk to local servers: the run's tool environment has network.
+    toolEnvironment: options.toolEnvironment ?? { networkAvailable: true },
     redis: options.redis,
     registry: createToolRegistry(options.tools),
     guard: NO_GUARD,

@@ -36,7 +36,7 @@ async function runScript(turns: unknown[], payloadOverrides: Partial<AgentJobPay
     configOverrides: {
       permissions: {
         elevated: { enabled: false },
-        approval: { mode: "off", auto_approve: ["delegate_task", "spawn_task"] },
+        approval: { mode: "off", auto_approve: ["delegate_task", "spawn_task", "task", "workflow"] },
       },
     },
   });

@@ -6,6 +6,8 @@ import { Type } from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSubagentTools, type RunDeps } from "../../src/agent/index.js";
 import { AuditTrail } from "../../src/journal/index.js";
+import { createLogger } from "../../src/logging/index.js";
+import { RunnerMetrics } from "../../src/metrics/index.js";
 import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
 import { defineTool, toolSuccess } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
@@ -131,7 +133,12 @@ describe("sub-agents", () => {
     const deps = await setup(server, keyPrefix, counter);
     const queue = agentQueue(redis, keyPrefix);
     const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
-    const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 1, deps });
+    const metrics = new RunnerMetrics({
+      redis,
+      keyPrefix,
+      logger: createLogger({ level: "silent", format: "json" }),
+    });
+    const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 1, deps, metrics });
     try {
       const parent = testPayload({}, { task: "parent: delegate" });
       await enqueueAgentRun(queue, parent);
@@ -148,6 +155,19 @@ describe("sub-agents", () => {
         agent: { allowedTools: ["write_file"] },
       });
       expect(children[0]?.id).toMatch(/^child-[0-9a-f]{32}$/);
+      // The parent decided its delegate_task before parking and again on the replay that read the
+      // child's answer: the audit trail holds both, the metrics count the call once.
+      const trail = await new AuditTrail({ redis, keyPrefix }).readByTrace(parent.traceId);
+      const delegations = trail.filter(
+        (e) =>
+          e.entry.kind === "decision" && e.entry.tool === "delegate_task" && e.entry.runId === parent.runId,
+      );
+      expect(delegations.length).toBeGreaterThanOrEqual(2);
+      const counted = await redis.hgetall(metrics.keys.counter("tool_calls"));
+      const delegateCounts = Object.entries(counted).filter(([field]) =>
+        field.startsWith('["delegate_task"'),
+      );
+      expect(delegateCounts.map(([, n]) => Number(n))).toEqual([1]);
     } finally {
       await worker.close();
       await events.close();
@@ -161,14 +181,23 @@ describe("sub-agents", () => {
     const keyPrefix = uniquePrefix("sub-danger");
     const counter = join(await mkdtemp(join(tmpdir(), "echo-sub-")), "c.txt");
     const server = await startFakeChatServer(agentModel);
-    const deps = await setup(server, keyPrefix, counter, "allow_safe");
+    // The parent's schedule holds a grant (so its delegate_task runs unattended: under allow_safe
+    // auto_approve alone never lets an unattended exec-level call through); the child's own grant
+    // check says no, so its exec goes past step 4.
+    const deps = {
+      ...(await setup(server, keyPrefix, counter, "allow_safe")),
+      cronAuthorized: async (p: { parentExecutionId: string | null }) => p.parentExecutionId === null,
+    };
     const queue = agentQueue(redis, keyPrefix);
     const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 2, deps });
     try {
-      // An unattended parent whose config lets it delegate (allow_safe + auto_approve): its child is
-      // unattended too, and nothing lets the child's dangerous call or a call needing a person through.
-      const parent = testPayload({ unattended: true }, { task: "parent: dangerous child" });
+      // An unattended parent allowed to delegate: its child is unattended too, and nothing lets the
+      // child's dangerous call or a call needing a person through.
+      const parent = testPayload(
+        { unattended: true, origin: { kind: "schedule", scheduleId: "nightly" }, channel: "cron" },
+        { task: "parent: dangerous child" },
+      );
       await enqueueAgentRun(queue, parent);
       const outcome = await (await Job.fromId(queue, parent.runId))!.waitUntilFinished(events, 20_000);
       expect(outcome.finalAnswer).toContain("dangerous and never runs unattended");

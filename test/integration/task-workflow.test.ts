@@ -43,7 +43,12 @@ async function setup(server: FakeChatServer, keyPrefix: string, maxChildren = 10
         scripted: { provider: "openai", base_url: server.baseUrl, model: "m", api_key_env: "FAKE_KEY" },
       },
       execution: { network_policy: "allow", in_doubt_policy: "fail", max_children_per_run: maxChildren },
-      permissions: { elevated: { enabled: false }, approval: { mode: "off" } },
+      // task / workflow create are judged like delegate_task (exec-level when the child inherits the
+      // parent's tools): auto-approved here, as subagents.test.ts does for delegate_task.
+      permissions: {
+        elevated: { enabled: false },
+        approval: { mode: "off", auto_approve: ["task", "workflow"] },
+      },
     },
   });
   return deps;

@@ -2,7 +2,7 @@ import { modelStepKey } from "../../journal/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 import { RunnerError } from "../../shared/index.js";
 import { type AnyTool, computeIdempotencyKey } from "../../tools/index.js";
-import { runToolBatch } from "../execution/batch.js";
+import { batchMode, runToolBatch } from "../execution/batch.js";
 import {
   type ChatMessage,
   ModelResponse,
@@ -16,6 +16,7 @@ import { ParkSignal } from "./park-signal.js";
 import type { RunDeps, RunOutcome } from "./run-deps.js";
 import type { RunScope } from "./run-scope.js";
 import { childrenStartedBy } from "./subagent-tools.js";
+import { batchVeto } from "./tool-batch-hook.js";
 import { runToolCall } from "./tool-call.js";
 import { resultForModel } from "./tool-result-text.js";
 
@@ -179,18 +180,28 @@ async function runSteps(scope: RunScope, deferred: DeferredCompletion): Promise<
     // the response that asked for them is recorded: record it first.
     const single = calls.length === 1 ? deferred : undefined;
     if (!single) await deferred.flush();
+    const concurrencySafe = (call: ModelToolCall) => {
+      const tool = deps.registry.get(call.name);
+      if (!tool || typeof call.arguments === "string") return false;
+      try {
+        return tool.isConcurrencySafe(call.arguments);
+      } catch {
+        return false;
+      }
+    };
+    const execution = deps.toolExecution ?? "parallel";
+    // seed 002 beforeToolBatch: the whole batch, before any call of it; a veto denies every call.
+    const veto = await batchVeto(deps.beforeToolBatch, {
+      payload,
+      step,
+      calls,
+      mode: batchMode(calls, concurrencySafe, execution),
+    });
     const { results } = await runToolBatch(
       calls,
-      (call) => {
-        const tool = deps.registry.get(call.name);
-        if (!tool || typeof call.arguments === "string") return false;
-        try {
-          return tool.isConcurrencySafe(call.arguments);
-        } catch {
-          return false;
-        }
-      },
-      (call, i) => runToolCall(scope, call, base + i, single),
+      concurrencySafe,
+      (call, i) => runToolCall(scope, call, base + i, single, veto),
+      execution,
     );
     results.forEach((outcome, i) => {
       const call = calls[i] as ModelToolCall;

@@ -7,6 +7,7 @@ import {
   type PathFence,
 } from "../../guard/index.js";
 import { isHostAllowed, type NetworkPolicy } from "../../policy/index.js";
+import type { ToolExecutionContext } from "../../tools/index.js";
 import type { CallGuard } from "./ports.js";
 
 /** Options for {@link createCallGuard}. */
@@ -14,8 +15,17 @@ export interface CallGuardOptions {
   /** `tools.exec.security` / `ask` / safe bins over the command guard. */
   execPolicy: ExecPolicy;
   resolver: HostResolver;
-  /** The path fence of a workspace (callers cache per workspace). */
-  pathFence(workspace: string): PathFence;
+  /**
+   * The path fence of a workspace (callers cache per workspace); `workspaceOnly` is the run's
+   * `ctx.workspaceOnly`, and the fence is workspace-only when it or `tools.restrict_to_workspace` says so.
+   */
+  pathFence(workspace: string, workspaceOnly: boolean): PathFence;
+  /**
+   * The path operands of a shell command (guard's `commandPathOperands` over the command guard's
+   * analysis). When given, a workspace-only run's exec, process and bash execute_code commands have
+   * every path operand checked by the fence.
+   */
+  commandPaths?: (command: string) => readonly string[];
   networkPolicy: NetworkPolicy;
   allowedHosts: readonly string[];
 }
@@ -48,6 +58,26 @@ function fromExec(
  * restricted-network host list, and path arguments of file tools through the path fence.
  */
 export function createCallGuard(options: CallGuardOptions): CallGuard {
+  /**
+   * The workspace fence over a command's path operands (workspace-only runs): a hard finding
+   * (deny) outranks the fence; otherwise an operand the fence denies denies the call.
+   */
+  function fenced(command: string, verdict: GuardAssessment, ctx: ToolExecutionContext): GuardAssessment {
+    if (verdict.verdict === "deny" || !ctx.workspaceOnly || !options.commandPaths) return verdict;
+    const fence = options.pathFence(ctx.workspace, true);
+    for (const path of options.commandPaths(command)) {
+      const check = fence.check(path, "read");
+      if (check.verdict === "deny") {
+        return {
+          verdict: "deny",
+          rule: check.rule,
+          reason: `the command names ${path}: ${check.reason}; in a workspace-only run (session mode or tools.restrict_to_workspace) commands keep to the workspace`,
+        };
+      }
+    }
+    return verdict;
+  }
+
   return {
     async assess(tool, args, ctx) {
       switch (tool) {
@@ -56,18 +86,18 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
           if (typeof command !== "string")
             return { verdict: "ask", rule: "exec.no-command", reason: "no command to check" };
           const verdict = options.execPolicy.check(command);
-          return fromExec(verdict, verdict.safeBins);
+          return fenced(command, fromExec(verdict, verdict.safeBins), ctx);
         }
         case "process": {
           const command = args.command;
           if (typeof command !== "string") return undefined;
           // A background process is never judged safe by safe-bin profiles.
-          return fromExec(options.execPolicy.check(command), false);
+          return fenced(command, fromExec(options.execPolicy.check(command), false), ctx);
         }
         case "execute_code": {
           const code = typeof args.code === "string" ? args.code : "";
           if (args.language === "bash" || args.language === "sh")
-            return fromExec(options.execPolicy.check(code), false);
+            return fenced(code, fromExec(options.execPolicy.check(code), false), ctx);
           return {
             verdict: "ask",
             rule: "exec.code",
@@ -94,7 +124,7 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
       }
       const paths = PATH_TOOLS[tool];
       if (paths) {
-        const fence = options.pathFence(ctx.workspace);
+        const fence = options.pathFence(ctx.workspace, ctx.workspaceOnly);
         for (const field of paths.fields) {
           const value = args[field];
           if (typeof value !== "string") continue;

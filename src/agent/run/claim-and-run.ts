@@ -8,6 +8,14 @@ export interface ClaimedValue {
   readonly replay: boolean;
 }
 
+/** What {@link ClaimAndRunOptions.produce} is told about its claim. */
+export interface ClaimInfo {
+  /** The journal's claim number of this key: 1 the first time, +1 for each re-run after a crash. */
+  readonly attempt: number;
+  /** True when an earlier claim died before completing and the call is run again. */
+  readonly inDoubtRerun: boolean;
+}
+
 /** Options for {@link claimAndRun}. */
 export interface ClaimAndRunOptions {
   journal: Journal;
@@ -23,8 +31,12 @@ export interface ClaimAndRunOptions {
   parkInDoubt: () => Promise<number>;
   /** Whether the person answered the in-doubt question (see ParkSignal.ready). */
   inDoubtReady?: () => Promise<boolean>;
-  /** Performs the side effect once; its value is journalled. */
-  produce: () => Promise<unknown>;
+  /**
+   * Performs the side effect once; its value is journalled. `claim.attempt` is the journal's claim
+   * number (1 the first time); `claim.inDoubtRerun` is true when an earlier claim died before
+   * completing and the in-doubt action chose to run the call again.
+   */
+  produce: (claim: ClaimInfo) => Promise<unknown>;
   /**
    * The run's pending completion: sent together with this claim (one round trip), and, when
    * `deferOwn` is set, this key's own completion is left pending in it for the run's next claim.
@@ -50,7 +62,8 @@ export async function claimAndRun(options: ClaimAndRunOptions): Promise<ClaimedV
       case "held":
         throw new ParkSignal(outcome.until + 250, `another worker holds the claim on ${key}`);
       case "claimed": {
-        const value = await withRenewal(options, options.produce);
+        const claim = { attempt: outcome.record.attempt, inDoubtRerun: outcome.record.attempt > 1 };
+        const value = await withRenewal(options, () => options.produce(claim));
         if (deferred && options.deferOwn) return { value: await deferred.defer(key, value), replay: false };
         const done = await journal.complete({ runId, key, owner, result: value });
         return { value: done.record.result, replay: done.alreadyCompleted };

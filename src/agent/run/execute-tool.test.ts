@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createToolExecutionContext, defineTool, toolFailure, toolSuccess } from "../../tools/index.js";
 import { executeWithPolicy } from "./execute-tool.js";
 
-const ctx = createToolExecutionContext({
+const BASE_OPTIONS = {
   executionId: "e",
   traceId: "t",
   sessionKey: "s",
@@ -14,7 +14,8 @@ const ctx = createToolExecutionContext({
   channel: "api",
   unattended: false,
   workspace: "/tmp",
-});
+};
+const ctx = createToolExecutionContext(BASE_OPTIONS);
 
 describe("tool execution with the tool's timeout and retries", () => {
   it("aborts the tool's signal at its timeout and reports a timeout result", async () => {
@@ -54,5 +55,42 @@ describe("tool execution with the tool's timeout and retries", () => {
       errorKind: "internal",
     });
     expect(calls).toBe(1);
+  });
+
+  it("gives each retry its own attemptIndex, counting from the context's", async () => {
+    const seen: number[] = [];
+    const flaky = defineTool({
+      name: "read_file",
+      description: "fails twice",
+      parameters: Type.Object({}),
+      maxRetries: 2,
+      execute: async (_args, c) => {
+        seen.push(c.attemptIndex);
+        return seen.length < 3 ? toolFailure("internal", "boom") : toolSuccess("ok");
+      },
+    });
+    expect(await executeWithPolicy(flaky, {}, ctx, true)).toMatchObject({ success: true });
+    expect(seen).toEqual([0, 1, 2]);
+    seen.length = 0;
+    const rerun = createToolExecutionContext({
+      ...BASE_OPTIONS,
+      attemptIndex: 1,
+      credentials: { TOKEN: "t" },
+    });
+    let credential: string | undefined;
+    const once = defineTool({
+      name: "read_file",
+      description: "fails once",
+      parameters: Type.Object({}),
+      maxRetries: 1,
+      execute: async (_args, c) => {
+        seen.push(c.attemptIndex);
+        credential = c.credentials.TOKEN;
+        return seen.length < 2 ? toolFailure("timeout", "slow") : toolSuccess("ok");
+      },
+    });
+    await executeWithPolicy(once, {}, rerun, true);
+    expect(seen).toEqual([1, 2]);
+    expect(credential).toBe("t");
   });
 });

@@ -1,10 +1,11 @@
 import type { AnyTool, ToolExecutionContext, ToolResult } from "../../tools/index.js";
-import { invokeTool, toolFailure } from "../../tools/index.js";
+import { contextForAttempt, invokeTool, toolFailure } from "../../tools/index.js";
 import { retryDelayMs, shouldRetryTool } from "../execution/retry.js";
 
 /**
  * Runs an allowed call with the tool's timeout and retries. A timeout is reported as a `timeout`
- * result; a retry happens only when shouldRetryTool says repeating is safe.
+ * result; a retry happens only when shouldRetryTool says repeating is safe, and each retry sees its
+ * own `ctx.attemptIndex` (the given context's, +1 per retry).
  */
 export async function executeWithPolicy(
   tool: AnyTool,
@@ -13,7 +14,7 @@ export async function executeWithPolicy(
   safeToRepeat: boolean,
 ): Promise<ToolResult> {
   for (let attempt = 1; ; attempt++) {
-    const result = await withTimeout(tool, args, ctx);
+    const result = await withTimeout(tool, args, contextForAttempt(ctx, ctx.attemptIndex + attempt - 1));
     if (result.success) return result;
     if (!shouldRetryTool(result.errorKind, { attempt, maxRetries: tool.maxRetries, safeToRepeat }))
       return result;

@@ -1,13 +1,14 @@
 import type { ApprovalGate } from "../../gate/index.js";
 import type { InDoubtPolicy, Journal } from "../../journal/index.js";
 import type { Logger } from "../../logging/index.js";
-import type { ToolPolicyResolution } from "../../policy/index.js";
+import type { ToolExecutionMode, ToolPolicyResolution } from "../../policy/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 import type { Clock } from "../../shared/index.js";
 import type { ToolEnvironment, ToolRegistry } from "../../tools/index.js";
 import type { ModelClient } from "../model/model-client.js";
 import type { ApprovalPort, AuditSink, CallGuard, ChildrenPort, SpillStore } from "./ports.js";
 import type { SessionRecorder } from "./session-transcript.js";
+import type { BeforeToolBatchHook } from "./tool-batch-hook.js";
 
 /** Everything a run needs, built once per worker from config by the worker entrypoint. */
 export interface RunDeps {
@@ -44,6 +45,10 @@ export interface RunDeps {
   logger: Logger;
   /** Where a finished run's transcript is archived for session_search; none: not archived. */
   sessions?: SessionRecorder;
+  /** `tools.execution` (seed 002 toolExecution); default parallel (per-call isConcurrencySafe decides). */
+  toolExecution?: ToolExecutionMode;
+  /** seed 002 `beforeToolBatch`: may veto a whole batch (see {@link BeforeToolBatchHook}); none by default. */
+  beforeToolBatch?: BeforeToolBatchHook;
 }
 
 /** How a run ended (the job's return value). */

@@ -51,6 +51,8 @@ function contextFor(
     approvalSource?: "human" | "auto";
     approvedActions?: string[];
     credentials?: Readonly<Record<string, string>>;
+    attemptIndex?: number;
+    isReplay?: boolean;
   } = {},
 ): ToolExecutionContext {
   const { payload } = scope;
@@ -68,6 +70,7 @@ function contextFor(
     unattended: payload.unattended,
     cronAuthorized: scope.cronAuthorized,
     workspace: payload.agent.workspace,
+    workspaceOnly: scope.policy.fence.workspaceOnly,
     ...extra,
   });
 }
@@ -97,6 +100,8 @@ export async function runToolCall(
   modelCall: ModelToolCall,
   callIndex: number,
   deferred?: DeferredCompletion,
+  /** Why the beforeToolBatch hook vetoed this call's batch: the call is denied, not run. */
+  veto?: string,
 ): Promise<CallOutcome> {
   const { deps, payload } = scope;
   const name = modelCall.name;
@@ -108,7 +113,10 @@ export async function runToolCall(
   const tool = deps.registry.get(name);
 
   // Decide first (pure, cheap); the journal below makes the outcome exactly-once.
-  const plan = await planCall(scope, tool, name, rawArgs, baseCtx, deferred);
+  const plan =
+    veto === undefined
+      ? await planCall(scope, tool, name, rawArgs, baseCtx, deferred)
+      : await vetoedCall(scope, name, veto, key);
   const leaseMs = deps.claimLeaseMs;
   const safeToRepeat = plan.kind === "execute" ? plan.readOnly || (tool?.idempotent ?? false) : true;
 
@@ -178,7 +186,7 @@ export async function runToolCall(
       });
       return wakeAt;
     },
-    produce: async () => {
+    produce: async (claim) => {
       if (plan.kind === "result") return plan.result;
       if (subagent) return subagent;
       const started = deps.clock.now();
@@ -189,7 +197,11 @@ export async function runToolCall(
         {
           approvalSource: plan.decision.approvalSource,
           credentials,
-          ...(plan.approver ? { approvedActions: [key] } : {}),
+          // seed 000: the tool names a person approved (its example checks the name), and the call.
+          ...(plan.approver ? { approvedActions: [name, key] } : {}),
+          // A re-run after a crash: the tool may already have acted; an idempotent one dedupes.
+          attemptIndex: claim.attempt - 1,
+          isReplay: claim.inDoubtRerun && safeToRepeat,
         },
       );
       const raw = await executeWithPolicy(plan.tool, plan.args, ctx, safeToRepeat);
@@ -218,6 +230,19 @@ export async function runToolCall(
 
 function fallbackGateCall(tool: string, params: Record<string, unknown>): GateCall {
   return { tool, args: params, risk: "exec", argsHash: hashCanonical(params) };
+}
+
+/** A call of a vetoed batch: audited as a denial before the gate (step 0), its result journalled. */
+async function vetoedCall(scope: RunScope, name: string, reason: string, key: string): Promise<CallPlan> {
+  const decision = policyDenial(reason, scope.deps.registry.get(name)?.riskLevel ?? "exec");
+  await scope.deps.audit.decision({
+    payload: scope.payload,
+    tool: name,
+    decision,
+    capabilities: [],
+    idempotencyKey: key,
+  });
+  return { kind: "result", result: toolFailure("denied", reason) };
 }
 
 type CallPlan =

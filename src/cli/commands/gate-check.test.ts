@@ -222,3 +222,53 @@ describe("echo-runner policy explain shows the gate's steps for a context", () =
     expect(out.stderr()).toContain("unatended");
   });
 });
+
+describe("the session mode fences paths when restrict_to_workspace is off", () => {
+  const loose = (mode: string) => `
+tools:
+  profile: full
+  restrict_to_workspace: false
+security:
+  profile: personal_cli
+permissions:
+  approval:
+    unattended_policy: allow_safe
+execution:
+  session_mode: ${mode}
+`;
+
+  it.each([
+    ["read_file", { path: "/etc/shadow" }, true],
+    ["write_file", { path: "/tmp/echo-fence-x", content: "x" }, false],
+    ["exec", { command: "cat /etc/hostname" }, false],
+    ["exec", { command: "cp notes.txt ../../outside.txt" }, false],
+  ])("session mode workspace denies %s %j at step 1", async (tool, args, unattended) => {
+    const { dir, path } = await configFile(loose("workspace"));
+    const { decision } = await check(path, dir, { tool, args, ctx: { unattended } });
+    expect(decision).toMatchObject({ verdict: "deny", step: 1 });
+    expect(decision.reason).toContain("outside the workspace");
+  });
+
+  it("session mode full leaves the fence open: an unattended read of a file outside is allowed", async () => {
+    const { dir, path } = await configFile(loose("full"));
+    const { decision } = await check(path, dir, {
+      tool: "read_file",
+      args: { path: "/etc/hostname" },
+      ctx: { unattended: true },
+    });
+    expect(decision).toMatchObject({ verdict: "allow", step: 4 });
+  });
+
+  it("policy explain says what fences paths, and the gate agrees", async () => {
+    const { dir, path } = await configFile(loose("workspace"));
+    const out = bufferIo("", { HOME: dir, PATH: process.env.PATH }, dir);
+    await runCli(
+      ["policy", "explain", "read_file", "--config", path, "--args", '{"path":"/etc/shadow"}'],
+      out.io,
+    );
+    expect(out.stdout()).toContain(
+      "paths:        workspace-only: file tools, exec's working directory and path operands (session mode workspace)",
+    );
+    expect(out.stdout()).toMatch(/1 static_guard: deny — .*outside the workspace/);
+  });
+});

@@ -91,6 +91,7 @@ export async function checkOneCall(
     unattended: gateCtx.unattended,
     parentExecutionId: gateCtx.parentExecutionId,
     workspace: resolve(cwd, c.workspace ?? "."),
+    workspaceOnly: resolution.fence.workspaceOnly,
   });
   const assessment = await guard.assess(request.tool, args, ctx);
   const gate = new ApprovalGate(gateConfigFromConfig(config, sessionMode));

@@ -54,7 +54,8 @@ describe("echo-runner policy explain", () => {
       await policyExplainCommand.run(["write_file", "--config", path, "--mode", "workspace"], full.io),
     ).toBe(0);
     expect(full.stdout()).toContain("Result: available (sent to the model)");
-    expect(full.stdout()).toContain("session:      workspace (exec mode auto, workspace-only)");
+    expect(full.stdout()).toContain("session:      workspace (exec mode auto)");
+    expect(full.stdout()).toContain("paths:        workspace-only:");
     const readOnly = bufferIo("", env, dir);
     expect(
       await policyExplainCommand.run(["write_file", "--config", path, "--mode", "read-only"], readOnly.io),

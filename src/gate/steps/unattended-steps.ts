@@ -16,7 +16,8 @@ export function isSafeSideEffect(state: GateState): boolean {
 /**
  * Step 4: unattended runs (seed 000's table). Read-only and not flagged → allow; cron-authorised
  * write/exec and not flagged → allow; dangerous → deny, always; otherwise `unattended_policy`:
- * deny → deny, allow_safe → allow write/exec judged safe, the rest continues to a person.
+ * deny → deny, allow_safe → allow write/exec judged safe, the rest goes straight to step 11 (a
+ * sub-agent's call is denied, any other asks a person): steps 5-10 pass it on.
  */
 export const unattendedStep: GateStep = {
   name: "unattended",
@@ -49,6 +50,11 @@ export const unattendedStep: GateStep = {
         if (isSafeSideEffect(state) && !state.forceHuman) {
           return { verdict: "allow", reason: `${call.risk} call judged safe (unattended_policy allow_safe)` };
         }
+        // Step 4 answers for every unattended call: what it does not judge safe goes straight to
+        // a person (step 11), so no auto_approve entry, trusted channel, allow-always record or
+        // smart approval (steps 5-10) can let an unattended call without a grant through.
+        state.forceHuman = true;
+        state.flags.push("unattended run without a cron grant, and the call is not judged safe");
         return NEXT;
       default:
         return assertNever(config.unattendedPolicy, "unattended policy");

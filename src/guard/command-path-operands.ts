@@ -1,0 +1,66 @@
+import type { CommandAnalysis } from "./command-guard.js";
+import { normaliseTarget } from "./command-paths.js";
+import type { Field } from "./shell-words.js";
+
+/**
+ * Device files every shell command may name without leaving its workspace: they hold no data of
+ * the host (`2>/dev/null`, `head -c 16 /dev/urandom`, `tee /dev/stderr`).
+ */
+export const NEUTRAL_DEVICE_PATHS = [
+  "/dev/null",
+  "/dev/zero",
+  "/dev/random",
+  "/dev/urandom",
+  "/dev/stdin",
+  "/dev/stdout",
+  "/dev/stderr",
+  "/dev/tty",
+] as const;
+
+const NEUTRAL: ReadonlySet<string> = new Set(NEUTRAL_DEVICE_PATHS);
+
+/** True when a word names a path that may leave the working directory: absolute, `~`, or with `..`. */
+function leavesCwd(text: string): boolean {
+  return (
+    text.startsWith("/") ||
+    text === "~" ||
+    text.startsWith("~/") ||
+    text === ".." ||
+    text.startsWith("../") ||
+    text.includes("/../") ||
+    text.endsWith("/..")
+  );
+}
+
+function candidates(field: Field): Field[] {
+  const out = [field];
+  // `--prefix=/etc`, `if=/dev/sda`: the value after `=` is a path too.
+  const eq = field.text.indexOf("=");
+  if (eq > 0) out.push({ ...field, text: field.text.slice(eq + 1) });
+  // `curl -d @/etc/passwd`.
+  if (field.text.startsWith("@")) out.push({ ...field, text: field.text.slice(1) });
+  return out;
+}
+
+/**
+ * The path operands of a command that may lead out of its working directory (which is always
+ * inside the workspace): every argument after the program name and every redirection target of
+ * every simple command, nested scripts and substitutions included, that is absolute, starts with
+ * `~` (or `$HOME`) or climbs with `..` — normalised as bash would see it (`cd` earlier in the script
+ * counts). The program name itself is not an operand. Words whose value is wholly unknown (`$X`)
+ * cannot be judged here; the sandbox contains what they name. Pure.
+ */
+export function commandPathOperands(analysis: CommandAnalysis): string[] {
+  const out = new Set<string>();
+  for (const cmd of analysis.commands) {
+    const words = [...cmd.argv.slice(1), ...cmd.redirects.flatMap((r) => r.target)];
+    for (const word of words) {
+      for (const field of candidates(word)) {
+        const path = normaliseTarget(field, cmd.cwd);
+        if (path === "" || NEUTRAL.has(path) || /^\/dev\/fd\/\d+$/.test(path)) continue;
+        if (leavesCwd(path)) out.add(path);
+      }
+    }
+  }
+  return [...out];
+}

@@ -1,0 +1,96 @@
+import { mkdtemp } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { Type } from "typebox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { policyInputFromConfig } from "../../src/config/index.js";
+import { createLogger } from "../../src/logging/index.js";
+import { resolveToolPolicy } from "../../src/policy/index.js";
+import { createToolRegistry, defineTool, toolSuccess } from "../../src/tools/index.js";
+import { toolEnvironmentFromProbe } from "../../workers/network-environment.js";
+import { testConfig } from "../helpers/agent-harness.js";
+
+/**
+ * seed 003 isEnabled from the real environment: the worker probes outbound network (a local
+ * listener stands for the Internet, a refused port for its absence; never a public host) and a
+ * worker without it does not offer web_search.
+ */
+
+const logger = createLogger({ level: "silent", format: "json" });
+let listener: Server;
+let open: number;
+let refused: number;
+
+beforeAll(async () => {
+  const listen = () =>
+    new Promise<Server>((resolve) => {
+      const s = createServer((socket) => socket.destroy());
+      s.listen(0, "127.0.0.1", () => resolve(s));
+    });
+  listener = await listen();
+  open = (listener.address() as { port: number }).port;
+  const closed = await listen();
+  refused = (closed.address() as { port: number }).port;
+  await new Promise((resolve) => closed.close(resolve));
+});
+afterAll(() => new Promise((resolve) => listener.close(resolve)));
+
+async function config(target: string, networkPolicy = "allow") {
+  return testConfig(await mkdtemp(`${tmpdir()}/echo-net-`), {
+    security: { profile: "personal_cli" },
+    execution: { network_policy: networkPolicy, network_probe: { targets: [target], timeout_ms: 2000 } },
+  });
+}
+
+/** A registry with web_search (the catalog gives it network.outbound) and read_file. */
+function registry() {
+  const tool = (name: string) =>
+    defineTool({
+      name,
+      description: `${name} (test tool)`,
+      parameters: Type.Object({}),
+      riskLevel: "read_only",
+      execute: async () => toolSuccess("ok"),
+    });
+  return createToolRegistry([tool("web_search"), tool("read_file")]);
+}
+
+describe("the worker's tool environment", () => {
+  it("has network when a probe target accepts, and keeps web_search", async () => {
+    const c = await config(`127.0.0.1:${open}`);
+    const env = await toolEnvironmentFromProbe(c, {}, logger);
+    expect(env).toEqual({ networkAvailable: true });
+    const resolution = resolveToolPolicy(policyInputFromConfig(c, { tools: registry().describe(env) }));
+    expect(resolution.allowed.has("web_search")).toBe(true);
+  });
+
+  it("has no network when every target refuses and no proxy is set, and then web_search is removed", async () => {
+    const c = await config(`127.0.0.1:${refused}`);
+    const env = await toolEnvironmentFromProbe(c, {}, logger);
+    expect(env).toEqual({ networkAvailable: false });
+    const resolution = resolveToolPolicy(policyInputFromConfig(c, { tools: registry().describe(env) }));
+    expect(resolution.allowed.has("web_search")).toBe(false);
+    expect(resolution.allowed.has("read_file")).toBe(true);
+    expect(resolution.removed.find((r) => r.tool === "web_search")?.reason).toContain(
+      "removed by layer tool_state: it is disabled",
+    );
+  });
+
+  it("counts a reachable configured proxy", async () => {
+    const c = await config(`127.0.0.1:${refused}`);
+    expect(await toolEnvironmentFromProbe(c, { HTTPS_PROXY: `http://127.0.0.1:${open}` }, logger)).toEqual({
+      networkAvailable: true,
+    });
+  });
+
+  it("probes nothing when network_policy is deny", async () => {
+    const c = await config(`127.0.0.1:${open}`, "deny");
+    let asked = 0;
+    const env = await toolEnvironmentFromProbe(c, {}, logger, async () => {
+      asked++;
+      return true;
+    });
+    expect(env).toEqual({ networkAvailable: false });
+    expect(asked).toBe(0);
+  });
+});
