@@ -10,4 +10,11 @@ export {
   type RunnerErrorOptions,
 } from "./errors.js";
 export { hashCanonical, sha256Hex } from "./hash.js";
+export { normaliseIdentity, sameIdentity } from "./identity.js";
 export { type IdFactory, randomId, randomToken, sequentialIds } from "./ids.js";
+export {
+  countHiddenCharacters,
+  hasHiddenCharacters,
+  hiddenCharactersWarning,
+  makeVisible,
+} from "./visible-text.js";

@@ -76,7 +76,8 @@ beforeAll(async () => {
   app = createHttpServer({
     redis,
     logger,
-    approvals: { store, publicUrl, onDecided: (r) => void decided.push(r), decisionRateMax: 10_000 },
+    failureLimits: { perLink: 10_000 },
+    approvals: { store, publicUrl, onDecided: (r) => void decided.push(r) },
   });
   await app.listen({ host: "127.0.0.1", port });
 });
