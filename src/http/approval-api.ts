@@ -52,6 +52,8 @@ export async function approvalApiRoutes(app: FastifyInstance, ctx: ApprovalHttpC
   const { store, auth } = ctx;
   const operatorOf = new WeakMap<FastifyRequest, string>();
   app.setErrorHandler(jsonErrorHandler(ctx.logger));
+  // JSON only, as documented (any other type is 415), with the server's one size limit.
+  app.removeContentTypeParser("text/plain");
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("cache-control", "no-store");
