@@ -15,6 +15,7 @@ export { type IdFactory, randomId, randomToken, sequentialIds } from "./ids.js";
 export {
   countHiddenCharacters,
   hasHiddenCharacters,
+  hiddenCharactersIn,
   hiddenCharactersWarning,
   makeVisible,
 } from "./visible-text.js";

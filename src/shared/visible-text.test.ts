@@ -16,7 +16,7 @@ describe("makeVisible", () => {
     ["x\u0085", "x\\u0085"],
     ["a\u00a0b", "a\\u00a0b"],
     ["a\u2028b", "a\\u2028b"],
-    ["tag\u{e0041}", "tag\\u{e0041}"],
+    ["tag\u{e0041}", "tag\\udb40\\udc41"],
     ["bell\u0007", "bell\\u0007"],
     ["cr\r", "cr\\u000d"],
     ["e\u0301", "e\u0301"], // a visible combining accent stays
@@ -29,6 +29,12 @@ describe("makeVisible", () => {
     expect(makeVisible(text)).toBe(text);
     expect(hasHiddenCharacters(text)).toBe(false);
     expect(hiddenCharactersWarning(text)).toBeNull();
+  });
+
+  it("keeps JSON readable as the same value", () => {
+    const json = JSON.stringify({ path: "a\u202eb\u{e0041}\u00a0" });
+    expect(makeVisible(json)).not.toBe(json);
+    expect(JSON.parse(makeVisible(json))).toEqual(JSON.parse(json));
   });
 
   it("counts and warns with the escapes to look for", () => {

@@ -38,15 +38,24 @@ export function hasHiddenCharacters(text: string): boolean {
   return HIDDEN.test(text);
 }
 
+/** Every character of `text` {@link makeVisible} rewrites, in order (as found, not escaped). */
+export function hiddenCharactersIn(text: string): string[] {
+  return text.match(HIDDEN) ?? [];
+}
+
 /** How many characters of `text` {@link makeVisible} rewrites. */
 export function countHiddenCharacters(text: string): number {
   return text.match(HIDDEN)?.length ?? 0;
 }
 
-/** `\u202e` for a BMP code unit, `\u{e0041}` above it: the form JavaScript and JSON readers know. */
-function escapeCodePoint(ch: string): string {
-  const cp = ch.codePointAt(0) ?? 0;
-  return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, "0")}`;
+/**
+ * `\u202e` for each UTF-16 code unit (a character above U+FFFF as its surrogate pair, `\udb40\udc41`):
+ * the form JSON and JavaScript read back as the same character, so a rendering of JSON stays JSON.
+ */
+function escapeCodeUnits(ch: string): string {
+  let out = "";
+  for (let i = 0; i < ch.length; i += 1) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  return out;
 }
 
 /**
@@ -55,7 +64,7 @@ function escapeCodePoint(ch: string): string {
  * newlines and tabs are kept.
  */
 export function makeVisible(text: string): string {
-  return text.replace(HIDDEN, escapeCodePoint);
+  return text.replace(HIDDEN, escapeCodeUnits);
 }
 
 /**
@@ -65,6 +74,6 @@ export function makeVisible(text: string): string {
 export function hiddenCharactersWarning(text: string): string | null {
   const found = text.match(HIDDEN);
   if (!found) return null;
-  const kinds = [...new Set(found.map(escapeCodePoint))].slice(0, 5).join(", ");
+  const kinds = [...new Set(found.map(escapeCodeUnits))].slice(0, 5).join(", ");
   return `${found.length} invisible, direction-changing or control character(s) are shown escaped (${kinds}): read the call as written here, not as another program displays it.`;
 }

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApprovalRecord, ApprovalStore } from "../../src/approvals/index.js";
+import { createCallGuard } from "../../src/agent/index.js";
+import { type ApprovalRecord, ApprovalStore, composeMessage } from "../../src/approvals/index.js";
 import { createHttpServer, type FailureLimits, OperatorCredentials } from "../../src/http/index.js";
 import { LinkFailures } from "../../src/http/link-failures.js";
 import { createLogger } from "../../src/logging/index.js";
@@ -349,6 +350,53 @@ describe("failed credentials are throttled, people are not", () => {
       const known = await fetch(`${s.base}/approvals/${record.id}?t=${junk}`);
       const unknown = await fetch(`${s.base}/approvals/${"f".repeat(32)}?t=${junk}`);
       expect([known.status, await known.text()]).toEqual([unknown.status, await unknown.text()]);
+    } finally {
+      await s.app.close();
+    }
+  });
+});
+
+describe("what the approver sees is what runs", () => {
+  it("shows a right-to-left override escaped with a warning on the page and in the mail, and the guard flags the call", async () => {
+    const s = await serve();
+    try {
+      const args = { path: "invoice\u202efdp.exe", content: "x" };
+      const guard = createCallGuard({
+        execPolicy: { check: () => ({ verdict: "allow", rule: "t", reason: "t", safeBins: true }) } as never,
+        resolver: { resolve: async () => [] } as never,
+        pathFence: () =>
+          ({ check: () => ({ verdict: "allow", rule: "path.inside", reason: "inside" }) }) as never,
+        networkPolicy: "allow",
+        allowedHosts: [],
+      });
+      const assessed = await guard.assess("write_file", args, { workspace: "/w" } as never);
+      expect(assessed).toMatchObject({ verdict: "ask", rule: "args.invisible-characters" });
+      n += 1;
+      const { record } = await s.store.register({
+        runId: `run-${n}`,
+        jobId: `job-${n}`,
+        traceId: `trace-${n}`,
+        idempotencyKey: `key-${n}`,
+        tool: "write_file",
+        args,
+        risk: "write",
+        flags: [assessed!.rule],
+        reason: assessed!.reason,
+        agent: "night\u202ely",
+        channel: "cron",
+        owner: "alice",
+      });
+      const link = (await s.store.issueToken(record.id, "bob"))!;
+      const page = await (await fetch(`${s.base}/approvals/${record.id}?t=${link}`)).text();
+      expect(page).not.toContain("\u202e");
+      expect(page).toContain("invoice\\u202efdp.exe");
+      expect(page).toContain("night\\u202ely");
+      expect(page).toMatch(/Warning.*invisible, direction-changing or control character/s);
+      const mail = composeMessage("request", record, "https://example.test/l");
+      for (const part of [mail.subject, mail.text, mail.html]) expect(part).not.toContain("\u202e");
+      expect(mail.text).toContain("invoice\\u202efdp.exe");
+      expect(mail.text).toContain("Warning:");
+      expect(mail.subject).toContain("night\\u202ely");
     } finally {
       await s.app.close();
     }

@@ -86,6 +86,31 @@ describe("echo-runner approvals", () => {
     expect(show.stdout).toContain(`"command": "make target-${n}"`);
   });
 
+  it("shows invisible and bidi characters of the call escaped, with a warning", async () => {
+    n += 1;
+    const { record } = await store.register({
+      runId: `run-${n}`,
+      jobId: `job-${n}`,
+      traceId: "t",
+      idempotencyKey: `k-${n}`,
+      tool: "write_file",
+      args: { path: "invoice\u202efdp.exe", content: "a\u200bb" },
+      risk: "write",
+      reason: "flagged",
+      agent: "nightly",
+      channel: "cron",
+      owner: "carol",
+    });
+    const show = await cli(["approvals", "show", record.id]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).not.toMatch(/[\u202e\u200b]/);
+    expect(show.stdout).toContain("invoice\\u202efdp.exe");
+    expect(show.stdout).toContain("a\\u200bb");
+    expect(show.stdout).toMatch(/Warning: +2 invisible, direction-changing or control character/);
+    const list = await cli(["approvals", "list"]);
+    expect(list.stdout).not.toMatch(/[\u202e\u200b]/);
+  });
+
   it("approves as $USER, and a second decision is refused naming the first", async () => {
     const record = await register();
     const approve = await cli(["approvals", "approve", record.id, "--comment", "ok"]);
