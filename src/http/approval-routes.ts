@@ -8,6 +8,7 @@ import {
   effectiveStatus,
   formatTime,
   isApprovalId,
+  isBarredOwner,
   verifyPageNonce,
 } from "../approvals/index.js";
 import { type ApprovalHttpContext, reportDecided } from "./approval-http-context.js";
@@ -132,6 +133,10 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
             ? "You have already decided with this link."
             : describeRefusal("not_pending");
         return html(reply, 200, statusPage(record, status, notice, basePath));
+      }
+      if (isBarredOwner(record, { id: lookup.approver, email: null })) {
+        // A link the owner got before forbid_self_approval stopped mailing them one: no form.
+        return html(reply, 403, statusPage(record, status, describeRefusal("self_approval"), basePath));
       }
       const nonce = createPageNonce(secret, id, lookup.tokenHash, Math.floor(store.clock.now()));
       return html(

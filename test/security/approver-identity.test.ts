@@ -1,13 +1,20 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCallGuard } from "../../src/agent/index.js";
-import { type ApprovalRecord, ApprovalStore, composeMessage } from "../../src/approvals/index.js";
+import {
+  ApprovalNotifications,
+  type ApprovalRecord,
+  ApprovalStore,
+  composeMessage,
+  EmailNotifier,
+} from "../../src/approvals/index.js";
 import { createHttpServer, type FailureLimits, OperatorCredentials } from "../../src/http/index.js";
 import { LinkFailures } from "../../src/http/link-failures.js";
 import { createLogger } from "../../src/logging/index.js";
 import { createMetricsCollector } from "../../src/metrics/index.js";
 import { systemClock } from "../../src/shared/index.js";
 import { freePort } from "../helpers/free-port.js";
+import { startSmtpCapture } from "../helpers/smtp-capture.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
@@ -399,6 +406,57 @@ describe("what the approver sees is what runs", () => {
       expect(mail.subject).toContain("night\\u202ely");
     } finally {
       await s.app.close();
+    }
+  });
+});
+
+describe("the owner's mail under forbid_self_approval", () => {
+  it("says they cannot decide and who can, and carries no link; the others' mails do", async () => {
+    const smtp = await startSmtpCapture();
+    const s = await serve();
+    try {
+      const notifications = new ApprovalNotifications({
+        store: s.store,
+        notifiers: [
+          new EmailNotifier({
+            host: smtp.host,
+            port: smtp.port,
+            secure: false,
+            user: "",
+            from: "r@example.test",
+          }),
+        ],
+        publicUrl: s.base,
+        logger,
+      });
+      const record = await parked(s);
+      const outcome = await notifications.notify(record.id);
+      expect(outcome.delivered.sort()).toEqual(["email:alice", "email:bob", "email:dave"]);
+      const toAlice = await smtp.waitForMail(
+        (m) => (m.text?.includes(record.id) ?? false) && JSON.stringify(m.to).includes("alice@"),
+      );
+      expect(toAlice.subject).toContain("waits for another approver");
+      expect(toAlice.text).toContain("You cannot decide on your own run's calls");
+      expect(toAlice.text).toContain("These people can decide: bob, carol, dave.");
+      for (const part of [toAlice.text ?? "", String(toAlice.html ?? "")]) {
+        expect(part).not.toContain("/approvals/");
+        expect(part).not.toContain("?t=");
+        expect(part).not.toContain("href");
+      }
+      const toBob = await smtp.waitForMail(
+        (m) => (m.text?.includes(record.id) ?? false) && JSON.stringify(m.to).includes("bob@"),
+      );
+      expect(toBob.text).toMatch(new RegExp(`/approvals/${record.id}\\?t=[A-Za-z0-9_-]{43}`));
+      // No token was ever issued to the owner: nothing of theirs can open the form.
+      const raw = await redis.hgetall(s.store.keys.request(record.id));
+      expect(
+        Object.keys(raw)
+          .filter((k) => k.startsWith("cur:"))
+          .sort(),
+      ).toEqual(["cur:bob", "cur:dave"]);
+    } finally {
+      await s.app.close();
+      await smtp.close();
     }
   });
 });
