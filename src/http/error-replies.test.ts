@@ -1,3 +1,4 @@
+import net from "node:net";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
@@ -132,5 +133,67 @@ describe("error replies", () => {
     const res = await fetch(`${base}/healthz`);
     expect(res.status).toBe(200);
     expectOurHeaders(res);
+  });
+
+  /** Sends raw bytes and reads the whole answer (for what fetch would refuse to send). */
+  function raw(request: string): Promise<string> {
+    const { port } = app.server.address() as { port: number };
+    return new Promise((resolve) => {
+      const socket = net.connect(port, "127.0.0.1", () => socket.write(request));
+      let answer = "";
+      socket.on("data", (chunk) => {
+        answer += chunk;
+      });
+      socket.on("close", () => resolve(answer));
+      socket.on("error", () => resolve(answer));
+    });
+  }
+
+  it.each([
+    [
+      "headers over Node's limit",
+      () => `GET /approvals/${id}?t=${link} HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+      431,
+    ],
+    ["a broken request line", () => `GET /approvals/${id}?t=${link} HTTX/9\r\n\r\n`, 400],
+    [
+      "an absolute-form URL with a trailing slash",
+      () =>
+        `GET http://evil.example/approvals/${id}/?t=${link} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      404,
+    ],
+    [
+      "OPTIONS on a link",
+      () => `OPTIONS /approvals/${id}?t=${link} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      404,
+    ],
+    [
+      "a path parameter over the router's limit",
+      () => `GET /approvals/${"a".repeat(600)}?t=${link} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      414,
+    ],
+    [
+      "API JSON smuggling __proto__",
+      () => {
+        const body = '{"decision":"approve","__proto__":{"by":"ann"}}';
+        return `POST /api/approvals/${id}/decision HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+      },
+      400,
+    ],
+    [
+      "a chunked form over the size limit",
+      () =>
+        `POST /approvals/${id}/decision HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5000\r\n${"a".repeat(0x5000)}\r\n0\r\n\r\n`,
+      413,
+    ],
+  ])("answers %s with our headers and no framework code or token", async (_name, request, status) => {
+    const answer = await raw(request());
+    const [head = "", body = ""] = answer.split("\r\n\r\n");
+    expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+    expect(head.toLowerCase()).toContain("cache-control: no-store");
+    expect(head.toLowerCase()).toContain("referrer-policy: no-referrer");
+    expect(head.toLowerCase()).toContain("x-frame-options: deny");
+    expectNothingOfTheirs(body);
+    expect((await store.get(id))?.status).toBe("pending");
   });
 });

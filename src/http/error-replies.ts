@@ -1,3 +1,5 @@
+import { STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "../logging/index.js";
 import { errorPage } from "./approval-pages.js";
@@ -99,6 +101,33 @@ export function sendUnrouted(
     .code(status)
     .type("text/html; charset=utf-8")
     .send(errorPage(title, message, basePath));
+}
+
+/**
+ * The reply to a request Node could not even parse (headers too large, a broken request line, a
+ * client timeout), written straight to the socket as Fastify's default would, but with our code and
+ * message and our headers; nothing of the request is echoed.
+ */
+export function clientErrorReply(error: { code?: string }, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const status =
+    error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+  const body = JSON.stringify(
+    status === 431
+      ? { error: "HEADERS_TOO_LARGE", message: "the request headers are too large" }
+      : status === 408
+        ? { error: "TIMEOUT", message: "the request took too long to arrive" }
+        : jsonError(400),
+  );
+  const headers = Object.entries(BASE_SECURITY_HEADERS)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers}content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
 
 /** The server's last-resort error handler (routes outside any scope's own handler). */

@@ -1,3 +1,4 @@
+import { isIPv6 } from "node:net";
 import type { Redis } from "ioredis";
 import { MetricsKeys } from "../metrics/index.js";
 import { RunnerError } from "../shared/index.js";
@@ -119,7 +120,7 @@ export class AuthFailureThrottle {
 
   #of(source: string): FailureCounter[] {
     return [
-      { key: `${this.#base}src:${source.slice(0, 64)}`, limit: this.limits.perSource },
+      { key: `${this.#base}src:${sourceOf(source)}`, limit: this.limits.perSource },
       { key: `${this.#base}all`, limit: this.limits.global },
     ];
   }
@@ -136,6 +137,29 @@ export class AuthFailureThrottle {
       this.#redis.hincrby(this.#metrics.counter("credential_failures"), JSON.stringify([kind]), 1),
     ]);
   }
+}
+
+/**
+ * The source a failure is counted against: an IPv4 address (also IPv4-mapped IPv6) whole, an IPv6
+ * address by its /64 — one host usually holds a whole /64, so counting single IPv6 addresses would
+ * let it rotate through 2^64 of them. Anything else (a socket path, garbage) as given, cut to 64.
+ */
+export function sourceOf(ip: string): string {
+  const v4 = /^(?:::ffff:)?(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
+  if (v4) return v4[1]!;
+  if (!isIPv6(ip)) return ip.slice(0, 64);
+  const [head = "", tail] = ip.toLowerCase().split("%")[0]!.split("::");
+  const headGroups = head === "" ? [] : head.split(":");
+  const tailGroups = tail === undefined || tail === "" ? [] : tail.split(":");
+  const groups = [
+    ...headGroups,
+    ...Array(Math.max(0, 8 - headGroups.length - tailGroups.length)).fill("0"),
+    ...tailGroups,
+  ];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }
 
 /** Seconds for a `retry-after` header (at least 1). */

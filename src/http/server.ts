@@ -5,7 +5,13 @@ import { type AdminHttpOptions, adminRoutes } from "./admin-routes.js";
 import { approvalApiRoutes } from "./approval-api.js";
 import { type ApprovalHttpOptions, approvalHttpContext } from "./approval-http-context.js";
 import { approvalPageRoutes } from "./approval-routes.js";
-import { applyBaseHeaders, MAX_BODY_BYTES, rootErrorHandler, sendUnrouted } from "./error-replies.js";
+import {
+  applyBaseHeaders,
+  clientErrorReply,
+  MAX_BODY_BYTES,
+  rootErrorHandler,
+  sendUnrouted,
+} from "./error-replies.js";
 import { AuthFailureThrottle, type FailureLimits, resolveFailureLimits } from "./failure-throttle.js";
 import type { HttpAuth } from "./http-auth.js";
 import { type MetricsHttpOptions, metricsRoutes } from "./metrics-route.js";
@@ -78,6 +84,7 @@ export function createHttpServer(options: HttpServerOptions) {
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: options.trustProxy ?? false,
     bodyLimit: MAX_BODY_BYTES,
+    clientErrorHandler: clientErrorReply,
     frameworkErrors: (error, request, reply) =>
       sendUnrouted(request, reply, error.statusCode === 414 ? 414 : 400, basePath),
   });

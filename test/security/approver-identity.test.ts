@@ -12,7 +12,7 @@ import { createHttpServer, type FailureLimits, OperatorCredentials } from "../..
 import { LinkFailures } from "../../src/http/link-failures.js";
 import { createLogger } from "../../src/logging/index.js";
 import { createMetricsCollector } from "../../src/metrics/index.js";
-import { systemClock } from "../../src/shared/index.js";
+import { sha256Hex, systemClock } from "../../src/shared/index.js";
 import { freePort } from "../helpers/free-port.js";
 import { startSmtpCapture } from "../helpers/smtp-capture.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
@@ -213,6 +213,18 @@ describe("who decides is the token's owner, compared after one normalisation", (
       ["bob", "api"],
       ["carol", "api"],
     ]);
+  });
+
+  it("a dashboard session from before named operators (a typed name beside the shared token) opens nothing", async () => {
+    const id = "A".repeat(43);
+    const old = { v: 1, operator: "ALICE", csrf: "c".repeat(43), createdAt: Date.now() };
+    await redis.set(`${s.prefix}:{admin}:session:${sha256Hex(id)}`, JSON.stringify(old), "PX", 60_000);
+    const res = await fetch(`${s.base}/admin`, {
+      headers: { cookie: `echo_admin=${id}` },
+      redirect: "manual",
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/admin/login");
   });
 
   it("the read-only token reads /metrics and decides nothing", async () => {
