@@ -109,6 +109,10 @@ describe("echo-runner approvals", () => {
     expect(show.stdout).toMatch(/Warning: +2 invisible, direction-changing or control character/);
     const list = await cli(["approvals", "list"]);
     expect(list.stdout).not.toMatch(/[\u202e\u200b]/);
+    // --json stays JSON of the same values, with the characters escaped.
+    const json = await cli(["approvals", "show", record.id, "--json"]);
+    expect(json.stdout).not.toMatch(/[\u202e\u200b]/);
+    expect(JSON.parse(json.stdout).argsCanonical).toBe(record.argsCanonical);
   });
 
   it("approves as $USER, and a second decision is refused naming the first", async () => {

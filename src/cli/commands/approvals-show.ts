@@ -22,7 +22,8 @@ export const approvalsShowCommand: CliCommand = {
     try {
       const record = await approvals.store.require(id);
       if (values.json) {
-        io.stdout(`${JSON.stringify(record, null, 2)}\n`);
+        // Escaped hidden characters read back as the same JSON values, and a terminal shows them.
+        io.stdout(`${makeVisible(JSON.stringify(record, null, 2))}\n`);
         return EXIT.ok;
       }
       const lines = [`Request ${record.id}: ${record.status}`, ""];
