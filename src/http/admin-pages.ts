@@ -36,7 +36,7 @@ ${body}
 </main></body></html>`;
 }
 
-/** The login form: operator name (recorded as the approver) and the API token. */
+/** The login form: the operator's own token (its owner is recorded as the approver). */
 export function loginPage(basePath: string, error?: string): string {
   return page(
     "echo-runner admin: sign in",

@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { randomToken, sha256Hex } from "../shared/index.js";
 
-/** Cookie that carries the dashboard session id (never the API token). */
+/** Cookie that carries the dashboard session id (never a token). */
 export const ADMIN_COOKIE = "echo_admin";
 
 const Session = z

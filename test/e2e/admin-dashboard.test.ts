@@ -22,7 +22,7 @@ import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/
 
 /**
  * The /admin dashboard in headless Chromium against real parts: a scripted run parks on an exec
- * call, an operator signs in with the API token, sees the pending approval, approves it from the
+ * call, an operator signs in with their own token, sees the pending approval, approves it from the
  * dashboard, and the run resumes and finishes; without a session or with a wrong token nothing opens.
  */
 
