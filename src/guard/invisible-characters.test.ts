@@ -24,6 +24,7 @@ describe("findInvisibleCharacters", () => {
     ["a CRLF file", { content: "a\r\nb\r\n" }],
     ["emoji sequences", { body: "family 👨\u200d👩\u200d👧 and ❤\ufe0f" }],
     ["a no-break space in prose", { body: "10\u00a0km" }],
+    ["Persian with a zero-width non-joiner", { body: "می\u200cخواهم" }],
     ["numbers, booleans and null", { n: 1, b: true, z: null }],
   ])("does not flag %s", (_name, args) => {
     expect(findInvisibleCharacters(args)).toBeNull();

@@ -6,12 +6,14 @@ export const INVISIBLE_CHARACTERS_RULE = "args.invisible-characters";
 /**
  * Characters that ordinary text carries for good reasons and that the approval pages still show
  * escaped: carriage return (CRLF files), the zero-width joiner and variation selectors (emoji
- * sequences), and spaces other than U+0020 (copied prose). Everything else {@link makeVisible}
+ * sequences), the zero-width non-joiner (Persian and Indic writing needs it), and spaces other than
+ * U+0020 (copied prose). Everything else {@link makeVisible}
  * escapes — bidirectional overrides and isolates, zero-width spaces, other format and control
  * characters, line and paragraph separators, invisible fillers, tag characters — flags the call.
  */
 const ORDINARY: ReadonlySet<number> = new Set([
   0x0d,
+  0x200c,
   0x200d,
   ...range(0xfe00, 0xfe0f),
   0xa0,
