@@ -227,6 +227,30 @@ describe("who decides is the token's owner, compared after one normalisation", (
     expect(res.headers.get("location")).toBe("/admin/login");
   });
 
+  it("one person racing themselves over the API (spelled four ways) and their link counts once", async () => {
+    const record = await parked(s);
+    const link = (await s.store.issueToken(record.id, "bob"))!;
+    const page = await (await fetch(`${s.base}/approvals/${record.id}?t=${link}`)).text();
+    const nonce = /name="nonce" value="([^"]+)"/.exec(page)?.[1] ?? "";
+    const spellings = ["bob", "BOB", " bob ", "ｂｏｂ"];
+    const answers = await Promise.all([
+      ...Array.from({ length: 12 }, (_, i) =>
+        apiDecide(s, record.id, TOKENS.bob, { decision: "approve", by: spellings[i % 4] }, `10.9.0.${i}`),
+      ),
+      ...Array.from({ length: 4 }, () =>
+        fetch(`${s.base}/approvals/${record.id}/decision`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ t: link, nonce, decision: "approve" }).toString(),
+        }),
+      ),
+    ]);
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
+    const after = (await s.store.get(record.id))!;
+    expect(after.status).toBe("pending");
+    expect(after.decisions.map((d) => d.by)).toEqual(["bob"]);
+  });
+
   it("the read-only token reads /metrics and decides nothing", async () => {
     const record = await parked(s);
     const metrics = await fetch(`${s.base}/metrics`, {
