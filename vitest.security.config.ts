@@ -8,7 +8,7 @@ import { defineConfig } from "vitest/config";
  */
 const APPROVAL_ATTACK_TESTS = [
   // forged token, another request's token and nonce, used token, expired, GET/HEAD on the decision
-  // URL, POST without token or nonce, cancelled run, 20 concurrent POSTs, rate limit
+  // URL, POST without token or nonce, cancelled run, 20 concurrent POSTs, failed tokens throttled per request
   "src/http/approval-routes.test.ts",
   // token hashed at rest, single use, another request's token, expiry, 20 racing decisions
   "src/approvals/approval-tokens.test.ts",

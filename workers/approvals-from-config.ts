@@ -24,7 +24,7 @@ export function approvalPolicyFromConfig(config: DeepReadonly<EchoRunnerConfig>)
     requiredApprovals: { ...approval.required_approvals },
     forbidSelfApproval: approval.forbid_self_approval,
     reminderBeforeMs: approval.reminder_before_seconds * 1000,
-    approvers: config.approvers.map((a) => ({ id: a.id, email: a.email })),
+    approvers: config.approvers.map((a) => ({ id: a.id, email: a.email ?? null })),
   };
 }
 

@@ -20,6 +20,7 @@ import { startAgentWorker } from "./agent-worker.js";
 import { approvalsFromConfig } from "./approvals-from-config.js";
 import { callGuardFromConfig } from "./guard-from-config.js";
 import { toolEnvironmentFromProbe } from "./network-environment.js";
+import { metricsTokenFromConfig, operatorsFromConfig } from "./operators-from-config.js";
 import type { PartContext } from "./part-context.js";
 import { buildRunDeps } from "./run-deps.js";
 
@@ -216,7 +217,9 @@ export function startSchedulerPart(
 export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { address: string }> {
   const { config, logger, redis } = ctx;
   const { store } = approvalsFromConfig(config, redis, ctx.env, logger);
-  const apiToken = ctx.env[config.http.api_token_env];
+  const operators = operatorsFromConfig(config, ctx.env);
+  const metricsToken = metricsTokenFromConfig(config, ctx.env, operators);
+  const limit = config.http.failure_limit;
   const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(config.redis.key_prefix) });
   const collector = createMetricsCollector({
     redis,
@@ -229,15 +232,22 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
   const app = createHttpServer({
     redis,
     logger,
+    keyPrefix: config.redis.key_prefix,
+    operators,
+    ...(metricsToken ? { metricsToken } : {}),
+    failureLimits: {
+      windowMs: limit.window_seconds * 1000,
+      perSource: limit.per_source,
+      global: limit.global,
+      perLink: limit.per_link,
+    },
     approvals: {
       store,
       publicUrl: config.http.public_url,
       // No onDecided: the worker promotes parked jobs from the decision events, whichever process decided.
-      ...(apiToken ? { apiToken } : {}),
     },
-    metrics: { collector, ...(apiToken ? { apiToken } : {}) },
+    metrics: { collector },
     admin: {
-      ...(apiToken ? { apiToken } : {}),
       keyPrefix: config.redis.key_prefix,
       publicUrl: config.http.public_url,
       approvals: store,

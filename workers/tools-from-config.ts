@@ -111,7 +111,9 @@ export function messageSenderFromConfig(
             user: smtp.user,
             ...(password ? { password } : {}),
             from: smtp.from,
-            addressBook: Object.fromEntries(config.approvers.map((a) => [a.id, a.email])),
+            addressBook: Object.fromEntries(
+              config.approvers.flatMap((a) => (a.email ? [[a.id, a.email]] : [])),
+            ),
           },
         }),
     ...(hooks.length === 0

@@ -1,7 +1,15 @@
 import type { Cluster, Redis } from "ioredis";
 import { z } from "zod";
 import type { AllowAlwaysRecord, AllowAlwaysScope, AllowAlwaysStore } from "../gate/index.js";
-import { RunnerError } from "../shared/index.js";
+import { normaliseIdentity, RunnerError } from "../shared/index.js";
+
+/**
+ * The field prefix of a scope. A user scope names a person, so it is keyed by the normalised identity:
+ * "Alice" and "alice " reach the same records (and no differently spelled name gets its own).
+ */
+function scopeField(scope: AllowAlwaysScope, scopeId: string): string {
+  return `${scope}:${scope === "user" ? normaliseIdentity(scopeId) : scopeId}:`;
+}
 
 const RecordSchema = z.strictObject({
   v: z.literal(1),
@@ -50,14 +58,14 @@ export class RedisAllowAlwaysStore implements AllowAlwaysStore {
         `allow-always records are for exec-class tools only, not "${record.tool}"`,
       );
     }
-    const field = `${record.scope}:${record.scopeId}:${record.argsHash ?? `pattern:${record.commandPattern}`}`;
+    const field = `${scopeField(record.scope, record.scopeId)}${record.argsHash ?? `pattern:${record.commandPattern}`}`;
     await this.#redis.hset(this.#key(record.tool), field, JSON.stringify(record));
   }
 
   /** Removes every record of a tool within a scope (an operator revoking them). */
   async removeScope(tool: string, scope: AllowAlwaysScope, scopeId: string): Promise<number> {
     const fields = await this.#redis.hkeys(this.#key(tool));
-    const mine = fields.filter((f) => f.startsWith(`${scope}:${scopeId}:`));
+    const mine = fields.filter((f) => f.startsWith(scopeField(scope, scopeId)));
     return mine.length ? this.#redis.hdel(this.#key(tool), ...mine) : 0;
   }
 
@@ -68,7 +76,7 @@ export class RedisAllowAlwaysStore implements AllowAlwaysStore {
     const all = await this.#redis.hgetall(this.#key(tool));
     const out: AllowAlwaysRecord[] = [];
     for (const [field, raw] of Object.entries(all)) {
-      if (!scopes.some((s) => field.startsWith(`${s.scope}:${s.scopeId}:`))) continue;
+      if (!scopes.some((s) => field.startsWith(scopeField(s.scope, s.scopeId)))) continue;
       let json: unknown;
       try {
         json = JSON.parse(raw);

@@ -1,4 +1,5 @@
 import escapeHtml from "escape-html";
+import { hiddenCharactersWarning, makeVisible } from "../shared/index.js";
 import type { ApprovalRecord } from "./record.js";
 
 /** What a notification is about. */
@@ -20,12 +21,16 @@ export function approvalLink(publicUrl: string, id: string, token: string): stri
   return `${publicUrl.replace(/\/+$/, "")}/approvals/${encodeURIComponent(id)}?t=${encodeURIComponent(token)}`;
 }
 
-/** The arguments as a person reads them: the canonical JSON, indented. */
+/**
+ * The arguments as a person reads them: the canonical JSON, indented, with every invisible,
+ * direction-changing or control character written as its escape (`\u202e`). The result still reads
+ * as JSON of the same value, and what it shows is what runs.
+ */
 export function renderArgs(argsCanonical: string): string {
   try {
-    return JSON.stringify(JSON.parse(argsCanonical), null, 2);
+    return makeVisible(JSON.stringify(JSON.parse(argsCanonical), null, 2));
   } catch {
-    return argsCanonical;
+    return makeVisible(argsCanonical);
   }
 }
 
@@ -36,6 +41,24 @@ export function formatTime(ms: number): string {
 
 /** The labelled facts of a request, in display order (shared by mails and pages). */
 export function requestFacts(record: ApprovalRecord): [label: string, value: string][] {
+  const facts = requestFactsAsStored(record).map(([label, value]): [string, string] => [
+    label,
+    makeVisible(value),
+  ]);
+  const notice = hiddenCharactersNotice(record);
+  return notice === null ? facts : [["Warning", notice], ...facts];
+}
+
+/**
+ * The warning a request needs when its arguments or any shown fact hold invisible,
+ * direction-changing or control characters (shown escaped everywhere), or null.
+ */
+export function hiddenCharactersNotice(record: ApprovalRecord): string | null {
+  const shown = [record.argsCanonical, ...requestFactsAsStored(record).map(([, value]) => value)];
+  return hiddenCharactersWarning(shown.join("\n"));
+}
+
+function requestFactsAsStored(record: ApprovalRecord): [label: string, value: string][] {
   const facts: [string, string][] = [
     ["Tool", record.tool],
     ["Risk", record.risk],
@@ -73,11 +96,10 @@ export function composeMessage(
   const lead =
     kind === "reminder"
       ? `Reminder: a request is still waiting for a decision and expires at ${formatTime(record.deadline)}.`
-      : `Agent "${record.agent}" wants to make a call that needs a person's approval.`;
-  const subject =
-    `[echo-runner] ${kind === "reminder" ? "Reminder: " : ""}approve ${record.tool} (${record.risk}) for agent ${record.agent}?`
-      .replace(/\p{Cc}+/gu, " ")
-      .slice(0, 200);
+      : `Agent "${makeVisible(record.agent)}" wants to make a call that needs a person's approval.`;
+  const subject = makeVisible(
+    `[echo-runner] ${kind === "reminder" ? "Reminder: " : ""}approve ${record.tool} (${record.risk}) for agent ${record.agent}?`,
+  ).slice(0, 200);
   const facts = requestFacts(record);
   const width = Math.max(...facts.map(([label]) => label.length)) + 2;
   const text = [

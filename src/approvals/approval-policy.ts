@@ -1,4 +1,4 @@
-import { RunnerError } from "../shared/index.js";
+import { normaliseIdentity, RunnerError } from "../shared/index.js";
 import { RISK_LEVELS, type RiskLevel } from "../tools/index.js";
 import type { Approver } from "./record.js";
 
@@ -80,8 +80,14 @@ export function validateApprovalPolicy(policy: ApprovalPolicy): void {
     if (typeof approver.id !== "string" || approver.id.length === 0 || approver.id.length > 512) {
       invalid(`approver ids must be 1-512 characters, got ${JSON.stringify(approver.id)}`);
     }
-    if (seen.has(approver.id)) invalid(`approver "${approver.id}" is listed twice`);
-    seen.add(approver.id);
+    // One person, one entry: ids equal after normalisation would be two votes of one person.
+    const key = normaliseIdentity(approver.id);
+    if (key.length === 0) invalid(`approver id ${JSON.stringify(approver.id)} has no visible characters`);
+    if (seen.has(key))
+      invalid(
+        `approver "${approver.id}" is listed twice (ids are compared ignoring case, spacing and Unicode width)`,
+      );
+    seen.add(key);
   }
 }
 

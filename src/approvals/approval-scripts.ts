@@ -64,7 +64,8 @@ return {'created', snapshot(KEYS[1], id, base)}
 /**
  * KEYS: 1 request. ARGV: 1 base, 2 id, 3 now, 4 actor (token | operator), 5 operator id,
  * 6 token hash, 7 decision (approve | deny), 8 kind (once | always | ""), 9 comment, 10 via,
- * 11 retention ms. Records one person's decision; refuses a second one and reports the state.
+ * 11 retention ms, 12 "1" when the decider is the run's owner (normalised), 13 "1" when they already
+ * decided (normalised). Records one person's decision; refuses a second one and reports the state.
  */
 const DECIDE = `${HELPERS}
 local base, id = ARGV[1], ARGV[2]
@@ -89,7 +90,7 @@ if now >= tonumber(redis.call('HGET', req, 'deadline')) then
   finish(req, id, 'expired', now, base, tonumber(ARGV[11]))
   return {'expired', snapshot(req, id, base)}
 end
-if redis.call('HGET', req, 'noself') == '1' and redis.call('HGET', req, 'owner') == by then
+if redis.call('HGET', req, 'noself') == '1' and (ARGV[12] == '1' or redis.call('HGET', req, 'owner') == by) then
   return {'self_approval', snapshot(req, id, base)}
 end
 if ARGV[8] == 'always' and redis.call('HGET', req, 'always') ~= '1' then
@@ -98,6 +99,7 @@ end
 local draw = redis.call('HGET', req, 'decisions')
 local decisions = cjson.decode(draw)
 local approvals = 0
+if ARGV[13] == '1' then return {'already_voted', snapshot(req, id, base)} end
 for _, d in ipairs(decisions) do
   if d.by == by then return {'already_voted', snapshot(req, id, base)} end
   if d.decision == 'approve' then approvals = approvals + 1 end

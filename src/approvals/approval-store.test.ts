@@ -184,6 +184,47 @@ describe("ApprovalStore.decide", () => {
     );
   });
 
+  it.each([["Alice"], ["alice "], [" ALICE"], ["ａｌｉｃｅ"], ["al\u200bice"]])(
+    "reads operator %j as the owner alice: refused under forbid_self_approval",
+    async (spelling) => {
+      const { store } = setup({ forbidSelfApproval: true });
+      const { record } = await store.register(call({ owner: "alice" }));
+      const result = await store.decide({ id: record.id, actor: operator(spelling), decision: "approve" });
+      expect(result.outcome).toBe("self_approval");
+    },
+  );
+
+  it("reads a differently spelled owner as the approver it names", async () => {
+    const { store } = setup({ forbidSelfApproval: true });
+    const { record } = await store.register(call({ owner: "Bob " }));
+    const result = await store.decide({ id: record.id, actor: operator("bob"), decision: "approve" });
+    expect(result.outcome).toBe("self_approval");
+  });
+
+  it("counts one person once toward a quorum however the name is spelled, and records the configured id", async () => {
+    const { store } = setup({ requiredApprovals: { exec: 2 } });
+    const { record } = await store.register(call());
+    const a = await store.decide({ id: record.id, actor: operator("ALICE"), decision: "approve" });
+    expect(a).toMatchObject({ outcome: "decided", final: false });
+    expect(a.record?.decisions.map((d) => d.by)).toEqual(["alice"]);
+    for (const spelling of ["alice", "Alice", "alice\t", "ａｌｉｃｅ"]) {
+      const again = await store.decide({ id: record.id, actor: operator(spelling), decision: "approve" });
+      expect(again.outcome).toBe("already_voted");
+    }
+    expect((await store.get(record.id))?.status).toBe("pending");
+  });
+
+  it.each([["nobody-1"], ["alice."], ["alicia"], [""], ["   "]])(
+    "never lets the made-up name %j decide or count",
+    async (name) => {
+      const { store } = setup({ requiredApprovals: { exec: 2 } });
+      const { record } = await store.register(call());
+      const result = await store.decide({ id: record.id, actor: operator(name), decision: "approve" });
+      expect(result).toEqual({ outcome: "not_an_approver", record: null });
+      expect((await store.get(record.id))?.decisions).toEqual([]);
+    },
+  );
+
   it("refuses a decision at or after the deadline and marks the request expired", async () => {
     const { store, clock } = setup();
     const { record } = await store.register(call());

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
-import { type Clock, RunnerError, systemClock } from "../shared/index.js";
+import { type Clock, RunnerError, sameIdentity, systemClock } from "../shared/index.js";
 import { type ApprovalPolicy, validateApprovalPolicy } from "./approval-policy.js";
 import { APPROVAL_SCRIPTS, type ApprovalScriptName } from "./approval-scripts.js";
 import { type DecisionEvent, readDecisionEvents } from "./decision-events.js";
 import { type ExecutableCheck, type ExecutableCheckInput, judgeExecutable } from "./executable-check.js";
 import { ApprovalKeys, assertApprovalInput, DEFAULT_APPROVALS_PREFIX, isApprovalId } from "./keys.js";
-import { findTokenHash, newLinkToken } from "./link-tokens.js";
+import { hashLinkToken, isLinkTokenShape, newLinkToken } from "./link-tokens.js";
 import type { ApprovalRecord, ApprovalStatus, FetchEntry } from "./record.js";
 import { type DecodedRequest, decodeRequest, type StoredToken } from "./record-codec.js";
 import { buildRequestFields, type RegisterInput } from "./request-fields.js";
@@ -130,15 +130,18 @@ export class ApprovalStore {
   }
 
   /**
-   * Resolves a presented link token against request `id` (constant-time comparison), without
-   * changing anything. Null when the request or the token is unknown: callers show the same page.
+   * Resolves a presented link token against request `id`, without changing anything. The token is
+   * looked up by its SHA-256 (one HGET of `t:<hash>`), so an unknown request and a known one with a
+   * wrong token cost the same and answer the same; only a valid token reads the request. Null when
+   * the request or the token is unknown: callers show the same page.
    */
   async lookupToken(id: string, token: unknown): Promise<TokenLookup | null> {
+    if (!isApprovalId(id) || !isLinkTokenShape(token)) return null;
+    const hash = hashLinkToken(token);
+    if ((await this.#redis.hget(this.keys.request(id), `t:${hash}`)) === null) return null;
     const read = await this.#read(id);
-    if (read === null || typeof token !== "string") return null;
-    const hash = findTokenHash(read.tokens.keys(), token);
-    const stored = hash === null ? undefined : read.tokens.get(hash);
-    if (hash === null || stored === undefined) return null;
+    const stored = read?.tokens.get(hash);
+    if (read === null || stored === undefined) return null;
     return { record: read.record, approver: stored.a, tokenHash: hash, state: stored.s };
   }
 
@@ -150,12 +153,29 @@ export class ApprovalStore {
   async decide(input: DecideInput): Promise<DecideResult> {
     if (!isApprovalId(input.id)) return { outcome: "not_found", record: null };
     let tokenHash = "";
+    let by: string;
+    let read: ApprovalRecord | null;
     if (input.actor.kind === "token") {
       const lookup = await this.lookupToken(input.id, input.actor.token);
       if (lookup === null) return { outcome: "token_invalid", record: null };
       tokenHash = lookup.tokenHash;
+      by = lookup.approver;
+      read = lookup.record;
+    } else {
+      // An operator is one of the configured approvers, recorded under the id as configured: a typed
+      // "Alice " or a made-up "nobody-1" never decides and never counts toward a quorum.
+      const approver = this.findApprover(input.actor.id);
+      if (approver === null) return { outcome: "not_an_approver", record: null };
+      by = approver.id;
+      read = await this.get(input.id);
+      if (read === null) return { outcome: "not_found", record: null };
     }
-    const args = decideArgs(input, tokenHash, Math.floor(this.clock.now()), this.retentionMs);
+    const identity = {
+      by,
+      self: read.owner !== null && sameIdentity(read.owner, by),
+      voted: read.decisions.some((d) => sameIdentity(d.by, by)),
+    };
+    const args = decideArgs(input, tokenHash, Math.floor(this.clock.now()), this.retentionMs, identity);
     const reply = (await this.#script("echoApprovalDecide")(
       this.keys.request(input.id),
       this.keys.base,
@@ -164,6 +184,14 @@ export class ApprovalStore {
     )) as [string, Snapshot?];
     const record = reply[1] === undefined ? null : this.#decode(input.id, reply[1]).record;
     return toDecideResult(input.id, reply[0], record);
+  }
+
+  /**
+   * The configured approver a name refers to after `normaliseIdentity` (case, whitespace, NFKC), or
+   * null when it names nobody on the list.
+   */
+  findApprover(name: string): ApprovalPolicy["approvers"][number] | null {
+    return this.#policy.approvers.find((a) => sameIdentity(a.id, name)) ?? null;
   }
 
   /** Marks every pending request of a run cancelled (run cancelled or removed); returns their ids. */

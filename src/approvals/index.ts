@@ -55,6 +55,7 @@ export {
   type RetryOutcome,
 } from "./notifications.js";
 export { type ApprovalNotifier, LogNotifier, type NotificationMessage } from "./notifier.js";
+export { composeOwnerNotice, isBarredOwner } from "./owner-notice.js";
 export { type ParkedCallAction, resolveParkedCall } from "./parked-call.js";
 export {
   APPROVAL_DECISIONS,

@@ -3,6 +3,7 @@ import { RunnerError } from "../shared/index.js";
 import { approvalLink, composeMessage, type MessageKind } from "./approval-message.js";
 import type { ApprovalStore } from "./approval-store.js";
 import type { ApprovalNotifier } from "./notifier.js";
+import { composeOwnerNotice, isBarredOwner } from "./owner-notice.js";
 import { type ApprovalRecord, type Approver, effectiveStatus } from "./record.js";
 import { type RetryOptions, withRetry } from "./retry.js";
 import { DEFAULT_SEND_LEASE_MS, SendLease } from "./send-lease.js";
@@ -165,6 +166,8 @@ export class ApprovalNotifications {
         continue;
       }
       for (const approver of record.approvers) {
+        // The barred owner is told once who decides; a reminder is for those who can act.
+        if (prefix === "reminder:" && isBarredOwner(record, approver)) continue;
         if (notifier.reaches(approver)) {
           deliveries.push({ target: `${prefix}${notifier.name}:${approver.id}`, notifier, approver });
         }
@@ -191,6 +194,7 @@ export class ApprovalNotifications {
     const isLeaseLost = (err: unknown) => err instanceof RunnerError && err.data.leaseLost === true;
     const links = new Map<string, string>();
     for (const approver of new Set(deliveries.flatMap((d) => (d.approver ? [d.approver] : [])))) {
+      if (isBarredOwner(record, approver)) continue; // no link: they cannot decide
       if (lease !== null && !lease.held) throw leaseLost();
       const token = await store.issueToken(record.id, approver.id);
       if (token === null) return "not_pending";
@@ -205,7 +209,10 @@ export class ApprovalNotifications {
         record,
         approver: delivery.approver,
         link,
-        content: composeMessage(kind, record, link),
+        content:
+          delivery.approver && isBarredOwner(record, delivery.approver)
+            ? composeOwnerNotice(kind, record)
+            : composeMessage(kind, record, link),
       };
       try {
         await withRetry(

@@ -26,6 +26,7 @@ export const DECIDE_REFUSALS = [
   "self_approval",
   "always_not_allowed",
   "already_voted",
+  "not_an_approver",
 ] as const;
 export type DecideRefusal = (typeof DECIDE_REFUSALS)[number];
 
@@ -47,6 +48,7 @@ export function decideArgs(
   tokenHash: string,
   now: number,
   retentionMs: number,
+  identity: DecidingIdentity = { by: "", self: false, voted: false },
 ): string[] {
   if (!(APPROVAL_DECISIONS as readonly string[]).includes(input.decision)) {
     throw new RunnerError(
@@ -64,7 +66,7 @@ export function decideArgs(
   let operator = "";
   let via = "link";
   if (input.actor.kind === "operator") {
-    operator = input.actor.id;
+    operator = identity.by;
     via = input.actor.via;
     if (operator.length === 0 || operator.length > 512) {
       throw new RunnerError("APPROVAL_INPUT_INVALID", "the operator identity must be 1-512 characters");
@@ -82,7 +84,22 @@ export function decideArgs(
     comment,
     via,
     String(retentionMs),
+    identity.self ? "1" : "0",
+    identity.voted ? "1" : "0",
   ];
+}
+
+/**
+ * Who decides, as the store resolved it before the script runs: `by` is the approver's id exactly as
+ * configured (never the typed spelling), `self` whether that person is the run's owner and `voted`
+ * whether they already decided — both compared after `normaliseIdentity`, which Lua cannot do. The
+ * owner and earlier decisions of a request never change, so reading them first is sound; the script
+ * still compares `by` exactly, so two decisions racing each other are caught there.
+ */
+export interface DecidingIdentity {
+  by: string;
+  self: boolean;
+  voted: boolean;
 }
 
 /** Maps the DECIDE script's outcome onto a {@link DecideResult}. */
@@ -122,6 +139,8 @@ export function describeRefusal(outcome: DecideRefusal): string {
       return "Approve always is only offered for exec-class calls.";
     case "already_voted":
       return "You have already decided on this request.";
+    case "not_an_approver":
+      return "Only the people listed as approvers may decide; this identity is not one of them.";
     default:
       return assertNever(outcome, "decide refusal");
   }

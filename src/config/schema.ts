@@ -10,6 +10,7 @@ import {
   toolGroupProblem,
   UNATTENDED_POLICIES,
 } from "../policy/index.js";
+import { hasHiddenCharacters, normaliseIdentity } from "../shared/index.js";
 import { RISK_LEVELS, TOOL_PROFILES, WEB_SEARCH_PROVIDERS } from "../tools/index.js";
 
 /**
@@ -59,6 +60,24 @@ const McpServerConfig = z.union([
   }),
   z.strictObject({ url: httpUrl, token_env: envVarName.optional(), risk: z.enum(RISK_LEVELS).optional() }),
 ]);
+
+/**
+ * A person who decides: gets the approval mails (`email`), and uses the JSON API and `/admin` with a
+ * token of their own (`token_env` names the environment variable that holds it; at least 32
+ * characters, checked when the HTTP server starts). Ids name people: no invisible characters, and no
+ * two ids equal after normalisation (case, spacing, Unicode width).
+ */
+const ApproverConfig = z.strictObject({
+  id: z
+    .string()
+    .min(1)
+    .max(128)
+    .refine((id) => !hasHiddenCharacters(id) && normaliseIdentity(id).length > 0, {
+      message: "must be a visible name: no control, invisible or direction-changing characters",
+    }),
+  email: z.email().optional(),
+  token_env: envVarName.optional(),
+});
 
 /** `""` = none (a key that is not needed, a feature that is off). */
 const optionalEnvVar = z.union([z.literal(""), envVarName]);
@@ -208,6 +227,12 @@ const ConfigObject = z.strictObject({
     port: listenPort,
     public_url: httpUrl,
     api_token_env: envVarName,
+    failure_limit: z.strictObject({
+      window_seconds: positiveInt.max(3600),
+      per_source: positiveInt.max(100_000),
+      global: positiveInt.max(10_000_000),
+      per_link: positiveInt.max(100_000),
+    }),
   }),
   smtp: z.strictObject({
     host: z.string(),
@@ -217,7 +242,29 @@ const ConfigObject = z.strictObject({
     password_env: envVarName,
     from: z.string().min(3),
   }),
-  approvers: z.array(z.strictObject({ id: z.string().min(1), email: z.email() })),
+  approvers: z.array(ApproverConfig).superRefine((list, ctx) => {
+    const seen = new Map<string, number>();
+    list.forEach((approver, i) => {
+      const key = normaliseIdentity(approver.id);
+      const first = seen.get(key);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [i, "id"],
+          message: `names the same person as approvers[${first}] ("${list[first]?.id}"): ids are compared ignoring case, spacing and Unicode width`,
+        });
+      } else seen.set(key, i);
+      const tokenEnv = approver.token_env;
+      const other = tokenEnv ? list.findIndex((a, j) => j < i && a.token_env === tokenEnv) : -1;
+      if (other >= 0) {
+        ctx.addIssue({
+          code: "custom",
+          path: [i, "token_env"],
+          message: `is also the token of approvers[${other}]: every person needs a token of their own`,
+        });
+      }
+    });
+  }),
   operator: z.string(),
   models: z.record(z.string().min(1), ModelConfig),
   agents: z.record(z.string().min(1), AgentConfig),

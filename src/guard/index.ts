@@ -18,6 +18,11 @@ export {
   type ExecVerdict,
 } from "./exec-policy.js";
 export { FS_ENTRY_KINDS, type FsEntryKind, type FsView, memoryFsView } from "./fs-view.js";
+export {
+  findInvisibleCharacters,
+  INVISIBLE_CHARACTERS_RULE,
+  type InvisibleCharactersFinding,
+} from "./invisible-characters.js";
 export { type AddressClass, classifyAddress } from "./ip-ranges.js";
 export {
   createPathFence,

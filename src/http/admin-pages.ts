@@ -3,6 +3,7 @@ import type { DecisionView, RunDetail, RunSummary } from "../agent/index.js";
 import { type ApprovalRecord, formatTime, renderArgs } from "../approvals/index.js";
 import { QUEUE_STATES, type QueueStateLabel } from "../metrics/index.js";
 import type { ScheduleView } from "../scheduler/index.js";
+import { makeVisible } from "../shared/index.js";
 
 /**
  * HTML of the dashboard. Every dynamic value passes through escape-html; no script and no inline
@@ -20,8 +21,9 @@ code{word-break:break-all}form.inline{display:inline}button{font-size:.9rem;padd
 header{display:flex;justify-content:space-between;align-items:baseline}.muted{color:#666}
 label{display:block;margin:.6rem 0 .2rem}input[type=text],input[type=password]{width:20rem;padding:.3rem}`;
 
+// Every value is shown with its invisible, direction-changing and control characters written out.
 const esc = (value: unknown): string =>
-  escapeHtml(value === null || value === undefined ? "" : String(value));
+  escapeHtml(makeVisible(value === null || value === undefined ? "" : String(value)));
 const time = (ms: number | null | undefined): string => (ms ? formatTime(ms) : "");
 
 function page(title: string, basePath: string, body: string): string {
@@ -34,7 +36,7 @@ ${body}
 </main></body></html>`;
 }
 
-/** The login form: operator name (recorded as the approver) and the API token. */
+/** The login form: the operator's own token (its owner is recorded as the approver). */
 export function loginPage(basePath: string, error?: string): string {
   return page(
     "echo-runner admin: sign in",
@@ -42,9 +44,7 @@ export function loginPage(basePath: string, error?: string): string {
     `<h1>echo-runner admin</h1>
 ${error ? `<p class="error" id="login-error">${esc(error)}</p>` : ""}
 <form method="post" action="${esc(`${basePath}/admin/login`)}">
-<label for="operator">Your name (recorded with your decisions)</label>
-<input type="text" id="operator" name="operator" required maxlength="128" autocomplete="username">
-<label for="token">API token</label>
+<label for="token">Your own token (your decisions are recorded under the name it belongs to)</label>
 <input type="password" id="token" name="token" required autocomplete="current-password">
 <p><button type="submit" id="sign-in">Sign in</button></p>
 </form>`,

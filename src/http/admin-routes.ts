@@ -1,5 +1,4 @@
 import formbody from "@fastify/formbody";
-import rateLimit from "@fastify/rate-limit";
 import type { Queue } from "bullmq";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
@@ -21,12 +20,13 @@ import { type Clock, isRunnerError, RunnerError, systemClock } from "../shared/i
 import { ADMIN_CSS, adminErrorPage, dashboardPage, loginPage, runPage } from "./admin-pages.js";
 import { ADMIN_COOKIE, type AdminSession, AdminSessions, readCookie } from "./admin-sessions.js";
 import { APPROVAL_PAGE_HEADERS, clientErrorStatus } from "./approval-routes.js";
+import { MAX_BODY_BYTES } from "./error-replies.js";
+import { retryAfterSeconds } from "./failure-throttle.js";
+import type { HttpAuth } from "./http-auth.js";
 
 /** Options of the dashboard (see {@link HttpServerOptions.admin}). */
 export interface AdminHttpOptions {
-  /** The API token (`http.api_token_env`): signing in takes it. Undefined or empty: 503 (fail closed). */
-  apiToken?: string;
-  /** `redis.key_prefix`: sessions and the login rate limit live under it. */
+  /** `redis.key_prefix`: sessions live under it. */
   keyPrefix: string;
   /** `http.public_url`: its path prefixes every link; `https` makes the cookie Secure. */
   publicUrl: string;
@@ -40,8 +40,6 @@ export interface AdminHttpOptions {
   clock?: Clock;
   /** How long a sign-in lasts, ms. Default 8 hours. */
   sessionTtlMs?: number;
-  /** Sign-in attempts per client address per minute. Default 10. */
-  loginRateMax?: number;
 }
 
 /** Notices a redirect after a decision may ask for (never text from the URL itself). */
@@ -54,8 +52,9 @@ const DONE_NOTICES = {
 const DecisionChoices = ["approve", "deny"] as const;
 
 /**
- * `/admin`: sign-in form (operator name + API token → a session cookie; the token never goes into a
- * URL), the dashboard (queues, pending approvals with approve / deny, recent runs, schedules) and one
+ * `/admin`: sign-in form (the operator's own token → a session cookie carrying the identity that
+ * token belongs to; the token never goes into a URL; failed sign-ins are throttled per address and
+ * globally before any work), the dashboard (queues, pending approvals with approve / deny, recent runs, schedules) and one
  * page per run (audit entries, approvals, journal). Decisions go through the store's decide, as the
  * JSON API's do, recorded as the signed-in operator via `api`; every POST carries the session's CSRF
  * secret and the cookie is SameSite=Strict.
@@ -65,6 +64,7 @@ export async function adminRoutes(
   options: AdminHttpOptions,
   redis: Redis,
   logger: Logger,
+  auth: HttpAuth,
 ): Promise<void> {
   let url: URL;
   try {
@@ -81,13 +81,9 @@ export async function adminRoutes(
   const signedIn = new WeakMap<FastifyRequest, { id: string; session: AdminSession }>();
   const login = `${basePath}/admin/login`;
 
-  await app.register(formbody, { bodyLimit: 16 * 1024 });
-  await app.register(rateLimit, {
-    global: false,
-    redis,
-    nameSpace: `${options.keyPrefix}:{admin}:rate:`,
-    skipOnError: false,
-  });
+  // Forms only, with the server's one size limit.
+  app.removeAllContentTypeParsers();
+  await app.register(formbody, { bodyLimit: MAX_BODY_BYTES });
 
   app.addHook("onSend", async (_request, reply, payload) => {
     reply.headers(APPROVAL_PAGE_HEADERS);
@@ -96,9 +92,6 @@ export async function adminRoutes(
   app.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
     // A client error Fastify raised before the route (oversize or unreadable form) keeps its status.
     const status = clientErrorStatus(error.statusCode);
-    if (status === 429) {
-      return html(reply, 429, adminErrorPage(basePath, "Too many attempts", "Wait a minute and try again."));
-    }
     if (status === 413) {
       return html(reply, 413, adminErrorPage(basePath, "Form too large", "Nothing was changed."));
     }
@@ -116,18 +109,25 @@ export async function adminRoutes(
   app.addHook("onRequest", async (request, reply) => {
     const path = request.url.split("?")[0] ?? "";
     if (path === "/admin/assets/admin.css") return;
-    if (!options.apiToken) {
+    if (auth.operators.size === 0) {
       return html(
         reply,
         503,
-        adminErrorPage(basePath, "Dashboard disabled", "No API token is configured (http.api_token_env)."),
+        adminErrorPage(
+          basePath,
+          "Dashboard disabled",
+          "No operator has a token (approvers[].token_env): nobody can sign in.",
+        ),
       );
     }
     if (path === "/admin/login") return;
     const id = readCookie(request.headers.cookie, ADMIN_COOKIE);
     const session = await sessions.get(id);
-    if (id && session) {
-      signedIn.set(request, { id, session });
+    // A session names a person who still has a token: removing someone from the config (or their
+    // token) ends their sessions, and a session from before named operators never decides.
+    const operator = session ? auth.operators.idOf(session.operator) : null;
+    if (id && session && operator !== null) {
+      signedIn.set(request, { id, session: { ...session, operator } });
       return;
     }
     if (request.method === "GET" || request.method === "HEAD") return reply.redirect(login, 303);
@@ -156,40 +156,36 @@ export async function adminRoutes(
 
   app.get("/admin/login", async (_request, reply) => html(reply, 200, loginPage(basePath)));
 
-  app.post(
-    "/admin/login",
-    { config: { rateLimit: { max: options.loginRateMax ?? 10, timeWindow: 60_000 } } },
-    async (request, reply) => {
-      const body = (request.body ?? {}) as Record<string, unknown>;
-      const operator = typeof body.operator === "string" ? body.operator.trim() : "";
-      const token = typeof body.token === "string" ? body.token : "";
-      if (operator === "" || operator.length > 128 || !/^[\p{L}\p{N}\p{P}\p{Zs}]+$/u.test(operator)) {
-        return html(
-          reply,
-          400,
-          loginPage(
-            basePath,
-            "Enter your name: letters, digits, punctuation and spaces, up to 128 characters.",
-          ),
-        );
-      }
-      if (!secretsEqual(token, options.apiToken ?? "")) {
-        logger.warn({ operator, ip: request.ip }, "admin sign-in refused: wrong token");
-        return html(
-          reply,
-          401,
-          loginPage(basePath, "That token is not the API token. Nothing was signed in."),
-        );
-      }
-      const id = await sessions.create(operator, clock.now());
-      reply.header(
-        "set-cookie",
-        `${ADMIN_COOKIE}=${id}; Path=${cookiePath}; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(sessions.ttlMs / 1000)}${secure}`,
+  app.post("/admin/login", async (request, reply) => {
+    const wait = await auth.throttle.retryAfterMs(request.ip);
+    if (wait > 0) {
+      reply.header("retry-after", retryAfterSeconds(wait));
+      return html(
+        reply,
+        429,
+        adminErrorPage(basePath, "Too many failed sign-ins", "Wait a minute and try again."),
       );
-      logger.info({ operator }, "admin signed in");
-      return reply.redirect(`${basePath}/admin`, 303);
-    },
-  );
+    }
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const token = typeof body.token === "string" ? body.token : "";
+    const operator = token ? auth.operators.identify(token) : null;
+    if (operator === null) {
+      await auth.throttle.fail(request.ip, "sign_in");
+      logger.warn({ ip: request.ip }, "admin sign-in refused: unknown token");
+      return html(
+        reply,
+        401,
+        loginPage(basePath, "That token belongs to no operator. Nothing was signed in."),
+      );
+    }
+    const id = await sessions.create(operator, clock.now());
+    reply.header(
+      "set-cookie",
+      `${ADMIN_COOKIE}=${id}; Path=${cookiePath}; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(sessions.ttlMs / 1000)}${secure}`,
+    );
+    logger.info({ operator }, "admin signed in");
+    return reply.redirect(`${basePath}/admin`, 303);
+  });
 
   app.post("/admin/logout", async (request, reply) => {
     const { id, session } = current(request);

@@ -2,13 +2,18 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { randomToken, sha256Hex } from "../shared/index.js";
 
-/** Cookie that carries the dashboard session id (never the API token). */
+/** Cookie that carries the dashboard session id (never a token). */
 export const ADMIN_COOKIE = "echo_admin";
 
 const Session = z
   .object({
-    v: z.literal(1),
-    /** Who logged in: recorded as the approver of decisions made from the dashboard. */
+    /**
+     * 2: opened with the operator's own token, so `operator` is that token's owner. Version 1
+     * sessions held a name typed next to the shared token; they no longer parse, so they are signed
+     * out rather than trusted (issue 22).
+     */
+    v: z.literal(2),
+    /** Who logged in (the configured id of the token's owner): the approver of dashboard decisions. */
     operator: z.string().min(1).max(128),
     /** Secret of the session's forms: every POST carries it (the cookie alone never decides). */
     csrf: z.string().min(1),
@@ -35,7 +40,7 @@ export class AdminSessions {
   /** Starts a session for `operator`; returns the id for the cookie. */
   async create(operator: string, now: number): Promise<string> {
     const id = randomToken(32);
-    const session: AdminSession = { v: 1, operator, csrf: randomToken(32), createdAt: now };
+    const session: AdminSession = { v: 2, operator, csrf: randomToken(32), createdAt: now };
     await this.#redis.set(this.#key(id), JSON.stringify(session), "PX", this.ttlMs);
     return id;
   }

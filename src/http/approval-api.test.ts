@@ -4,9 +4,13 @@ import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/
 import { type ApprovalRecord, ApprovalStore } from "../approvals/index.js";
 import { createLogger } from "../logging/index.js";
 import { ManualClock } from "../shared/index.js";
+import { OperatorCredentials } from "./operator-credentials.js";
 import { createHttpServer } from "./server.js";
 
-const TOKEN = "api-token-for-tests-0123456789";
+const TOKEN = "ops-token-for-tests-0123456789-abcdefgh";
+const DEV_TOKEN = "dev-token-for-tests-0123456789-abcdefgh";
+const CAROL_TOKEN = "carol-token-for-tests-0123456789-abcdef";
+const METRICS_TOKEN = "metrics-token-for-tests-0123456789-abcd";
 let redis: Redis;
 const prefixes: string[] = [];
 let n = 0;
@@ -19,23 +23,41 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-async function setup(apiToken: string | undefined = TOKEN) {
+async function setup(withTokens = true) {
   const prefix = uniquePrefix("apprapi");
   prefixes.push(prefix);
   const store = new ApprovalStore({
     redis,
     keyPrefix: prefix,
     clock: new ManualClock(1_700_000_000_000),
-    policy: { waitTimeoutMs: 3_600_000, forbidSelfApproval: true, approvers: [{ id: "alice", email: null }] },
+    policy: {
+      waitTimeoutMs: 3_600_000,
+      forbidSelfApproval: true,
+      approvers: [
+        { id: "alice", email: null },
+        { id: "ops", email: null },
+        { id: "dev", email: null },
+        { id: "carol", email: null },
+      ],
+    },
   });
   const decided: ApprovalRecord[] = [];
   const app = createHttpServer({
     redis,
     logger: createLogger({ level: "silent", format: "json" }),
+    operators: new OperatorCredentials(
+      withTokens
+        ? [
+            { id: "ops", token: TOKEN },
+            { id: "dev", token: DEV_TOKEN },
+            { id: "carol", token: CAROL_TOKEN },
+          ]
+        : [],
+    ),
+    metricsToken: METRICS_TOKEN,
     approvals: {
       store,
       publicUrl: "http://127.0.0.1:8787",
-      apiToken,
       onDecided: (r) => void decided.push(r),
     },
   });
@@ -75,8 +97,8 @@ describe("approval JSON API", () => {
     expect(res.headers["www-authenticate"]).toContain("Bearer");
   });
 
-  it("refuses everything with 503 when no token is configured", async () => {
-    const { app, store } = await setup("");
+  it("refuses everything with 503 when no operator has a token", async () => {
+    const { app, store } = await setup(false);
     const record = await register(store);
     const res = await app.inject({
       method: "POST",
@@ -110,7 +132,7 @@ describe("approval JSON API", () => {
     expect(bad.statusCode).toBe(400);
   });
 
-  it("decides as the named user, fires onDecided, and refuses a second decision with the first", async () => {
+  it("decides as the token's owner, fires onDecided, and refuses a second decision with the first", async () => {
     const { app, store, decided } = await setup();
     const record = await register(store);
     const url = `/api/approvals/${record.id}/decision`;
@@ -126,8 +148,8 @@ describe("approval JSON API", () => {
     const second = await app.inject({
       method: "POST",
       url,
-      headers: auth,
-      payload: { decision: "approve", by: "dev" },
+      headers: { authorization: `Bearer ${DEV_TOKEN}` },
+      payload: { decision: "approve" },
     });
     expect(second.statusCode).toBe(409);
     expect(second.json()).toMatchObject({
@@ -139,9 +161,9 @@ describe("approval JSON API", () => {
   it.each([
     ["no body", undefined, 400],
     ["an unknown decision", { decision: "maybe", by: "ops" }, 400],
-    ["no approver identity", { decision: "approve" }, 400],
     ["an extra field", { decision: "approve", by: "ops", as: "admin" }, 400],
-    ["the run's owner when self-approval is forbidden", { decision: "approve", by: "carol" }, 409],
+    ["a `by` naming someone else", { decision: "approve", by: "dev" }, 403],
+    ["a `by` naming a made-up person", { decision: "approve", by: "nobody-1" }, 403],
   ])("does not approve with %s", async (_name, payload, code) => {
     const { app, store } = await setup();
     const record = await register(store);
@@ -152,6 +174,55 @@ describe("approval JSON API", () => {
       payload,
     });
     expect(res.statusCode).toBe(code);
+    expect((await store.get(record.id))?.status).toBe("pending");
+  });
+
+  it.each([["carol"], ["Carol "], ["CAROL"]])(
+    "refuses the run's owner under forbid_self_approval, whatever `by` says (%j)",
+    async (by) => {
+      const { app, store } = await setup();
+      const record = await register(store);
+      const res = await app.inject({
+        method: "POST",
+        url: `/api/approvals/${record.id}/decision`,
+        headers: { authorization: `Bearer ${CAROL_TOKEN}` },
+        payload: { decision: "approve", by },
+      });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().outcome).toBe("self_approval");
+      expect((await store.get(record.id))?.status).toBe("pending");
+    },
+  );
+
+  it("accepts a `by` that names the token's owner in another spelling, recording the configured id", async () => {
+    const { app, store } = await setup();
+    const record = await register(store);
+    const res = await app.inject({
+      method: "POST",
+      url: `/api/approvals/${record.id}/decision`,
+      headers: auth,
+      payload: { decision: "approve", by: " OPS" },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().approval.decisions.map((d: { by: string }) => d.by)).toEqual(["ops"]);
+  });
+
+  it("refuses the read-only metrics token with 403: it decides and reads nothing here", async () => {
+    const { app, store } = await setup();
+    const record = await register(store);
+    for (const [method, url] of [
+      ["GET", "/api/approvals"],
+      ["POST", `/api/approvals/${record.id}/decision`],
+    ] as const) {
+      const res = await app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+        ...(method === "POST" ? { payload: { decision: "approve" } } : {}),
+      });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().error).toBe("FORBIDDEN");
+    }
     expect((await store.get(record.id))?.status).toBe("pending");
   });
 });

@@ -6,7 +6,7 @@ import {
   renderArgs,
   requestFacts,
 } from "../approvals/index.js";
-import { assertNever } from "../shared/index.js";
+import { assertNever, makeVisible } from "../shared/index.js";
 
 /**
  * HTML of the approval pages. Every dynamic value passes through escape-html; the pages carry no
@@ -50,7 +50,7 @@ function decisionsList(record: ApprovalRecord): string {
   if (record.decisions.length === 0) return "<p>No decisions yet.</p>";
   const items = record.decisions.map(
     (d) =>
-      `<li><b>${escapeHtml(d.by)}</b> ${d.decision === "deny" ? "denied" : d.kind === "always" ? "approved always" : "approved"} at ${escapeHtml(formatTime(d.at))} (via ${escapeHtml(d.via)})${d.comment ? `: “${escapeHtml(d.comment)}”` : ""}</li>`,
+      `<li><b>${escapeHtml(makeVisible(d.by))}</b> ${d.decision === "deny" ? "denied" : d.kind === "always" ? "approved always" : "approved"} at ${escapeHtml(formatTime(d.at))} (via ${escapeHtml(d.via)})${d.comment ? `: “${escapeHtml(makeVisible(d.comment))}”` : ""}</li>`,
   );
   return `<ul id="decisions">${items.join("")}</ul>`;
 }
@@ -75,10 +75,10 @@ export function confirmationPage(input: ConfirmationPageInput): string {
     : "";
   const action = `${basePath}/approvals/${encodeURIComponent(record.id)}/decision`;
   return page(
-    `Approve ${record.tool}?`,
+    `Approve ${makeVisible(record.tool)}?`,
     basePath,
-    `<h1>Approve this ${escapeHtml(record.tool)} call?</h1>
-<p>Agent <b>${escapeHtml(record.agent)}</b> is waiting for a person. Opening this page changed nothing; the call runs only if enough approvers press Approve before the deadline.</p>
+    `<h1>Approve this ${escapeHtml(makeVisible(record.tool))} call?</h1>
+<p>Agent <b>${escapeHtml(makeVisible(record.agent))}</b> is waiting for a person. Opening this page changed nothing; the call runs only if enough approvers press Approve before the deadline.</p>
 ${factsTable(record)}
 ${callSection(record)}
 <h2>Who may decide</h2><ul id="approvers">${others.join("")}</ul>

@@ -19,7 +19,7 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-async function setup(options: { decisionRateMax?: number } = {}) {
+async function setup(options: { perLink?: number } = {}) {
   const prefix = uniquePrefix("apprhttp");
   prefixes.push(prefix);
   const clock = new ManualClock(T0);
@@ -40,11 +40,11 @@ async function setup(options: { decisionRateMax?: number } = {}) {
   const app = createHttpServer({
     redis,
     logger,
+    failureLimits: { perLink: options.perLink ?? 100 },
     approvals: {
       store,
       publicUrl: "http://127.0.0.1:8787",
       onDecided: (record) => void decided.push(record),
-      decisionRateMax: options.decisionRateMax ?? 100,
     },
   });
   await app.ready();
@@ -280,19 +280,26 @@ describe("POST /approvals/:id/decision", () => {
     expect(s.decided).toHaveLength(1);
   });
 
-  it("rate-limits decision posts per address with a plain page", async () => {
-    const s = await setup({ decisionRateMax: 3 });
-    const { record } = await request(s);
+  it("throttles failed tokens per request with a plain 429 page, and a valid token still decides", async () => {
+    const s = await setup({ perLink: 3 });
+    const { record, token } = await request(s);
+    const { nonce } = await openPage(s, record.id, token);
     const codes: number[] = [];
     for (let i = 0; i < 4; i += 1) {
       codes.push(
-        (await post(s, record.id, { t: "C".repeat(43), nonce: "x", decision: "approve" })).statusCode,
+        (await post(s, record.id, { t: `${"C".repeat(42)}${i}`, nonce: "x", decision: "approve" }))
+          .statusCode,
       );
     }
     expect(codes).toEqual([404, 404, 404, 429]);
     const limited = await post(s, record.id, { t: "C".repeat(43), nonce: "x", decision: "approve" });
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
     expect(limited.headers["content-type"]).toContain("text/html");
     expect(limited.headers["content-security-policy"]).toContain("default-src 'none'");
+    const real = await post(s, record.id, { t: token, nonce: nonce!, decision: "approve" });
+    expect(real.statusCode).toBe(200);
+    expect(await statusOf(s, record.id)).toBe("approved");
   });
 });
 
@@ -312,7 +319,14 @@ describe("client errors over real HTTP", () => {
       413,
     ],
     ["a body of a type no parser takes", "application/xml", (f: string) => `<f>${f}</f>`, 415],
-    ["a body that is not JSON though it says so", "application/json", (f: string) => f, 400],
+    ["a body that is not JSON though it says so", "application/json", (f: string) => f, 415],
+    [
+      "the same fields as JSON (the page documents the form only)",
+      "application/json",
+      (f: string) => JSON.stringify(Object.fromEntries(new URLSearchParams(f))),
+      415,
+    ],
+    ["the form as plain text", "text/plain", (f: string) => f, 415],
   ] as const)(
     "answers %s with its own status and a plain page, deciding nothing",
     async (_name, type, body, code) => {

@@ -1,5 +1,4 @@
 import formbody from "@fastify/formbody";
-import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   APPROVAL_DECISIONS,
@@ -9,16 +8,13 @@ import {
   effectiveStatus,
   formatTime,
   isApprovalId,
-  isLinkTokenShape,
+  isBarredOwner,
   verifyPageNonce,
 } from "../approvals/index.js";
-import {
-  type ApprovalHttpContext,
-  decisionRateLimit,
-  rateLimitPluginOptions,
-  reportDecided,
-} from "./approval-http-context.js";
+import { type ApprovalHttpContext, reportDecided } from "./approval-http-context.js";
 import { APPROVAL_CSS, confirmationPage, errorPage, statusPage } from "./approval-pages.js";
+import { MAX_BODY_BYTES } from "./error-replies.js";
+import { retryAfterSeconds } from "./failure-throttle.js";
 
 /**
  * Headers of every approval page: nothing cached or forwarded, no script at all, styles only from
@@ -48,6 +44,10 @@ const CLIENT_ERROR_PAGES: Readonly<Record<number, readonly [string, string]>> = 
     "Bad request",
     "The form could not be read. Nothing was decided; open the link from your message again.",
   ],
+  404: [
+    "Not found",
+    "There is nothing at this address. Open the link from your most recent approval message.",
+  ],
   413: [
     "Form too large",
     "The form was larger than this page accepts (16 KB). Nothing was decided; open the link from your message again and decide with its buttons.",
@@ -56,20 +56,26 @@ const CLIENT_ERROR_PAGES: Readonly<Record<number, readonly [string, string]>> = 
     "Form not accepted",
     "Only the form of this page is accepted. Nothing was decided; open the link from your message again and decide with its buttons.",
   ],
-  429: ["Too many requests", "Too many attempts from your address. Wait a minute and open your link again."],
+  429: [
+    "Too many failed attempts",
+    "This link was tried with too many wrong tokens. Wait a minute and open the link from your most recent message again.",
+  ],
 };
 
 const INVALID_LINK = "This link is not valid. Open the link from your most recent approval message.";
 
 /**
  * The pages approvers reach from their mail: `GET|HEAD /approvals/:id?t=` (shows, changes nothing),
- * `POST /approvals/:id/decision` (decides; rate-limited), and the stylesheet.
+ * `POST /approvals/:id/decision` (decides; failed tokens are throttled per request and per token,
+ * never per address), and the stylesheet.
  */
 export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttpContext): Promise<void> {
   const { store, basePath } = ctx;
   const secret = await store.pageSecret();
-  await app.register(formbody, { bodyLimit: 16 * 1024 });
-  await app.register(rateLimit, rateLimitPluginOptions(ctx, "page"));
+  // The decision endpoint accepts what its page says: the form, nothing else (JSON or text is 415),
+  // with the server's one size limit.
+  app.removeAllContentTypeParsers();
+  await app.register(formbody, { bodyLimit: MAX_BODY_BYTES });
 
   app.addHook("onSend", async (_request, reply, payload) => {
     reply.headers(APPROVAL_PAGE_HEADERS);
@@ -85,6 +91,24 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
     return html(reply, status, errorPage(title, message, basePath));
   });
 
+  const invalidLink = async (request: FastifyRequest, reply: FastifyReply, id: string, token: unknown) => {
+    const method = request.method === "HEAD" ? "HEAD" : request.method === "POST" ? "POST" : "GET";
+    const userAgent = request.headers["user-agent"];
+    const wait = await ctx.linkFailures.fail(id, token, {
+      at: Math.floor(store.clock.now()),
+      method,
+      ip: request.ip.slice(0, 64),
+      userAgent: (typeof userAgent === "string" ? userAgent : "").slice(0, 300),
+      id: isApprovalId(id) ? id : "(malformed)",
+    });
+    if (wait > 0) {
+      reply.header("retry-after", retryAfterSeconds(wait));
+      const [title, message] = CLIENT_ERROR_PAGES[429]!;
+      return html(reply, 429, errorPage(title, message, basePath));
+    }
+    return html(reply, 404, errorPage("Link not valid", INVALID_LINK, basePath));
+  };
+
   app.get("/assets/approval.css", async (_request, reply) =>
     reply.type("text/css; charset=utf-8").send(APPROVAL_CSS),
   );
@@ -94,9 +118,10 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
     async (request, reply) => {
       const { id } = request.params;
       const token = request.query.t;
-      const lookup = isApprovalId(id) && isLinkTokenShape(token) ? await store.lookupToken(id, token) : null;
-      await store.recordFetch(id, fetchOf(request, lookup?.approver ?? null));
-      if (lookup === null) return html(reply, 404, errorPage("Link not valid", INVALID_LINK, basePath));
+      const lookup = await store.lookupToken(id, token);
+      if (lookup === null) return invalidLink(request, reply, id, token);
+      // Only a valid token leaves a trace on the request: junk cannot push out the real fetches.
+      await store.recordFetch(id, fetchOf(request, lookup.approver));
       const { record } = lookup;
       const status = effectiveStatus(record, store.clock.now());
       if (lookup.state === "replaced") {
@@ -108,6 +133,10 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
             ? "You have already decided with this link."
             : describeRefusal("not_pending");
         return html(reply, 200, statusPage(record, status, notice, basePath));
+      }
+      if (isBarredOwner(record, { id: lookup.approver, email: null })) {
+        // A link the owner got before forbid_self_approval stopped mailing them one: no form.
+        return html(reply, 403, statusPage(record, status, describeRefusal("self_approval"), basePath));
       }
       const nonce = createPageNonce(secret, id, lookup.tokenHash, Math.floor(store.clock.now()));
       return html(
@@ -130,13 +159,11 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
 
   app.post<{ Params: { id: string }; Body: Record<string, unknown> | undefined }>(
     "/approvals/:id/decision",
-    { config: { rateLimit: decisionRateLimit(ctx) } },
+    { bodyLimit: MAX_BODY_BYTES },
     async (request, reply) => {
       const { id } = request.params;
       const body = request.body && typeof request.body === "object" ? request.body : {};
       const token = body.t;
-      const lookup = isApprovalId(id) && isLinkTokenShape(token) ? await store.lookupToken(id, token) : null;
-      await store.recordFetch(id, fetchOf(request, lookup?.approver ?? null));
       if (typeof token !== "string" || typeof body.nonce !== "string") {
         return html(
           reply,
@@ -148,7 +175,9 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
           ),
         );
       }
-      if (lookup === null) return html(reply, 404, errorPage("Link not valid", INVALID_LINK, basePath));
+      const lookup = await store.lookupToken(id, token);
+      if (lookup === null) return invalidLink(request, reply, id, token);
+      await store.recordFetch(id, fetchOf(request, lookup.approver));
       if (!verifyPageNonce(secret, id, lookup.tokenHash, body.nonce, store.clock.now())) {
         return html(
           reply,
@@ -197,7 +226,7 @@ function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type("text/html; charset=utf-8").send(body);
 }
 
-function fetchOf(request: FastifyRequest, approver: string | null) {
+function fetchOf(request: FastifyRequest, approver: string) {
   const method = request.method === "HEAD" ? "HEAD" : request.method === "POST" ? "POST" : "GET";
   const userAgent = request.headers["user-agent"];
   return {

@@ -3,5 +3,13 @@ export { approvalApiRoutes } from "./approval-api.js";
 export { type ApprovalHttpOptions, approvalHttpContext } from "./approval-http-context.js";
 export { APPROVAL_CSS, confirmationPage, errorPage, statusPage } from "./approval-pages.js";
 export { APPROVAL_PAGE_HEADERS, approvalPageRoutes } from "./approval-routes.js";
+export { BASE_SECURITY_HEADERS, MAX_BODY_BYTES } from "./error-replies.js";
+export { DEFAULT_FAILURE_LIMITS, type FailureLimits } from "./failure-throttle.js";
 export type { MetricsHttpOptions } from "./metrics-route.js";
+export {
+  assertTokenStrength,
+  MIN_TOKEN_LENGTH,
+  OperatorCredentials,
+  type OperatorToken,
+} from "./operator-credentials.js";
 export { createHttpServer, type HttpServerOptions } from "./server.js";

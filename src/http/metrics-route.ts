@@ -1,34 +1,37 @@
 import type { FastifyInstance } from "fastify";
+import type { Logger } from "../logging/index.js";
 import type { MetricsCollector } from "../metrics/index.js";
-import { hasBearerToken } from "./bearer-auth.js";
+import { jsonErrorHandler } from "./error-replies.js";
+import { checkBearer, type HttpAuth } from "./http-auth.js";
 
 /** Options of `/metrics` (see {@link HttpServerOptions.metrics}). */
 export interface MetricsHttpOptions {
   collector: MetricsCollector;
-  /**
-   * The API bearer token (`http.api_token_env`). Prometheus sends it with `authorization:
-   * {credentials_file: ...}`. Undefined or empty: `/metrics` answers 503 (fail closed).
-   */
-  apiToken?: string;
 }
 
 /**
- * `GET /metrics`: the Prometheus text exposition, behind the API token. The series hold no secret
- * (counts by tool, verdict, step, outcome and queue state), but the server also faces approvers on
- * the public URL, and what runs how often is nobody else's business.
+ * `GET /metrics`: the Prometheus text exposition, behind a bearer token — the read-only metrics token
+ * (`http.api_token_env`) or any operator's own. The series hold no secret (counts by tool, verdict,
+ * step, outcome and queue state), but the server also faces approvers on the public URL, and what
+ * runs how often is nobody else's business. Failed tokens are throttled like the API's. Without any
+ * token configured: 503.
  */
-export async function metricsRoutes(app: FastifyInstance, options: MetricsHttpOptions): Promise<void> {
+export async function metricsRoutes(
+  app: FastifyInstance,
+  options: MetricsHttpOptions,
+  auth: HttpAuth,
+  logger: Logger,
+): Promise<void> {
+  app.setErrorHandler(jsonErrorHandler(logger));
   app.get("/metrics", async (request, reply) => {
     reply.header("cache-control", "no-store");
-    if (!options.apiToken) {
+    if (!auth.metricsToken && auth.operators.size === 0) {
       return reply
         .code(503)
-        .send({ error: "METRICS_DISABLED", message: "/metrics needs the API bearer token configured" });
+        .send({ error: "METRICS_DISABLED", message: "/metrics needs a bearer token configured" });
     }
-    if (!hasBearerToken(request, options.apiToken)) {
-      reply.header("www-authenticate", 'Bearer realm="echo-runner"');
-      return reply.code(401).send({ error: "UNAUTHORIZED", message: "a valid bearer token is required" });
-    }
+    const check = await checkBearer(request, reply, auth);
+    if (check.kind === "refused") return check.reply;
     const body = await options.collector.render();
     return reply.type(options.collector.contentType).send(body);
   });

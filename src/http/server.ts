@@ -5,17 +5,41 @@ import { type AdminHttpOptions, adminRoutes } from "./admin-routes.js";
 import { approvalApiRoutes } from "./approval-api.js";
 import { type ApprovalHttpOptions, approvalHttpContext } from "./approval-http-context.js";
 import { approvalPageRoutes } from "./approval-routes.js";
+import {
+  applyBaseHeaders,
+  clientErrorReply,
+  MAX_BODY_BYTES,
+  rootErrorHandler,
+  sendUnrouted,
+} from "./error-replies.js";
+import { AuthFailureThrottle, type FailureLimits, resolveFailureLimits } from "./failure-throttle.js";
+import type { HttpAuth } from "./http-auth.js";
 import { type MetricsHttpOptions, metricsRoutes } from "./metrics-route.js";
+import { assertTokenStrength, OperatorCredentials } from "./operator-credentials.js";
 
 /** Options for {@link createHttpServer}. */
 export interface HttpServerOptions {
   redis: Redis;
   logger: Logger;
+  /** `redis.key_prefix`: failure counters live under it. Default "echo". */
+  keyPrefix?: string;
+  /**
+   * The named operators' tokens (`approvers[].token_env`): the JSON API and `/admin`. Without any,
+   * both answer 503 (fail closed); the mailed links still work.
+   */
+  operators?: OperatorCredentials;
+  /**
+   * The read-only token (`http.api_token_env`): reads `/metrics`, decides nothing. At least 32
+   * characters. Operators' tokens read `/metrics` too.
+   */
+  metricsToken?: string;
+  /** Failed credentials tolerated before 429 (`http.failure_limit`). */
+  failureLimits?: Partial<FailureLimits>;
   /** Approval pages and JSON API; omitted = not served. */
   approvals?: ApprovalHttpOptions;
-  /** `/metrics` in Prometheus format, behind the API token; omitted = not served. */
+  /** `/metrics` in Prometheus format, behind a bearer token; omitted = not served. */
   metrics?: MetricsHttpOptions;
-  /** The `/admin` dashboard, signed in with the API token; omitted = not served. */
+  /** The `/admin` dashboard, signed in with an operator's own token; omitted = not served. */
   admin?: AdminHttpOptions;
   /**
    * Fastify's `trustProxy` (`http.trust_proxy`): set it behind a reverse proxy so recorded fetch
@@ -24,16 +48,52 @@ export interface HttpServerOptions {
   trustProxy?: boolean | string;
 }
 
+/** The `redis.key_prefix` behind an approvals key base (`<prefix>:{approvals}:`). */
+function prefixOf(base: string | undefined): string | undefined {
+  const suffix = ":{approvals}:";
+  return base?.endsWith(suffix) ? base.slice(0, -suffix.length) : undefined;
+}
+
+function basePathOf(publicUrl: string | undefined): string {
+  try {
+    return publicUrl ? new URL(publicUrl).pathname.replace(/\/+$/, "") : "";
+  } catch {
+    return "";
+  }
+}
+
 /**
  * The HTTP server: health, the approval pages, the approval JSON API, `/metrics` and the `/admin`
- * dashboard, each group in its own scope (who may call what: ARCHITECTURE.md).
+ * dashboard, each group in its own scope (who may call what: ARCHITECTURE.md). Every reply — a
+ * route's, an unmatched path's, a bad URL's, a body parser's — is ours: our page or JSON, our headers.
  */
 export function createHttpServer(options: HttpServerOptions) {
+  if (options.metricsToken)
+    assertTokenStrength(options.metricsToken, "the metrics token (http.api_token_env)");
+  const limits = resolveFailureLimits(options.failureLimits);
+  const keyPrefix =
+    options.keyPrefix ?? options.admin?.keyPrefix ?? prefixOf(options.approvals?.store.keys.base) ?? "echo";
+  const basePath = basePathOf(options.approvals?.publicUrl ?? options.admin?.publicUrl);
+  const auth: HttpAuth = {
+    operators: options.operators ?? new OperatorCredentials([]),
+    metricsToken: options.metricsToken,
+    throttle: new AuthFailureThrottle(options.redis, keyPrefix, limits),
+  };
   const app = Fastify({
     loggerInstance: options.logger,
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: options.trustProxy ?? false,
+    bodyLimit: MAX_BODY_BYTES,
+    clientErrorHandler: clientErrorReply,
+    frameworkErrors: (error, request, reply) =>
+      sendUnrouted(request, reply, error.statusCode === 414 ? 414 : 400, basePath),
   });
+  app.addHook("onSend", async (_request, reply, payload) => {
+    applyBaseHeaders(reply);
+    return payload;
+  });
+  app.setNotFoundHandler((request, reply) => sendUnrouted(request, reply, 404, basePath));
+  app.setErrorHandler(rootErrorHandler(options.logger, basePath));
   app.get("/healthz", async (_request, reply) => {
     try {
       const pong = await options.redis.ping();
@@ -44,13 +104,20 @@ export function createHttpServer(options: HttpServerOptions) {
     }
   });
   if (options.approvals) {
-    const ctx = approvalHttpContext(options.approvals, options.redis, options.logger);
+    const ctx = approvalHttpContext(
+      options.approvals,
+      options.redis,
+      options.logger,
+      auth,
+      limits,
+      keyPrefix,
+    );
     app.register(async (scope) => approvalPageRoutes(scope, ctx));
     app.register(async (scope) => approvalApiRoutes(scope, ctx));
   }
   const { metrics } = options;
-  if (metrics) app.register(async (scope) => metricsRoutes(scope, metrics));
+  if (metrics) app.register(async (scope) => metricsRoutes(scope, metrics, auth, options.logger));
   const { admin } = options;
-  if (admin) app.register(async (scope) => adminRoutes(scope, admin, options.redis, options.logger));
+  if (admin) app.register(async (scope) => adminRoutes(scope, admin, options.redis, options.logger, auth));
   return app;
 }

@@ -39,6 +39,8 @@ const HELP: Record<CounterFamily, string> = {
   tool_executions: "Tool executions by tool and outcome (success or the error kind)",
   schedule_ticks:
     "Schedule ticks by result (fired, caught-up, skipped-overlap, queued, released, missed, already, busy, lost, gone)",
+  credential_failures:
+    "Failed credentials by kind (bearer: API or /metrics token, sign_in: /admin, link: approval-link token)",
 };
 
 /**

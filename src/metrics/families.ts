@@ -16,6 +16,7 @@ export const COUNTER_FAMILIES = {
   tool_calls: ["tool", "verdict", "step"],
   tool_executions: ["tool", "outcome"],
   schedule_ticks: ["result"],
+  credential_failures: ["kind"],
 } as const satisfies Record<string, readonly string[]>;
 export type CounterFamily = keyof typeof COUNTER_FAMILIES;
 export const COUNTER_FAMILY_NAMES = Object.keys(COUNTER_FAMILIES) as CounterFamily[];

@@ -10,4 +10,12 @@ export {
   type RunnerErrorOptions,
 } from "./errors.js";
 export { hashCanonical, sha256Hex } from "./hash.js";
+export { normaliseIdentity, sameIdentity } from "./identity.js";
 export { type IdFactory, randomId, randomToken, sequentialIds } from "./ids.js";
+export {
+  countHiddenCharacters,
+  hasHiddenCharacters,
+  hiddenCharactersIn,
+  hiddenCharactersWarning,
+  makeVisible,
+} from "./visible-text.js";

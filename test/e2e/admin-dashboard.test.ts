@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { RunInspector, storeApprovals } from "../../src/agent/index.js";
 import { ApprovalNotifications, ApprovalStore } from "../../src/approvals/index.js";
-import { createHttpServer } from "../../src/http/index.js";
+import { createHttpServer, OperatorCredentials } from "../../src/http/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { RunnerMetrics } from "../../src/metrics/index.js";
 import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
@@ -22,11 +22,12 @@ import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/
 
 /**
  * The /admin dashboard in headless Chromium against real parts: a scripted run parks on an exec
- * call, an operator signs in with the API token, sees the pending approval, approves it from the
+ * call, an operator signs in with their own token, sees the pending approval, approves it from the
  * dashboard, and the run resumes and finishes; without a session or with a wrong token nothing opens.
  */
 
-const TOKEN = "admin-dashboard-token-0123456789";
+const TOKEN = "admin-dashboard-token-0123456789-abcdefgh";
+const operators = new OperatorCredentials([{ id: "Olga Operator", token: TOKEN }]);
 const redis = testRedisClient();
 const keyPrefix = uniquePrefix("admin");
 const logger = createLogger({ level: "silent", format: "json" });
@@ -35,7 +36,13 @@ const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix:
 const store = new ApprovalStore({
   redis,
   keyPrefix,
-  policy: { waitTimeoutMs: 3_600_000, approvers: [{ id: "alice", email: null }] },
+  policy: {
+    waitTimeoutMs: 3_600_000,
+    approvers: [
+      { id: "alice", email: null },
+      { id: "Olga Operator", email: null },
+    ],
+  },
 });
 const inspector = new RunInspector({ redis, keyPrefix, approvals: store });
 const schedules = new ScheduleService({ store: new ScheduleStore({ redis, keyPrefix }) });
@@ -62,8 +69,8 @@ beforeAll(async () => {
   app = createHttpServer({
     redis,
     logger,
+    operators,
     admin: {
-      apiToken: TOKEN,
       keyPrefix,
       publicUrl: base,
       approvals: store,
@@ -125,7 +132,6 @@ async function signIn(token: string) {
   const page = await context.newPage();
   await page.goto(`${base}/admin`);
   expect(new URL(page.url()).pathname).toBe("/admin/login");
-  await page.fill("#operator", "Olga Operator");
   await page.fill("#token", token);
   const [response] = await Promise.all([page.waitForNavigation(), page.click("#sign-in")]);
   return { context, page, status: response?.status() };
@@ -162,7 +168,7 @@ describe("/admin dashboard", () => {
   it("refuses a wrong token and sets no session", async () => {
     const { context, page, status } = await signIn("not-the-token");
     expect(status).toBe(401);
-    expect(await page.textContent("#login-error")).toContain("not the API token");
+    expect(await page.textContent("#login-error")).toContain("belongs to no operator");
     expect((await context.cookies()).filter((c) => c.name === "echo_admin")).toEqual([]);
     await page.goto(`${base}/admin`);
     expect(new URL(page.url()).pathname).toBe("/admin/login");
@@ -286,20 +292,20 @@ describe("/admin dashboard", () => {
     }
   });
 
-  it("rate-limits sign-in attempts per address", async () => {
+  it("throttles failed sign-ins per address (429 with retry-after) before looking at the token", async () => {
     const prefix = uniquePrefix("admin-rate");
     const limited = createHttpServer({
       redis,
       logger,
+      operators,
+      failureLimits: { perSource: 2 },
       admin: {
-        apiToken: TOKEN,
         keyPrefix: prefix,
         publicUrl: base,
         approvals: store,
         runs: inspector,
         queues: [queue],
         schedules,
-        loginRateMax: 2,
       },
     });
     try {
@@ -308,10 +314,12 @@ describe("/admin dashboard", () => {
         const res = await limited.inject({
           method: "POST",
           url: "/admin/login",
-          payload: { operator: "eve", token },
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          payload: new URLSearchParams({ token }).toString(),
         });
         codes.push(res.statusCode);
         expect(res.headers["set-cookie"]).toBeUndefined();
+        if (res.statusCode === 429) expect(Number(res.headers["retry-after"])).toBeGreaterThan(0);
       }
       // The third try has the right token, but the address has used its attempts.
       expect(codes).toEqual([401, 401, 429]);
@@ -321,7 +329,7 @@ describe("/admin dashboard", () => {
     }
   });
 
-  it("is closed (503) when no API token is configured", async () => {
+  it("is closed (503) when no operator has a token", async () => {
     const bare = createHttpServer({
       redis,
       logger,

@@ -39,7 +39,7 @@ describe("approve always", () => {
     const store = new ApprovalStore({
       redis,
       keyPrefix,
-      policy: { waitTimeoutMs: 3_600_000, approvers: [] },
+      policy: { waitTimeoutMs: 3_600_000, approvers: [{ id: "olga", email: null }] },
     });
     const notifications = new ApprovalNotifications({
       store,

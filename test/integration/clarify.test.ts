@@ -12,7 +12,11 @@ afterAll(() => redis.disconnect());
 
 async function setup(keyPrefix: string) {
   const logger = createLogger({ level: "silent", format: "json" });
-  const store = new ApprovalStore({ redis, keyPrefix, policy: { waitTimeoutMs: 3_600_000, approvers: [] } });
+  const store = new ApprovalStore({
+    redis,
+    keyPrefix,
+    policy: { waitTimeoutMs: 3_600_000, approvers: [{ id: "ann", email: null }] },
+  });
   const notifications = new ApprovalNotifications({
     store,
     notifiers: [new LogNotifier(logger)],

@@ -37,7 +37,7 @@ async function setup(keyPrefix: string, call: Record<string, unknown> = CREATE) 
   const approvals = new ApprovalStore({
     redis,
     keyPrefix,
-    policy: { waitTimeoutMs: 3_600_000, approvers: [] },
+    policy: { waitTimeoutMs: 3_600_000, approvers: [{ id: "bob", email: null }] },
   });
   const notifications = new ApprovalNotifications({
     store: approvals,

@@ -33,7 +33,7 @@ async function inDoubtRun(decision: "approve" | "deny" | "approve-first-run-only
     redis,
     keyPrefix,
     clock,
-    policy: { waitTimeoutMs: 3_600_000, approvers: [] },
+    policy: { waitTimeoutMs: 3_600_000, approvers: [{ id: "ann", email: null }] },
   });
   const notifications = new ApprovalNotifications({
     store,

@@ -16,7 +16,7 @@ import { deleteKeysWithPrefix, testRedisUrl, uniquePrefix } from "../helpers/tes
  * serving process, which neither fired nor ran anything itself.
  */
 
-const TOKEN = "split-metrics-token-0123456789";
+const TOKEN = "split-metrics-token-0123456789-abcdefghij";
 
 function series(text: string, pattern: RegExp): number {
   const line = text.split("\n").find((l) => pattern.test(l));

@@ -25,7 +25,7 @@ import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/
  * its end. The worker writes the counters to Redis; the HTTP server reads them on scrape.
  */
 
-const TOKEN = "metrics-token-0123456789abcdef";
+const TOKEN = "metrics-token-0123456789abcdef-0123456789";
 const redis = testRedisClient();
 const keyPrefix = uniquePrefix("metrics");
 const logger = createLogger({ level: "silent", format: "json" });
@@ -55,7 +55,13 @@ const script = stringify([
 const store = new ApprovalStore({
   redis,
   keyPrefix,
-  policy: { waitTimeoutMs: 3_600_000, approvers: [{ id: "alice", email: null }] },
+  policy: {
+    waitTimeoutMs: 3_600_000,
+    approvers: [
+      { id: "alice", email: null },
+      { id: "bob", email: null },
+    ],
+  },
 });
 
 beforeAll(async () => {
@@ -64,6 +70,7 @@ beforeAll(async () => {
   app = createHttpServer({
     redis,
     logger,
+    keyPrefix,
     metrics: {
       collector: createMetricsCollector({
         redis,
@@ -72,8 +79,8 @@ beforeAll(async () => {
         queues: [queue],
         clock: systemClock,
       }),
-      apiToken: TOKEN,
     },
+    metricsToken: TOKEN,
   });
   await app.listen({ host: "127.0.0.1", port });
   base = `http://127.0.0.1:${port}`;

@@ -156,7 +156,13 @@ describe("a wake-up that lands while the run is still parking is not lost", () =
     const store = new ApprovalStore({
       redis,
       keyPrefix,
-      policy: { waitTimeoutMs: 3_600_000, approvers: [{ id: "alice", email: "alice@example.test" }] },
+      policy: {
+        waitTimeoutMs: 3_600_000,
+        approvers: [
+          { id: "alice", email: "alice@example.test" },
+          { id: "ann", email: null },
+        ],
+      },
     });
     const notifications = new ApprovalNotifications({
       store,

@@ -35,6 +35,8 @@ beforeAll(async () => {
     configPath,
     stringify({
       redis: { key_prefix: keyPrefix },
+      // The CLI decides as $USER, which must name one of the approvers.
+      approvers: [{ id: "tester" }],
       // The worker knows "scripted"; "ghost" is known here only, so its runs fail on the worker.
       models: {
         scripted: { provider: "scripted", script: "unused.yaml" },

@@ -166,7 +166,7 @@ describe("run-loop tools: the tool contract", () => {
     const store = new ApprovalStore({
       redis,
       keyPrefix,
-      policy: { waitTimeoutMs: 3_600_000, approvers: [] },
+      policy: { waitTimeoutMs: 3_600_000, approvers: [{ id: "ann", email: null }] },
     });
     const notifications = new ApprovalNotifications({
       store,

@@ -76,7 +76,8 @@ beforeAll(async () => {
   app = createHttpServer({
     redis,
     logger,
-    approvals: { store, publicUrl, onDecided: (r) => void decided.push(r), decisionRateMax: 10_000 },
+    failureLimits: { perLink: 10_000 },
+    approvals: { store, publicUrl, onDecided: (r) => void decided.push(r) },
   });
   await app.listen({ host: "127.0.0.1", port });
 });
@@ -204,10 +205,19 @@ describe("approval link attacks over real HTTP", () => {
 
   it("the run's owner cannot approve their own run's call with their own link (forbid_self_approval)", async () => {
     const record = await parkedCall("alice");
-    const alice = await linkFor(record, "alice");
-    const { nonce } = await open(alice.link);
-    const res = await post(record.id, { t: alice.token, nonce: nonce!, decision: "approve" });
-    expect(res.status).toBe(409);
+    // The owner's mail says who decides and carries no link (issue 22).
+    const mail = await smtp.waitForMail(
+      (m) => (m.text?.includes(record.id) ?? false) && JSON.stringify(m.to).includes("alice"),
+    );
+    expect(mail.text).not.toContain("?t=");
+    expect(mail.text).toContain("You cannot decide on your own run's calls");
+    // A link issued to the owner anyway (one mailed before the upgrade) opens no form and decides nothing.
+    const token = (await store.issueToken(record.id, "alice"))!;
+    const page = await open(`${publicUrl}/approvals/${record.id}?t=${token}`);
+    expect(page.status).toBe(403);
+    expect(page.nonce).toBeUndefined();
+    const res = await store.decide({ id: record.id, actor: { kind: "token", token }, decision: "approve" });
+    expect(res.outcome).toBe("self_approval");
     expect(await statusOf(record.id)).toBe("pending");
     const bob = await linkFor(record, "bob");
     const bobsPage = await open(bob.link);

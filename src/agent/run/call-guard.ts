@@ -2,6 +2,7 @@ import type { GuardAssessment } from "../../gate/index.js";
 import {
   checkUrl,
   type ExecPolicy,
+  findInvisibleCharacters,
   type HostResolver,
   type PathAccess,
   type PathFence,
@@ -78,7 +79,7 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
     return verdict;
   }
 
-  return {
+  const byTool: CallGuard = {
     async assess(tool, args, ctx) {
       switch (tool) {
         case "exec": {
@@ -137,4 +138,23 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
       return undefined;
     },
   };
+  return {
+    assess: async (tool, args, ctx) => withInvisibleCharacters(await byTool.assess(tool, args, ctx), args),
+  };
+}
+
+/**
+ * Any tool's call whose arguments hold invisible, direction-changing or control characters needs a
+ * person (soft): a deny of the tool's own guard stays a deny, an ask keeps its rule and gains the
+ * reason, an allow becomes an ask. Only tightens.
+ */
+function withInvisibleCharacters(
+  assessment: GuardAssessment | undefined,
+  args: Readonly<Record<string, unknown>>,
+): GuardAssessment | undefined {
+  const finding = findInvisibleCharacters(args);
+  if (finding === null || assessment?.verdict === "deny") return assessment;
+  if (assessment?.verdict === "ask")
+    return { ...assessment, reason: `${assessment.reason}; ${finding.reason}` };
+  return { verdict: "ask", rule: finding.rule, reason: finding.reason, safeBins: false };
 }

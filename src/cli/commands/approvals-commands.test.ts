@@ -27,12 +27,20 @@ beforeAll(async () => {
   configPath = join(dir, "echo.yaml");
   await writeFile(
     configPath,
-    `redis:\n  key_prefix: "${prefix}"\napprovers:\n  - { id: alice, email: alice@example.test }\npermissions:\n  approval:\n    forbid_self_approval: true\n`,
+    `redis:\n  key_prefix: "${prefix}"\napprovers:\n  - { id: alice, email: alice@example.test }\n  - { id: dave }\n  - { id: carol }\npermissions:\n  approval:\n    forbid_self_approval: true\n`,
   );
   store = new ApprovalStore({
     redis,
     keyPrefix: prefix,
-    policy: { waitTimeoutMs: 3_600_000, forbidSelfApproval: true, approvers: [{ id: "alice", email: null }] },
+    policy: {
+      waitTimeoutMs: 3_600_000,
+      forbidSelfApproval: true,
+      approvers: [
+        { id: "alice", email: null },
+        { id: "dave", email: null },
+        { id: "carol", email: null },
+      ],
+    },
   });
 });
 afterAll(async () => {
@@ -78,6 +86,35 @@ describe("echo-runner approvals", () => {
     expect(show.stdout).toContain(`"command": "make target-${n}"`);
   });
 
+  it("shows invisible and bidi characters of the call escaped, with a warning", async () => {
+    n += 1;
+    const { record } = await store.register({
+      runId: `run-${n}`,
+      jobId: `job-${n}`,
+      traceId: "t",
+      idempotencyKey: `k-${n}`,
+      tool: "write_file",
+      args: { path: "invoice\u202efdp.exe", content: "a\u200bb" },
+      risk: "write",
+      reason: "flagged",
+      agent: "nightly",
+      channel: "cron",
+      owner: "carol",
+    });
+    const show = await cli(["approvals", "show", record.id]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).not.toMatch(/[\u202e\u200b]/);
+    expect(show.stdout).toContain("invoice\\u202efdp.exe");
+    expect(show.stdout).toContain("a\\u200bb");
+    expect(show.stdout).toMatch(/Warning: +2 invisible, direction-changing or control character/);
+    const list = await cli(["approvals", "list"]);
+    expect(list.stdout).not.toMatch(/[\u202e\u200b]/);
+    // --json stays JSON of the same values, with the characters escaped.
+    const json = await cli(["approvals", "show", record.id, "--json"]);
+    expect(json.stdout).not.toMatch(/[\u202e\u200b]/);
+    expect(JSON.parse(json.stdout).argsCanonical).toBe(record.argsCanonical);
+  });
+
   it("approves as $USER, and a second decision is refused naming the first", async () => {
     const record = await register();
     const approve = await cli(["approvals", "approve", record.id, "--comment", "ok"]);
@@ -96,7 +133,10 @@ describe("echo-runner approvals", () => {
   });
 
   it("records the config's operator over $USER and approves always with --always --json", async () => {
-    await writeFile(join(dir, "op.yaml"), `redis:\n  key_prefix: "${prefix}"\noperator: ops-team\n`);
+    await writeFile(
+      join(dir, "op.yaml"),
+      `redis:\n  key_prefix: "${prefix}"\noperator: ops-team\napprovers:\n  - { id: ops-team }\n`,
+    );
     const record = await register();
     const out = bufferIo("", { HOME: dir, REDIS_URL: testRedisUrl(), USER: "dave" }, dir);
     const code = await runCli(
@@ -114,6 +154,7 @@ describe("echo-runner approvals", () => {
 
   it.each([
     ["the run's owner when self-approval is forbidden", "exec", [], { USER: "carol" }, "self_approval"],
+    ["the run's owner spelled differently", "exec", [], { USER: "CAROL " }, "self_approval"],
     ["approve always on a write call", "write", ["--always"], { USER: "dave" }, "always_not_allowed"],
   ] as const)("refuses %s", async (_name, risk, flags, env, outcome) => {
     const record = await register(risk);
@@ -122,6 +163,24 @@ describe("echo-runner approvals", () => {
     expect(res.stderr).toContain(outcome);
     expect((await store.get(record.id))?.status).toBe("pending");
   });
+
+  it("records the configured id when $USER spells it differently, and counts that person once", async () => {
+    const record = await register();
+    const approve = await cli(["approvals", "approve", record.id], { USER: "Dave" });
+    expect(approve.code).toBe(0);
+    expect((await store.get(record.id))?.decisions.map((d) => d.by)).toEqual(["dave"]);
+  });
+
+  it.each([["nobody-1"], ["dave."], ["davey"]])(
+    "refuses the made-up operator %j as a usage error naming the approvers, deciding nothing",
+    async (user) => {
+      const record = await register();
+      const res = await cli(["approvals", "approve", record.id], { USER: user });
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain("not one of the approvers: alice, dave, carol");
+      expect((await store.get(record.id))?.decisions).toEqual([]);
+    },
+  );
 
   it("fails without an operator identity rather than recording an empty name", async () => {
     const record = await register();

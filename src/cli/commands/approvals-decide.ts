@@ -1,11 +1,34 @@
 import { parseArgs } from "node:util";
-import { type ApprovalDecision, describeRefusal, formatTime } from "../../approvals/index.js";
+import {
+  type ApprovalDecision,
+  type ApprovalStore,
+  describeRefusal,
+  formatTime,
+} from "../../approvals/index.js";
+import { RunnerError } from "../../shared/index.js";
 import { type CliCommand, type CliIo, EXIT } from "../io.js";
 import { openApprovals, operatorIdentity, requestIdArg } from "./approvals-shared.js";
 
 const APPROVE_USAGE =
   "echo-runner approvals approve <id> [--always] [--comment TEXT] [--config FILE] [--json]";
 const DENY_USAGE = "echo-runner approvals deny <id> [--comment TEXT] [--config FILE] [--json]";
+
+/**
+ * The approver the CLI decides as: the name (config `operator`, else $USER) must name an entry of
+ * `approvers` after normalisation (case, spacing, Unicode width); the decision records that entry's
+ * id. A name that names nobody is a usage error, never a new voter.
+ */
+function deciderIdentity(store: ApprovalStore, name: string): string {
+  const approver = store.findApprover(name);
+  if (approver === null) {
+    const listed = store.approvers.map((a) => a.id).join(", ") || "(none configured)";
+    throw new RunnerError(
+      "CLI_USAGE",
+      `the CLI decides as "${name}" (config \`operator\`, else $USER), which is not one of the approvers: ${listed}. Set \`operator\` to your entry in \`approvers\`.`,
+    );
+  }
+  return approver.id;
+}
 
 /**
  * Records the operator's decision. The parked job is woken by the worker, which reads the store's
@@ -30,7 +53,7 @@ async function decide(
   const id = requestIdArg(positionals, usage);
   const approvals = await openApprovals(io, values.config);
   try {
-    const operator = operatorIdentity(approvals.config, io.env);
+    const operator = deciderIdentity(approvals.store, operatorIdentity(approvals.config, io.env));
     const decision: ApprovalDecision =
       verdict === "deny" ? "deny" : values.always ? "approve_always" : "approve";
     const result = await approvals.store.decide({

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { APPROVAL_STATUSES, type ApprovalStatus } from "../../approvals/index.js";
-import { RunnerError } from "../../shared/index.js";
+import { makeVisible, RunnerError } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
 import { openApprovals, summaryLine } from "./approvals-shared.js";
 
@@ -33,7 +33,7 @@ export const approvalsListCommand: CliCommand = {
       const records = await approvals.store.list({
         status: status === "all" ? undefined : (status as ApprovalStatus),
       });
-      if (values.json) io.stdout(`${JSON.stringify(records, null, 2)}\n`);
+      if (values.json) io.stdout(`${makeVisible(JSON.stringify(records, null, 2))}\n`);
       else if (records.length === 0)
         io.stdout(`no ${status === "all" ? "" : `${status} `}approval requests\n`);
       else io.stdout(`${records.map(summaryLine).join("\n")}\n`);

@@ -1,7 +1,7 @@
 import { approvalPolicyFromConfig } from "../../../workers/approvals-from-config.js";
 import { type ApprovalRecord, ApprovalStore, formatTime } from "../../approvals/index.js";
 import type { EchoRunnerConfig } from "../../config/index.js";
-import { type DeepReadonly, RunnerError } from "../../shared/index.js";
+import { type DeepReadonly, makeVisible, RunnerError } from "../../shared/index.js";
 import type { CliIo } from "../io.js";
 import { connectCliRedis } from "./cli-redis.js";
 
@@ -48,7 +48,7 @@ export function summaryLine(record: ApprovalRecord): string {
   const decided = record.decisions
     .map((d) => `${d.decision === "deny" ? "denied" : "approved"} by ${d.by}`)
     .join(", ");
-  return [
+  const line = [
     record.id,
     record.status.padEnd(9),
     `${record.tool} (${record.risk})`.padEnd(20),
@@ -59,6 +59,7 @@ export function summaryLine(record: ApprovalRecord): string {
   ]
     .filter(Boolean)
     .join("  ");
+  return makeVisible(line);
 }
 
 /** The single positional request id of show / approve / deny. */

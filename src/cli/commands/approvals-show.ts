@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { formatTime, renderArgs, requestFacts } from "../../approvals/index.js";
+import { makeVisible } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
 import { openApprovals, requestIdArg } from "./approvals-shared.js";
 
@@ -21,26 +22,35 @@ export const approvalsShowCommand: CliCommand = {
     try {
       const record = await approvals.store.require(id);
       if (values.json) {
-        io.stdout(`${JSON.stringify(record, null, 2)}\n`);
+        // Escaped hidden characters read back as the same JSON values, and a terminal shows them.
+        io.stdout(`${makeVisible(JSON.stringify(record, null, 2))}\n`);
         return EXIT.ok;
       }
       const lines = [`Request ${record.id}: ${record.status}`, ""];
       for (const [label, value] of requestFacts(record)) lines.push(`${`${label}:`.padEnd(18)}${value}`);
       lines.push("", `Arguments (SHA-256 ${record.argsHash}):`, renderArgs(record.argsCanonical), "");
-      lines.push(`Approvers: ${record.approvers.map((a) => a.id).join(", ") || "(none: CLI and API only)"}`);
+      lines.push(
+        makeVisible(
+          `Approvers: ${record.approvers.map((a) => a.id).join(", ") || "(none: CLI and API only)"}`,
+        ),
+      );
       lines.push("Decisions:");
       if (record.decisions.length === 0) lines.push("  (none)");
       for (const d of record.decisions) {
         const what = d.decision === "deny" ? "denied" : d.kind === "always" ? "approved always" : "approved";
         lines.push(
-          `  ${what} by ${d.by} at ${formatTime(d.at)} via ${d.via}${d.comment ? `: ${d.comment}` : ""}`,
+          makeVisible(
+            `  ${what} by ${d.by} at ${formatTime(d.at)} via ${d.via}${d.comment ? `: ${d.comment}` : ""}`,
+          ),
         );
       }
       lines.push(`Notified: ${record.notifiedAt === null ? "not yet" : formatTime(record.notifiedAt)}`);
       lines.push(`Link fetches (newest first, ${record.fetches.length}):`);
       for (const f of record.fetches) {
         lines.push(
-          `  ${formatTime(f.at)} ${f.method} ${f.ip} ${f.approver ?? "(no valid token)"} ${f.userAgent}`,
+          makeVisible(
+            `  ${formatTime(f.at)} ${f.method} ${f.ip} ${f.approver ?? "(no valid token)"} ${f.userAgent}`,
+          ),
         );
       }
       io.stdout(`${lines.join("\n")}\n`);

@@ -134,6 +134,29 @@ describe("echo-runner gate check", () => {
     expect(child.decision).toMatchObject({ verdict: "deny", step: 11 });
   });
 
+  it.each([
+    ["read_file", { path: "report\u202etxt.exe" }],
+    ["write_file", { path: "notes.md", content: "safe\u2067 text" }],
+    ["todo", { action: "add", item: "call \u200bmom" }],
+    ["exec", { command: "ls docs\u202e" }],
+  ])(
+    "flags a %s call whose arguments hold an invisible or bidi character (soft: a person decides)",
+    async (tool, args) => {
+      const { dir, path } = await configFile(
+        "security:\n  profile: personal_cli\npermissions:\n  elevated:\n    enabled: false\n",
+      );
+      const { decision } = await check(path, dir, { tool, args, ctx: { workspace: dir } });
+      expect(decision).toMatchObject({ verdict: "ask", flagged: true });
+      expect(decision.reason).toContain("invisible, direction-changing or control character");
+      const plain = await check(path, dir, {
+        tool: "read_file",
+        args: { path: "report.txt" },
+        ctx: { workspace: dir },
+      });
+      expect(plain.decision).toMatchObject({ verdict: "allow", flagged: false });
+    },
+  );
+
   it("answers one JSON line per request in --batch, in order, and reports bad lines without stopping", async () => {
     const { dir, path } = await configFile("security:\n  profile: personal_cli\n");
     const stdin = [
