@@ -418,6 +418,22 @@ const CASES: Case[] = [
     EVERY_PORT,
     { verdict: "ask", step: 11 },
   ],
+  [
+    "session mode full does not loosen tools.exec.*: an exec off the allowlist still asks",
+    exec(NO_FINDINGS),
+    QUEUED,
+    { sessionExecMode: "full" },
+    {},
+    { verdict: "ask", step: 11 },
+  ],
+  [
+    "session mode full does not loosen tools.exec.security deny",
+    exec(SAFE_BINS),
+    INTERACTIVE,
+    { sessionExecMode: "full", execSecurity: "deny" },
+    {},
+    { verdict: "deny", step: 1 },
+  ],
   // step 5: low risk
   ["interactive read-only runs", readFile, INTERACTIVE, {}, {}, { verdict: "allow", step: 5 }],
   ["interactive write runs", writeFile, INTERACTIVE, {}, {}, { verdict: "allow", step: 5 }],

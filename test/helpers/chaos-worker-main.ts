@@ -33,6 +33,8 @@ const config = await testConfig(dir, {
     network_policy: "allow",
     in_doubt_policy: "fail",
     worker_concurrency: Number(env.CONCURRENCY ?? "4"),
+    // The network probe at worker start asks the test's own Redis, never a public host.
+    network_probe: { targets: [new URL(env.REDIS_URL ?? "redis://127.0.0.1:6379").host], timeout_ms: 1000 },
   },
   permissions: { elevated: { enabled: false }, approval: { reminder_before_seconds: 0 } },
   http: { public_url: env.PUBLIC_URL ?? "http://127.0.0.1:1" },

@@ -60,6 +60,8 @@ export async function startParkingWorker(options: ParkingWorkerOptions): Promise
       network_policy: "allow",
       in_doubt_policy: "fail",
       worker_concurrency: options.concurrency,
+      // The network probe at worker start asks the test's own Redis, never a public host.
+      network_probe: { targets: [new URL(options.redisUrl).host], timeout_ms: 1000 },
     },
     permissions: { elevated: { enabled: false } },
     http: { public_url: options.publicUrl },

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { ParkSignal, runAgent, storeApprovals } from "../../src/agent/index.js";
 import { ApprovalNotifications, ApprovalStore, LogNotifier } from "../../src/approvals/index.js";
-import { Journal } from "../../src/journal/index.js";
+import { AuditTrail, Journal } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { ManualClock } from "../../src/shared/index.js";
 import {
@@ -85,6 +85,8 @@ describe("ToolExecutionContext in a real run", () => {
     expect(outcome).toMatchObject({ status: "completed" });
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ isReplay: true, attemptIndex: 1, idempotencyKey: key });
+    const trail = await new AuditTrail({ redis, keyPrefix }).readByTrace(payload.traceId);
+    expect(trail.map((e) => e.entry).find((e) => e.kind === "execution")).toMatchObject({ isReplay: true });
   });
 
   it("runs a first execution with isReplay false and attemptIndex 0", async () => {

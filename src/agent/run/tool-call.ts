@@ -220,7 +220,8 @@ export async function runToolCall(
         approvalSource: plan.decision.approvalSource,
         approver: plan.approver,
         idempotencyKey: key,
-        replay: false,
+        // An idempotent re-run after a crash is recorded as the replay the tool was told it is.
+        replay: ctx.isReplay,
       });
       return prepared.result;
     },
