@@ -8,6 +8,7 @@ import {
 import { type EchoRunnerConfig, optionalSecret } from "../src/config/index.js";
 import type { Logger } from "../src/logging/index.js";
 import type { DeepReadonly } from "../src/shared/index.js";
+import { storyReaderFromConfig } from "./story-from-config.js";
 import { TerminalNotifier } from "./terminal-notifier.js";
 
 /** The approval policy of config (waits, required approvals, self-approval, reminders, approvers). */
@@ -28,13 +29,18 @@ export function approvalPolicyFromConfig(config: DeepReadonly<EchoRunnerConfig>)
   };
 }
 
-/** The approval store and its notifications (email, or the log when no SMTP host is set). */
+/**
+ * The approval store and its notifications (email, or the log when no SMTP host is set). With
+ * `story`, messages carry the run's story read from the journal when they are sent; `close` then
+ * releases the reader.
+ */
 export function approvalsFromConfig(
   config: DeepReadonly<EchoRunnerConfig>,
   redis: Redis,
   env: NodeJS.ProcessEnv,
   logger: Logger,
-): { store: ApprovalStore; notifications: ApprovalNotifications } {
+  options: { story?: boolean } = {},
+): { store: ApprovalStore; notifications: ApprovalNotifications; close(): Promise<void> } {
   const store = new ApprovalStore({
     redis,
     keyPrefix: config.redis.key_prefix,
@@ -62,11 +68,13 @@ export function approvalsFromConfig(
           logger,
         ),
       ];
+  const reader = options.story ? storyReaderFromConfig(config, redis, store) : null;
   const notifications = new ApprovalNotifications({
     store,
     notifiers,
     publicUrl: config.http.public_url,
     logger,
+    ...(reader ? { story: reader.story } : {}),
   });
-  return { store, notifications };
+  return { store, notifications, close: async () => reader?.close() };
 }

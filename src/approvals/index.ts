@@ -28,6 +28,18 @@ export {
   type RegisterResult,
   type TokenLookup,
 } from "./approval-store.js";
+export {
+  type ApprovalStory,
+  type ApprovalStorySource,
+  cutWithNote,
+  defangLinks,
+  describeStep,
+  STORY_MAIL_STEPS,
+  STORY_MAIL_TEXT_LIMIT,
+  STORY_PAGE_STEPS,
+  type StoryStep,
+  summariseArgs,
+} from "./approval-story.js";
 export { type CreateNotifiersOptions, createNotifiers } from "./create-notifiers.js";
 export type { DecisionEvent } from "./decision-events.js";
 export { EmailNotifier, type SmtpSettings } from "./email-notifier.js";

@@ -2,6 +2,7 @@ import type { Logger } from "../logging/index.js";
 import { RunnerError } from "../shared/index.js";
 import { approvalLink, composeMessage, type MessageKind } from "./approval-message.js";
 import type { ApprovalStore } from "./approval-store.js";
+import type { ApprovalStory, ApprovalStorySource } from "./approval-story.js";
 import type { ApprovalNotifier } from "./notifier.js";
 import { type ApprovalRecord, type Approver, effectiveStatus } from "./record.js";
 import { type RetryOptions, withRetry } from "./retry.js";
@@ -20,6 +21,11 @@ export interface ApprovalNotificationsOptions {
   sendLeaseMs?: number;
   /** How long a claimed reminder waits before another try after a failure, ms. Default 5 minutes. */
   reminderLeaseMs?: number;
+  /**
+   * Reads the run's story (task, the agent's words, earlier steps) when a message is composed; it
+   * is never stored with the request. Omitted, or failing: the message carries the call alone.
+   */
+  story?: ApprovalStorySource;
 }
 
 /** What {@link ApprovalNotifications.notify} did. */
@@ -198,6 +204,7 @@ export class ApprovalNotifications {
     }
     const delivered: string[] = [];
     const failed: [string, unknown][] = [];
+    const story = deliveries.length > 0 ? await this.#story(record) : null;
     for (const delivery of deliveries) {
       const link = delivery.approver ? (links.get(delivery.approver.id) ?? null) : null;
       const message = {
@@ -205,7 +212,8 @@ export class ApprovalNotifications {
         record,
         approver: delivery.approver,
         link,
-        content: composeMessage(kind, record, link),
+        story,
+        content: composeMessage(kind, record, link, story),
       };
       try {
         await withRetry(
@@ -222,6 +230,20 @@ export class ApprovalNotifications {
       }
     }
     return { delivered, failed };
+  }
+
+  /** The run's story for one message, or null (none configured, or it could not be read). */
+  async #story(record: ApprovalRecord): Promise<ApprovalStory | null> {
+    if (!this.#options.story) return null;
+    try {
+      return await this.#options.story.read(record);
+    } catch (err) {
+      this.#options.logger.warn(
+        { err: (err as Error).message, approvalId: record.id },
+        "the run's story could not be read; the message carries the call alone",
+      );
+      return null;
+    }
   }
 
   #failure(id: string, failed: readonly [string, unknown][]): RunnerError {

@@ -1,5 +1,6 @@
 import type { Logger } from "../logging/index.js";
 import type { MessageContent, MessageKind } from "./approval-message.js";
+import type { ApprovalStory } from "./approval-story.js";
 import type { ApprovalRecord, Approver } from "./record.js";
 
 /** One message handed to a notifier. */
@@ -10,6 +11,8 @@ export interface NotificationMessage {
   approver: Approver | null;
   /** The approver's personal link, or null for per-request notifiers (links are never broadcast). */
   link: string | null;
+  /** The run's story as read for this message, or null. */
+  story?: ApprovalStory | null;
   content: MessageContent;
 }
 

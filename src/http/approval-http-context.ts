@@ -1,6 +1,6 @@
 import type { RateLimitPluginOptions } from "@fastify/rate-limit";
 import type { Redis } from "ioredis";
-import type { ApprovalRecord, ApprovalStore } from "../approvals/index.js";
+import type { ApprovalRecord, ApprovalStore, ApprovalStorySource } from "../approvals/index.js";
 import type { Logger } from "../logging/index.js";
 import { RunnerError } from "../shared/index.js";
 
@@ -20,6 +20,11 @@ export interface ApprovalHttpOptions {
    * wakes at its deadline or from the store's events stream.
    */
   onDecided?: (record: ApprovalRecord) => void | Promise<void>;
+  /**
+   * Reads the run's story (task, the agent's words, earlier steps) when a page renders. Omitted:
+   * the pages show the call without it.
+   */
+  story?: ApprovalStorySource;
   /** Decision POSTs allowed per client address per window. Default 20. */
   decisionRateMax?: number;
   /** The rate-limit window, ms. Default 60 000. */
