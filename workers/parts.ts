@@ -138,7 +138,7 @@ export async function startWorkerPart(
 ): Promise<RunningPart> {
   const { config, logger, redis } = ctx;
   const keyPrefix = config.redis.key_prefix;
-  const approvals = approvalsFromConfig(config, redis, ctx.env, logger, { story: true });
+  const approvals = approvalsFromConfig(config, redis, ctx.env, logger, { sending: true });
   const { store, notifications } = approvals;
   const hooks = createScheduleRunHooks({ redis, keyPrefix });
   const guard = await callGuardFromConfig(config, { env: ctx.env, protectedPaths: ctx.protectedPaths });

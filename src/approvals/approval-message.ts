@@ -4,7 +4,7 @@ import type { ApprovalRecord } from "./record.js";
 import { storyHtml, storyTextLines } from "./story-message.js";
 
 /** What a notification is about. */
-export const MESSAGE_KINDS = ["request", "reminder"] as const;
+export const MESSAGE_KINDS = ["request", "reminder", "digest"] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
 /** A composed message: subject, plain text and HTML (every value escaped). */
