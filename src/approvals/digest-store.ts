@@ -1,29 +1,54 @@
 import type { Cluster, Redis } from "ioredis";
 import type { ApprovalKeys } from "./keys.js";
+import type { ApprovalRecord } from "./record.js";
 
 /**
  * Joins a request to its group's digest window, in one script so two senders cannot both be the
- * first. KEYS: of:<id>, win:<group>. ARGV: base, id, group, now, windowMs, ttlMs. Returns "!" when
- * the request opens the window (send it at once) or the id of the digest it joined. A request
- * asked again gets the same answer (retries and sweeps never move it).
+ * first. KEYS: req:<id>, then the schedule's window key (schedule groups) or the run's request
+ * index (run groups). ARGV: base, id, group, now, windowMs, ttlMs, kind (schedule | run).
+ * Returns "!" when the request is sent on its own (it opens the window) or the digest it joined;
+ * a request asked again gets the same answer. A joined request keeps its digest in its own hash
+ * (`dg`); a request sent on its own stores nothing, so a parked run is no larger: a run's window
+ * is found from its other requests, a schedule's in one key per schedule.
  */
 const JOIN = `
-local prior = redis.call('GET', KEYS[1])
+local prior = redis.call('HGET', KEYS[1], 'dg')
 if prior then return prior end
-local now = tonumber(ARGV[4])
-local window = tonumber(ARGV[5])
-local start = redis.call('GET', KEYS[2])
-if (not start) or now >= tonumber(start) + window then
-  redis.call('SET', KEYS[2], ARGV[4], 'PX', window + 3600000)
-  redis.call('SET', KEYS[1], '!', 'PX', ARGV[6])
-  return '!'
+local base, id = ARGV[1], ARGV[2]
+local now, window = tonumber(ARGV[4]), tonumber(ARGV[5])
+local start = nil
+if ARGV[7] == 'schedule' then
+  local win = redis.call('GET', KEYS[2])
+  if win then
+    local s, first = string.match(win, '^(%d+)|(.*)$')
+    if first == id then return '!' end
+    if s and now < tonumber(s) + window then start = s end
+  end
+  if not start then
+    redis.call('SET', KEYS[2], ARGV[4] .. '|' .. id, 'PX', window + 3600000)
+    return '!'
+  end
+else
+  for _, other in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+    if other ~= id then
+      local oreq = base .. 'req:' .. other
+      if redis.call('HEXISTS', oreq, 'dg') == 0 and redis.call('HGET', oreq, 'status') == 'pending' then
+        local ok, fields = pcall(cjson.decode, redis.call('HGET', oreq, 'req') or '')
+        local at = ok and type(fields) == 'table' and tonumber(fields.requestedAt) or nil
+        if at and at <= now and now < at + window and (start == nil or at < tonumber(start)) then
+          start = string.format('%d', at)
+        end
+      end
+    end
+  end
+  if not start then return '!' end
 end
 local digest = ARGV[3] .. '@' .. start
-local set = ARGV[1] .. 'dg:set:' .. digest
-redis.call('SADD', set, ARGV[2])
+local set = base .. 'dg:set:' .. digest
+redis.call('SADD', set, id)
 redis.call('PEXPIRE', set, ARGV[6])
-redis.call('ZADD', ARGV[1] .. 'dg:due', 'NX', tonumber(start) + window, digest)
-redis.call('SET', KEYS[1], digest, 'PX', ARGV[6])
+redis.call('ZADD', base .. 'dg:due', 'NX', tonumber(start) + window, digest)
+redis.call('HSET', KEYS[1], 'dg', digest)
 return digest
 `;
 
@@ -55,20 +80,26 @@ export class DigestStore {
     this.#keys = keys;
   }
 
-  /** `"!"`: the request opened the group's window (send now); otherwise the digest it joined. */
-  async join(id: string, group: string, now: number, windowMs: number, ttlMs: number): Promise<string> {
+  /**
+   * `"!"`: send the request on its own (it opened its group's window, or no window is open);
+   * otherwise the id of the digest it joined. Runs are grouped by run, scheduled runs by schedule.
+   */
+  async join(record: ApprovalRecord, now: number, windowMs: number, ttlMs: number): Promise<string> {
     const base = this.#keys.base;
+    const bySchedule = record.scheduleId !== null;
+    const group = bySchedule ? `schedule:${record.scheduleId}` : `run:${record.runId}`;
     return (await this.#redis.eval(
       JOIN,
       2,
-      `${base}dg:of:${id}`,
-      `${base}dg:win:${group}`,
+      this.#keys.request(record.id),
+      bySchedule ? `${base}dg:win:${group}` : this.#keys.run(record.runId),
       base,
-      id,
+      record.id,
       group,
       Math.floor(now),
       Math.floor(windowMs),
       Math.max(1, Math.floor(ttlMs)),
+      bySchedule ? "schedule" : "run",
     )) as string;
   }
 

@@ -53,11 +53,6 @@ export interface NotifyOutcome {
 /** Keeps digest index keys a day past the request's deadline (then they expire on their own). */
 const DIGEST_KEY_GRACE_MS = 86_400_000;
 
-/** Requests of one schedule share a digest (its runs are separate); otherwise those of one run. */
-function digestGroup(record: ApprovalRecord): string {
-  return record.scheduleId !== null ? `schedule:${record.scheduleId}` : `run:${record.runId}`;
-}
-
 /**
  * Sends approval notifications exactly once per target and never loses a request: each target is
  * marked delivered after it succeeded, the request is marked notified only when every target was
@@ -127,7 +122,7 @@ export class ApprovalNotifications {
     const windowMs = this.#options.digestWindowMs ?? 0;
     if (windowMs > 0) {
       const ttlMs = record.deadline - now + DIGEST_KEY_GRACE_MS;
-      const joined = await this.#digests.join(id, digestGroup(record), now, windowMs, ttlMs);
+      const joined = await this.#digests.join(record, now, windowMs, ttlMs);
       if (joined !== "!") return { status: "digested", delivered: [] };
     }
     const pending = this.#deliveries(record, "").filter((d) => !record.deliveredTo.includes(d.target));

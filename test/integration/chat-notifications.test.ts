@@ -185,11 +185,15 @@ function setup(digestWindowMs = 0) {
 }
 
 let n = 0;
-async function register(store: ApprovalStore, scheduleId = "nightly"): Promise<ApprovalRecord> {
+async function register(
+  store: ApprovalStore,
+  scheduleId: string | null = "nightly",
+  runId?: string,
+): Promise<ApprovalRecord> {
   n += 1;
   const { record } = await store.register({
-    runId: `run-${n}`,
-    jobId: `job-${n}`,
+    runId: runId ?? `run-${n}`,
+    jobId: runId ?? `job-${n}`,
     traceId: `trace-${n}`,
     idempotencyKey: `key-${n}`,
     tool: "exec",
@@ -343,5 +347,35 @@ describe("digest", () => {
     await notifications.retryUnsent();
     expect(bodies("/slack-channel", rest[0]!.id)).toHaveLength(1);
     for (const r of rest) expect((await store.get(r.id))?.notifiedAt).not.toBeNull();
+  });
+
+  it("digests the later requests of one run, and a lone request leaves no digest key behind", async () => {
+    const { store, clock, notifications, prefix } = setup(60_000);
+    const lone = await register(store, null, `lone-${prefix}`);
+    expect((await notifications.notify(lone.id)).status).toBe("sent");
+    expect(await redis.keys(`${prefix}:{approvals}:dg:*`), "a parked run stays as small as before").toEqual(
+      [],
+    );
+    expect(await redis.hget(store.keys.request(lone.id), "dg")).toBeNull();
+
+    const runId = `batch-${prefix}`;
+    const first = await register(store, null, runId);
+    expect((await notifications.notify(first.id)).status).toBe("sent");
+    clock.advance(1_000);
+    const second = await register(store, null, runId);
+    const third = await register(store, null, runId);
+    expect((await notifications.notify(second.id)).status).toBe("digested");
+    expect((await notifications.notify(third.id)).status).toBe("digested");
+    expect((await notifications.notify(second.id)).status, "asked again: same answer").toBe("digested");
+    expect((await notifications.notify(first.id)).status).toBe("already_sent");
+    clock.advance(60_000);
+    await notifications.retryUnsent();
+    const digest = bodies("/json", second.id);
+    expect(digest).toHaveLength(1);
+    expect((digest[0]!.requests as { id: string }[]).map((r) => r.id).sort()).toEqual(
+      [second.id, third.id].sort(),
+    );
+    expect(bodies("/json", first.id).filter((b) => b.type === "approval.digest")).toEqual([]);
+    expect(await redis.zrange(`${prefix}:{approvals}:dg:due`, 0, -1)).toEqual([]);
   });
 });
