@@ -98,7 +98,10 @@ describe("the demo that npm start runs", () => {
       await expect.poll(() => linkFor(cli.output(), runId), { timeout: 10_000 }).toBeDefined();
       const link = linkFor(cli.output(), runId)!;
       expect(link.startsWith(`${publicUrl}/approvals/`)).toBe(true);
-      expect(await (await Job.fromId(agentQueue, runId))?.getState()).toBe("delayed");
+      // The mail is printed just before the job parks: poll for the park, bounded.
+      await expect
+        .poll(async () => (await Job.fromId(agentQueue, runId))?.getState(), { timeout: 10_000 })
+        .toBe("delayed");
       const workspace = join(dataDir, "demo-workspace");
       expect(existsSync(join(workspace, "report.md"))).toBe(true);
       expect(existsSync(join(workspace, "report.tar.gz"))).toBe(false);
