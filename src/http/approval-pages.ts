@@ -32,7 +32,7 @@ button:focus-visible,a:focus-visible,textarea:focus-visible{outline:3px solid #1
 .muted{color:#4a4a4a}.warning{background:#fff7d6;border-left:4px solid #b58a00;padding:.4rem .6rem;margin:.4rem 0;font-size:.95rem}
 blockquote{margin:.4rem 0;padding:.5rem .75rem;white-space:pre-wrap;max-height:24rem;overflow:auto;overflow-wrap:anywhere}
 .quoted{border-left:4px solid #999;background:#f7f7f7}.agent-text{border-left:4px solid #b58a00;background:#fffbea}
-.steps{padding-left:1.6rem}.steps li{margin:.35rem 0}.summary{background:#f4f4f4;padding:0 .2rem}
+.steps{list-style:none;padding-left:0}.steps li{margin:.45rem 0}.summary{background:#f4f4f4;padding:0 .2rem}
 .verdict-allow{color:#1f6b2e;font-weight:600}.verdict-deny{color:#a32020;font-weight:600}.verdict-ask{color:#7a5300;font-weight:600}
 @media (max-width:30rem){body{padding:0 .75rem}h1{font-size:1.25rem}pre#args{max-height:11rem}th{padding-right:.6rem}.buttons{gap:.5rem}.buttons button{flex:1 1 auto;padding:.6rem .7rem}}`;
 
@@ -119,6 +119,9 @@ ${input.story === undefined ? "" : storySection(input.story, stepsHref)}`,
   );
 }
 
+/** Most steps the steps page lists (a run may have thousands). */
+const STEPS_PAGE_MAX = 500;
+
 /** The full list of a run's earlier steps (`GET /approvals/:id/steps?t=`), most recent first. */
 export function stepsPage(
   record: ApprovalRecord,
@@ -131,7 +134,15 @@ export function stepsPage(
     basePath,
     `<h1>Earlier steps of this run</h1>
 <p>Before agent <b>${escapeHtml(record.agent)}</b> asked for this <code>${escapeHtml(record.tool)}</code> call. <a href="${escapeHtml(backHref)}" id="back">Back to the request</a></p>
-${story === null ? `<p class="muted">The run's steps could not be read right now.</p>` : stepsList(story.steps)}`,
+${
+  story === null
+    ? `<p class="muted">The run's steps could not be read right now.</p>`
+    : `${stepsList(story.steps.slice(0, STEPS_PAGE_MAX))}${
+        story.steps.length > STEPS_PAGE_MAX
+          ? `<p class="muted">${story.steps.length - STEPS_PAGE_MAX} older steps are not shown; <code>echo-runner jobs show ${escapeHtml(record.runId)}</code> lists them all.</p>`
+          : ""
+      }`
+}`,
   );
 }
 

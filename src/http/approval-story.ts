@@ -31,7 +31,7 @@ function stepItem(step: StoryStep): string {
 /** An ordered list of steps, most recent first. */
 export function stepsList(steps: readonly StoryStep[]): string {
   if (steps.length === 0) return `<p class="muted" id="steps-none">No earlier tool calls in this run.</p>`;
-  return `<ol class="steps" id="steps" reversed>${steps.map(stepItem).join("")}</ol>`;
+  return `<ul class="steps" id="steps">${steps.map(stepItem).join("")}</ul>`;
 }
 
 /**
