@@ -8,6 +8,8 @@ import {
 import { type EchoRunnerConfig, optionalSecret } from "../src/config/index.js";
 import type { Logger } from "../src/logging/index.js";
 import type { DeepReadonly } from "../src/shared/index.js";
+import { chatNotifiersFromConfig } from "./chat-notifiers-from-config.js";
+import { storyReaderFromConfig } from "./story-from-config.js";
 import { TerminalNotifier } from "./terminal-notifier.js";
 
 /** The approval policy of config (waits, required approvals, self-approval, reminders, approvers). */
@@ -28,13 +30,19 @@ export function approvalPolicyFromConfig(config: DeepReadonly<EchoRunnerConfig>)
   };
 }
 
-/** The approval store and its notifications (email, or the log when no SMTP host is set). */
+/**
+ * The approval store and its notifications (email, or the log when no SMTP host is set). With
+ * `sending` (the process that sends: the worker), messages also go to the approvers' chat webhooks,
+ * carry the run's story read from the journal when they are sent, and several requests of one run
+ * or schedule are digested (`notifications.digest_window_seconds`); `close` releases the reader.
+ */
 export function approvalsFromConfig(
   config: DeepReadonly<EchoRunnerConfig>,
   redis: Redis,
   env: NodeJS.ProcessEnv,
   logger: Logger,
-): { store: ApprovalStore; notifications: ApprovalNotifications } {
+  options: { sending?: boolean } = {},
+): { store: ApprovalStore; notifications: ApprovalNotifications; close(): Promise<void> } {
   const store = new ApprovalStore({
     redis,
     keyPrefix: config.redis.key_prefix,
@@ -62,11 +70,15 @@ export function approvalsFromConfig(
           logger,
         ),
       ];
+  const reader = options.sending ? storyReaderFromConfig(config, redis, store) : null;
   const notifications = new ApprovalNotifications({
     store,
-    notifiers,
+    notifiers: options.sending ? [...notifiers, ...chatNotifiersFromConfig(config, env)] : notifiers,
     publicUrl: config.http.public_url,
     logger,
+    ...(reader
+      ? { story: reader.story, digestWindowMs: config.notifications.digest_window_seconds * 1000 }
+      : {}),
   });
-  return { store, notifications };
+  return { store, notifications, close: async () => reader?.close() };
 }

@@ -23,6 +23,7 @@ import { toolEnvironmentFromProbe } from "./network-environment.js";
 import { metricsTokenFromConfig, operatorsFromConfig } from "./operators-from-config.js";
 import type { PartContext } from "./part-context.js";
 import { buildRunDeps } from "./run-deps.js";
+import { storyReaderFromConfig } from "./story-from-config.js";
 
 export type { PartContext } from "./part-context.js";
 
@@ -139,7 +140,8 @@ export async function startWorkerPart(
 ): Promise<RunningPart> {
   const { config, logger, redis } = ctx;
   const keyPrefix = config.redis.key_prefix;
-  const { store, notifications } = approvalsFromConfig(config, redis, ctx.env, logger);
+  const approvals = approvalsFromConfig(config, redis, ctx.env, logger, { sending: true });
+  const { store, notifications } = approvals;
   const hooks = createScheduleRunHooks({ redis, keyPrefix });
   const guard = await callGuardFromConfig(config, { env: ctx.env, protectedPaths: ctx.protectedPaths });
   const allowAlways = new RedisAllowAlwaysStore(redis, keyPrefix);
@@ -183,6 +185,7 @@ export async function startWorkerPart(
       await canceller.stop();
       await promoter.stop();
       await worker.close();
+      await approvals.close();
     },
   };
 }
@@ -229,6 +232,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
     clock: systemClock,
   });
   const inspector = new RunInspector({ redis, keyPrefix: config.redis.key_prefix, approvals: store });
+  const storyReader = storyReaderFromConfig(config, redis, store);
   const app = createHttpServer({
     redis,
     logger,
@@ -244,6 +248,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
     approvals: {
       store,
       publicUrl: config.http.public_url,
+      story: storyReader.story,
       // No onDecided: the worker promotes parked jobs from the decision events, whichever process decided.
     },
     metrics: { collector },
@@ -265,6 +270,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
     async stop() {
       await app.close();
       await inspector.close();
+      await storyReader.close();
       await queue.close();
     },
   };

@@ -8,6 +8,11 @@ export {
 } from "./execution/result-limits.js";
 export { retryDelayMs, shouldRetryTool } from "./execution/retry.js";
 export { OPAQUE_FIELDS, SENSITIVE_FIELDS, sanitizeText, sanitizeValue } from "./execution/sanitize.js";
+export {
+  ApprovalStoryReader,
+  type ApprovalStoryReaderOptions,
+  STORY_TEXT_LIMIT,
+} from "./inspect/approval-story-reader.js";
 export { clipText, clipValue, DEFAULT_VIEW_MAX_CHARS } from "./inspect/clip.js";
 export {
   DEFAULT_RUN_LIST_LIMIT,

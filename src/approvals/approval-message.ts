@@ -1,9 +1,11 @@
 import escapeHtml from "escape-html";
 import { hiddenCharactersWarning, makeVisible } from "../shared/index.js";
+import type { ApprovalStory } from "./approval-story.js";
 import type { ApprovalRecord } from "./record.js";
+import { storyHtml, storyTextLines } from "./story-message.js";
 
 /** What a notification is about. */
-export const MESSAGE_KINDS = ["request", "reminder"] as const;
+export const MESSAGE_KINDS = ["request", "reminder", "digest"] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
 /** A composed message: subject, plain text and HTML (every value escaped). */
@@ -81,12 +83,14 @@ function requestFactsAsStored(record: ApprovalRecord): [label: string, value: st
 /**
  * Composes the mail to one approver. `link` is null for channels without personal links (a
  * webhook). The arguments are cut at {@link MAIL_ARGS_LIMIT} characters with a note; their hash
- * always covers the whole call.
+ * always covers the whole call. `story` (read from the journal at send time) adds the run's task,
+ * the agent's words and its latest steps below the link.
  */
 export function composeMessage(
   kind: MessageKind,
   record: ApprovalRecord,
   link: string | null,
+  story: ApprovalStory | null = null,
 ): MessageContent {
   const rendered = renderArgs(record.argsCanonical);
   const args =
@@ -119,6 +123,7 @@ export function composeMessage(
           "Opening the link changes nothing; you decide on the page.",
           ...(kind === "reminder" ? ["This link replaces the one in the earlier message."] : []),
         ]),
+    ...(story === null ? [] : storyTextLines(story)),
   ].join("\n");
   const rows = facts.map(
     ([label, value]) => `<tr><th>${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`,
@@ -134,6 +139,7 @@ export function composeMessage(
       : `<p><a href="${escapeHtml(link)}">Review and decide</a> (this link is personal: do not forward it). Opening it changes nothing; you decide on the page.</p>${
           kind === "reminder" ? "<p>This link replaces the one in the earlier message.</p>" : ""
         }`,
+    story === null ? "" : storyHtml(story),
     "</body></html>",
   ].join("\n");
   return { subject, text, html };

@@ -213,6 +213,11 @@ export class ApprovalStore {
     return (await fn(this.keys.pending, this.keys.base, now, this.retentionMs, limit)) as string[];
   }
 
+  /** The client the store runs on (the digest index shares it and its `{approvals}` hash tag). */
+  get redis(): Redis | Cluster {
+    return this.#redis;
+  }
+
   /**
    * Issues a new link token for one approver of a pending request, replacing the approver's previous
    * one (one live token per approver). Returns the token (to be mailed, never stored) or null when

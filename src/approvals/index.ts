@@ -28,6 +28,27 @@ export {
   type RegisterResult,
   type TokenLookup,
 } from "./approval-store.js";
+export {
+  type ApprovalStory,
+  type ApprovalStorySource,
+  cutWithNote,
+  defangLinks,
+  describeStep,
+  STORY_MAIL_STEPS,
+  STORY_MAIL_TEXT_LIMIT,
+  STORY_PAGE_STEPS,
+  type StoryStep,
+  summariseArgs,
+} from "./approval-story.js";
+export {
+  type ChatItem,
+  type ChatMessage,
+  chatPayload,
+  jsonPayload,
+  slackPayload,
+  teamsPayload,
+} from "./chat-payloads.js";
+export { ChatWebhookNotifier, type ChatWebhookSettings } from "./chat-webhook-notifier.js";
 export { type CreateNotifiersOptions, createNotifiers } from "./create-notifiers.js";
 export type { DecisionEvent } from "./decision-events.js";
 export { EmailNotifier, type SmtpSettings } from "./email-notifier.js";
@@ -54,7 +75,12 @@ export {
   type NotifyOutcome,
   type RetryOutcome,
 } from "./notifications.js";
-export { type ApprovalNotifier, LogNotifier, type NotificationMessage } from "./notifier.js";
+export {
+  type ApprovalNotifier,
+  type DigestItem,
+  LogNotifier,
+  type NotificationMessage,
+} from "./notifier.js";
 export { composeOwnerNotice, isBarredOwner } from "./owner-notice.js";
 export { type ParkedCallAction, resolveParkedCall } from "./parked-call.js";
 export {

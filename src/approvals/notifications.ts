@@ -2,7 +2,10 @@ import type { Logger } from "../logging/index.js";
 import { RunnerError } from "../shared/index.js";
 import { approvalLink, composeMessage, type MessageKind } from "./approval-message.js";
 import type { ApprovalStore } from "./approval-store.js";
-import type { ApprovalNotifier } from "./notifier.js";
+import type { ApprovalStory, ApprovalStorySource } from "./approval-story.js";
+import { DigestSender } from "./digest-sender.js";
+import { DigestStore } from "./digest-store.js";
+import type { ApprovalNotifier, Delivery, RetryOutcome } from "./notifier.js";
 import { composeOwnerNotice, isBarredOwner } from "./owner-notice.js";
 import { type ApprovalRecord, type Approver, effectiveStatus } from "./record.js";
 import { type RetryOptions, withRetry } from "./retry.js";
@@ -21,30 +24,35 @@ export interface ApprovalNotificationsOptions {
   sendLeaseMs?: number;
   /** How long a claimed reminder waits before another try after a failure, ms. Default 5 minutes. */
   reminderLeaseMs?: number;
+  /**
+   * Reads the run's story (task, the agent's words, earlier steps) when a message is composed; it
+   * is never stored with the request. Omitted, or failing: the message carries the call alone.
+   */
+  story?: ApprovalStorySource;
+  /**
+   * `notifications.digest_window_seconds` in ms: when one run or schedule produces several pending
+   * requests within this window, the first is sent at once and the rest go out as one digest when
+   * the window closes (sent by {@link retryUnsent}). 0 (the default here) sends each at once.
+   */
+  digestWindowMs?: number;
 }
+
+export type { RetryOutcome } from "./notifier.js";
 
 /** What {@link ApprovalNotifications.notify} did. */
 export interface NotifyOutcome {
-  /** `in_progress`: another sender holds the request's send lease; it (or a later sweep) sends. */
-  status: "sent" | "already_sent" | "not_pending" | "in_progress";
+  /**
+   * `in_progress`: another sender holds the request's send lease; it (or a later sweep) sends.
+   * `digested`: another request of the same run or schedule opened the digest window; this one
+   * goes out in the digest when the window closes.
+   */
+  status: "sent" | "already_sent" | "not_pending" | "in_progress" | "digested";
   /** Targets reached by this call ("email:alice", "webhook", ...). */
   delivered: string[];
 }
 
-/** What {@link ApprovalNotifications.retryUnsent} did with one request. */
-export interface RetryOutcome {
-  id: string;
-  ok: boolean;
-  error?: string;
-  /** Another sender held the request's send lease, so this sweep left it alone. */
-  inProgress?: true;
-}
-
-interface Delivery {
-  target: string;
-  notifier: ApprovalNotifier;
-  approver: Approver | null;
-}
+/** Keeps digest index keys a day past the request's deadline (then they expire on their own). */
+const DIGEST_KEY_GRACE_MS = 86_400_000;
 
 /**
  * Sends approval notifications exactly once per target and never loses a request: each target is
@@ -54,6 +62,8 @@ interface Delivery {
  */
 export class ApprovalNotifications {
   readonly #options: ApprovalNotificationsOptions;
+  readonly #digests: DigestStore;
+  readonly #digestSender: DigestSender;
 
   constructor(options: ApprovalNotificationsOptions) {
     const names = options.notifiers.map((n) => n.name);
@@ -66,7 +76,20 @@ export class ApprovalNotifications {
     if (!/^https?:\/\//.test(options.publicUrl)) {
       throw new RunnerError("APPROVAL_INPUT_INVALID", `public url must be http(s), got ${options.publicUrl}`);
     }
+    const windowMs = options.digestWindowMs ?? 0;
+    if (!Number.isSafeInteger(windowMs) || windowMs < 0) {
+      throw new RunnerError(
+        "APPROVAL_INPUT_INVALID",
+        `digest window must be a whole number of ms >= 0, got ${windowMs}`,
+      );
+    }
     this.#options = options;
+    this.#digests = new DigestStore(options.store.redis, options.store.keys);
+    this.#digestSender = new DigestSender({
+      ...options,
+      digests: this.#digests,
+      deliveries: (record) => this.#deliveries(record, ""),
+    });
   }
 
   /**
@@ -93,8 +116,15 @@ export class ApprovalNotifications {
   async #notifyHeld(id: string, lease: SendLease): Promise<NotifyOutcome> {
     const record = await this.#options.store.require(id);
     if (record.notifiedAt !== null) return { status: "already_sent", delivered: [] };
-    if (effectiveStatus(record, this.#options.store.clock.now()) !== "pending") {
+    const now = this.#options.store.clock.now();
+    if (effectiveStatus(record, now) !== "pending") {
       return { status: "not_pending", delivered: [] };
+    }
+    const windowMs = this.#options.digestWindowMs ?? 0;
+    if (windowMs > 0) {
+      const ttlMs = record.deadline - now + DIGEST_KEY_GRACE_MS;
+      const joined = await this.#digests.join(record, now, windowMs, ttlMs);
+      if (joined !== "!") return { status: "digested", delivered: [] };
     }
     const pending = this.#deliveries(record, "").filter((d) => !record.deliveredTo.includes(d.target));
     const result = await this.#send("request", record, pending, lease);
@@ -115,12 +145,18 @@ export class ApprovalNotifications {
    * A request another sender is mailing right now is skipped (`inProgress`), not sent twice.
    */
   async retryUnsent(limit = 100): Promise<RetryOutcome[]> {
-    const outcomes: RetryOutcome[] = [];
+    const outcomes: RetryOutcome[] = await this.#digestSender.sendDue(limit);
+    const done = new Set(outcomes.map((o) => o.id));
     for (const id of await this.#options.store.unsentIds(limit)) {
+      if (done.has(id)) continue;
       try {
         const outcome = await this.notify(id);
         outcomes.push(
-          outcome.status === "in_progress" ? { id, ok: true, inProgress: true } : { id, ok: true },
+          outcome.status === "in_progress"
+            ? { id, ok: true, inProgress: true }
+            : outcome.status === "digested"
+              ? { id, ok: true, digested: true }
+              : { id, ok: true },
         );
       } catch (err) {
         outcomes.push({ id, ok: false, error: (err as Error).message });
@@ -202,6 +238,7 @@ export class ApprovalNotifications {
     }
     const delivered: string[] = [];
     const failed: [string, unknown][] = [];
+    const story = deliveries.length > 0 ? await this.#story(record) : null;
     for (const delivery of deliveries) {
       const link = delivery.approver ? (links.get(delivery.approver.id) ?? null) : null;
       const message = {
@@ -209,10 +246,11 @@ export class ApprovalNotifications {
         record,
         approver: delivery.approver,
         link,
+        story,
         content:
           delivery.approver && isBarredOwner(record, delivery.approver)
             ? composeOwnerNotice(kind, record)
-            : composeMessage(kind, record, link),
+            : composeMessage(kind, record, link, story),
       };
       try {
         await withRetry(
@@ -229,6 +267,20 @@ export class ApprovalNotifications {
       }
     }
     return { delivered, failed };
+  }
+
+  /** The run's story for one message, or null (none configured, or it could not be read). */
+  async #story(record: ApprovalRecord): Promise<ApprovalStory | null> {
+    if (!this.#options.story) return null;
+    try {
+      return await this.#options.story.read(record);
+    } catch (err) {
+      this.#options.logger.warn(
+        { err: (err as Error).message, approvalId: record.id },
+        "the run's story could not be read; the message carries the call alone",
+      );
+      return null;
+    }
   }
 
   #failure(id: string, failed: readonly [string, unknown][]): RunnerError {

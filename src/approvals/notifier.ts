@@ -1,15 +1,27 @@
 import type { Logger } from "../logging/index.js";
 import type { MessageContent, MessageKind } from "./approval-message.js";
+import type { ApprovalStory } from "./approval-story.js";
 import type { ApprovalRecord, Approver } from "./record.js";
+
+/** One request of a digest message, with the addressee's link to it (null for per-request notifiers). */
+export interface DigestItem {
+  record: ApprovalRecord;
+  link: string | null;
+}
 
 /** One message handed to a notifier. */
 export interface NotificationMessage {
   kind: MessageKind;
+  /** The request (for a digest: its first request; `digest` lists them all). */
   record: ApprovalRecord;
+  /** Kind `digest` only: every request the message lists, each with its own link. */
+  digest?: readonly DigestItem[];
   /** The addressee (per-approver notifiers), or null (per-request notifiers). */
   approver: Approver | null;
   /** The approver's personal link, or null for per-request notifiers (links are never broadcast). */
   link: string | null;
+  /** The run's story as read for this message, or null. */
+  story?: ApprovalStory | null;
   content: MessageContent;
 }
 
@@ -59,4 +71,22 @@ export class LogNotifier implements ApprovalNotifier {
       `approval mail (no SMTP host configured, so it is logged instead)\nTo: ${message.approver?.id ?? "-"}\nSubject: ${message.content.subject}\n\n${message.content.text}`,
     );
   }
+}
+
+/** What `ApprovalNotifications.retryUnsent` did with one request. */
+export interface RetryOutcome {
+  id: string;
+  ok: boolean;
+  error?: string;
+  /** Another sender held the request's send lease, so this sweep left it alone. */
+  inProgress?: true;
+  /** The request waits for its digest (sent by the same sweep once the window closed). */
+  digested?: true;
+}
+
+/** A notifier's message for one request can be delivered to one target (and approver). */
+export interface Delivery {
+  target: string;
+  notifier: ApprovalNotifier;
+  approver: Approver | null;
 }

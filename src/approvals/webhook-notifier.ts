@@ -47,7 +47,13 @@ export class WebhookNotifier implements ApprovalNotifier {
   async send(message: NotificationMessage): Promise<void> {
     const { record } = message;
     const body = {
-      type: message.kind === "reminder" ? "approval.reminder" : "approval.requested",
+      type:
+        message.kind === "reminder"
+          ? "approval.reminder"
+          : message.kind === "digest"
+            ? "approval.digest"
+            : "approval.requested",
+      ...(message.digest ? { requests: message.digest.map((item) => item.record.id) } : {}),
       id: record.id,
       tool: record.tool,
       risk: record.risk,

@@ -10,7 +10,7 @@ import {
   toolGroupProblem,
   UNATTENDED_POLICIES,
 } from "../policy/index.js";
-import { hasHiddenCharacters, normaliseIdentity } from "../shared/index.js";
+import { CHAT_WEBHOOK_FORMATS, hasHiddenCharacters, normaliseIdentity } from "../shared/index.js";
 import { RISK_LEVELS, TOOL_PROFILES, WEB_SEARCH_PROVIDERS } from "../tools/index.js";
 
 /**
@@ -67,6 +67,14 @@ const McpServerConfig = z.union([
  * characters, checked when the HTTP server starts). Ids name people: no invisible characters, and no
  * two ids equal after normalisation (case, spacing, Unicode width).
  */
+/** A chat webhook of an approver: its format, the env var holding its URL, and whether it is personal. */
+const ChatWebhookConfig = z.strictObject({
+  format: z.enum(CHAT_WEBHOOK_FORMATS),
+  url_env: envVarName,
+  /** true: read by this approver only, so it carries their personal link. Default false (a channel). */
+  personal: z.boolean().optional(),
+});
+
 const ApproverConfig = z.strictObject({
   id: z
     .string()
@@ -77,6 +85,9 @@ const ApproverConfig = z.strictObject({
     }),
   email: z.email().optional(),
   token_env: envVarName.optional(),
+  /** Shorthand for a channel webhook `{ format: slack, url_env: <this> }`. */
+  slack_webhook_env: envVarName.optional(),
+  chat_webhooks: z.array(ChatWebhookConfig).optional(),
 });
 
 /** `""` = none (a key that is not needed, a feature that is off). */
@@ -113,6 +124,33 @@ const AgentConfig = z.strictObject({
   workspace: z.string().min(1),
   session_mode: z.enum(SESSION_PERMISSION_MODES).optional(),
 });
+
+/**
+ * A personal webhook carries one approver's link, so its variable may be declared by that approver
+ * only, and never also as a channel (where the link would reach everyone in it).
+ */
+function checkChatWebhooks(approvers: z.infer<typeof ApproverConfig>[], ctx: z.RefinementCtx): void {
+  const uses = new Map<string, { personal: Set<string>; channel: boolean }>();
+  approvers.forEach((approver, i) => {
+    const hooks = [
+      ...(approver.slack_webhook_env ? [{ url_env: approver.slack_webhook_env, personal: false }] : []),
+      ...(approver.chat_webhooks ?? []),
+    ];
+    for (const hook of hooks) {
+      const use = uses.get(hook.url_env) ?? { personal: new Set<string>(), channel: false };
+      if (hook.personal) use.personal.add(approver.id);
+      else use.channel = true;
+      uses.set(hook.url_env, use);
+      if (use.personal.size > 1 || (use.personal.size > 0 && use.channel)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [i],
+          message: `the webhook in ${hook.url_env} is declared personal: it may belong to one approver only and never be a channel too (a personal link must reach only its approver)`,
+        });
+      }
+    }
+  });
+}
 
 const ScheduleConfig = z.strictObject({
   id: z.string().regex(/^[a-zA-Z0-9_.-]{1,64}$/, "letters, digits, _ . - (1-64 characters)"),
@@ -264,7 +302,9 @@ const ConfigObject = z.strictObject({
         });
       }
     });
+    checkChatWebhooks(list, ctx);
   }),
+  notifications: z.strictObject({ digest_window_seconds: nonNegativeInt.max(86_400) }),
   operator: z.string(),
   models: z.record(z.string().min(1), ModelConfig),
   agents: z.record(z.string().min(1), AgentConfig),

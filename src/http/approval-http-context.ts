@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { ApprovalRecord, ApprovalStore } from "../approvals/index.js";
+import type { ApprovalRecord, ApprovalStore, ApprovalStorySource } from "../approvals/index.js";
 import type { Logger } from "../logging/index.js";
 import { RunnerError } from "../shared/index.js";
 import { DEFAULT_FAILURE_LIMITS, type FailureLimits } from "./failure-throttle.js";
@@ -17,6 +17,11 @@ export interface ApprovalHttpOptions {
    * wakes at its deadline or from the store's events stream.
    */
   onDecided?: (record: ApprovalRecord) => void | Promise<void>;
+  /**
+   * Reads the run's story (task, the agent's words, earlier steps) when a page renders. Omitted:
+   * the pages show the call without it.
+   */
+  story?: ApprovalStorySource;
 }
 
 /** What the approval route plugins share. */

@@ -3,6 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   APPROVAL_DECISIONS,
   type ApprovalDecision,
+  type ApprovalRecord,
+  type ApprovalStory,
   createPageNonce,
   describeRefusal,
   effectiveStatus,
@@ -12,7 +14,7 @@ import {
   verifyPageNonce,
 } from "../approvals/index.js";
 import { type ApprovalHttpContext, reportDecided } from "./approval-http-context.js";
-import { APPROVAL_CSS, confirmationPage, errorPage, statusPage } from "./approval-pages.js";
+import { APPROVAL_CSS, confirmationPage, errorPage, statusPage, stepsPage } from "./approval-pages.js";
 import { MAX_BODY_BYTES } from "./error-replies.js";
 import { retryAfterSeconds } from "./failure-throttle.js";
 
@@ -139,11 +141,37 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
         return html(reply, 403, statusPage(record, status, describeRefusal("self_approval"), basePath));
       }
       const nonce = createPageNonce(secret, id, lookup.tokenHash, Math.floor(store.clock.now()));
+      const story = ctx.story ? await readStory(ctx, record) : undefined;
       return html(
         reply,
         200,
-        confirmationPage({ record, approver: lookup.approver, token: token!, nonce, basePath }),
+        confirmationPage({
+          record,
+          approver: lookup.approver,
+          token: token!,
+          nonce,
+          basePath,
+          ...(story === undefined ? {} : { story }),
+        }),
       );
+    },
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { t?: string } }>(
+    "/approvals/:id/steps",
+    async (request, reply) => {
+      const { id } = request.params;
+      const token = request.query.t;
+      const lookup = await store.lookupToken(id, token);
+      if (lookup === null) return invalidLink(request, reply, id, token);
+      // Only a valid token leaves a trace on the request (as on the page itself).
+      await store.recordFetch(id, fetchOf(request, lookup.approver));
+      if (lookup.state === "replaced") {
+        return html(reply, 410, errorPage("Link replaced", describeRefusal("token_replaced"), basePath));
+      }
+      const back = `${basePath}/approvals/${encodeURIComponent(id)}?t=${encodeURIComponent(token!)}`;
+      const story = ctx.story ? await readStory(ctx, lookup.record) : null;
+      return html(reply, 200, stepsPage(lookup.record, story, back, basePath));
     },
   );
 
@@ -220,6 +248,19 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
       return html(reply, 200, statusPage(result.record, status, notice, basePath));
     },
   );
+}
+
+/** The run's story for one render; a failure to read it is logged and the page shows the call alone. */
+async function readStory(ctx: ApprovalHttpContext, record: ApprovalRecord): Promise<ApprovalStory | null> {
+  try {
+    return (await ctx.story?.read(record)) ?? null;
+  } catch (err) {
+    ctx.logger.warn(
+      { err, approvalId: record.id },
+      "the run's story could not be read for the approval page",
+    );
+    return null;
+  }
 }
 
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {

@@ -1,5 +1,6 @@
 export { assertNever } from "./assert-never.js";
 export { canonicalJson } from "./canonical-json.js";
+export { CHAT_WEBHOOK_FORMATS, type ChatWebhookFormat } from "./chat-formats.js";
 export { type Clock, ManualClock, systemClock } from "./clock.js";
 export { type DeepReadonly, deepFreeze } from "./deep-freeze.js";
 export {

@@ -164,6 +164,13 @@ export class RunInspector {
     };
   }
 
+  /** The run's job payload, or null when the job is gone or its payload does not parse. */
+  async jobPayload(runId: string): Promise<AgentJobPayload | null> {
+    const job = await this.#queue.getJob(runId);
+    const parsed = job ? AgentJobPayload.safeParse(job.data) : null;
+    return parsed?.success ? parsed.data : null;
+  }
+
   /** Closes the inspector's queue handle (not the shared Redis connection). */
   async close(): Promise<void> {
     await this.#queue.close();

@@ -1,0 +1,32 @@
+import type { Redis } from "ioredis";
+import { ApprovalStoryReader, RunInspector } from "../src/agent/index.js";
+import type { ApprovalStore } from "../src/approvals/index.js";
+import type { EchoRunnerConfig } from "../src/config/index.js";
+import type { DeepReadonly } from "../src/shared/index.js";
+
+/**
+ * Longest field the story's inspector reads before the story cuts it with a note: large enough
+ * that the note counts what was left out (a task is at most 100,000 characters).
+ */
+const STORY_INSPECTOR_MAX_CHARS = 100_000;
+
+/**
+ * The reader of approval stories (pages and mails): an inspector of its own over the shared Redis,
+ * and `tools.exec.host` for where exec calls run. `close` releases the inspector's queue handle.
+ */
+export function storyReaderFromConfig(
+  config: DeepReadonly<EchoRunnerConfig>,
+  redis: Redis,
+  store: ApprovalStore,
+): { story: ApprovalStoryReader; close(): Promise<void> } {
+  const inspector = new RunInspector({
+    redis,
+    keyPrefix: config.redis.key_prefix,
+    approvals: store,
+    maxChars: STORY_INSPECTOR_MAX_CHARS,
+  });
+  return {
+    story: new ApprovalStoryReader({ inspector, execHost: config.tools.exec.host }),
+    close: () => inspector.close(),
+  };
+}
