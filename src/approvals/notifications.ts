@@ -7,7 +7,7 @@ import { DigestSender } from "./digest-sender.js";
 import { DigestStore } from "./digest-store.js";
 import type { ApprovalNotifier, Delivery, RetryOutcome } from "./notifier.js";
 import { composeOwnerNotice, isBarredOwner } from "./owner-notice.js";
-import { type ApprovalRecord, type Approver, effectiveStatus } from "./record.js";
+import { type ApprovalRecord, effectiveStatus } from "./record.js";
 import { type RetryOptions, withRetry } from "./retry.js";
 import { DEFAULT_SEND_LEASE_MS, SendLease } from "./send-lease.js";
 
