@@ -4,8 +4,15 @@
  * registry's tools (see {@link UNKNOWN_TOOL_LABEL}) so a model inventing names cannot add series.
  */
 
-/** How a run ended for good (completed and max_steps are the worker's RunOutcome statuses). */
-export const RUN_OUTCOMES = ["completed", "max_steps", "failed"] as const;
+/** How a run ended for good (all but failed are the worker's RunOutcome statuses). */
+export const RUN_OUTCOMES = [
+  "completed",
+  "max_steps",
+  "budget_exhausted",
+  "truncated",
+  "refused",
+  "failed",
+] as const;
 export type RunOutcomeLabel = (typeof RUN_OUTCOMES)[number];
 
 /** Counter families kept in Redis: name → label names. */
