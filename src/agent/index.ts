@@ -42,6 +42,7 @@ export {
   type RunOutcomeKind,
   type RunStateFilter,
   type RunSummary,
+  type RunUsageView,
   type TranscriptStep,
   type TranscriptToolCall,
 } from "./inspect/run-view.js";

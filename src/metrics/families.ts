@@ -23,6 +23,12 @@ export const COUNTER_FAMILIES = {
   tool_calls: ["tool", "verdict", "step"],
   tool_executions: ["tool", "outcome"],
   schedule_ticks: ["result"],
+  model_input_tokens: ["agent", "model"],
+  model_output_tokens: ["agent", "model"],
+  model_cached_tokens: ["agent", "model"],
+  model_cost_usd: ["agent", "model"],
+  model_active_seconds: ["agent", "model"],
+  model_retries: ["agent", "model"],
 } as const satisfies Record<string, readonly string[]>;
 export type CounterFamily = keyof typeof COUNTER_FAMILIES;
 export const COUNTER_FAMILY_NAMES = Object.keys(COUNTER_FAMILIES) as CounterFamily[];
