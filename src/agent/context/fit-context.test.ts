@@ -45,8 +45,7 @@ function pairedProperly(messages: readonly ChatMessage[]): boolean {
         .slice(0, i)
         .reverse()
         .find((x) => x.role === "assistant");
-      if (!prev || prev.role !== "assistant" || !prev.toolCalls.some((c) => c.id === m.toolCallId))
-        return false;
+      if (prev?.role !== "assistant" || !prev.toolCalls.some((c) => c.id === m.toolCallId)) return false;
     }
   }
   return true;
