@@ -11,6 +11,7 @@ import { enqueueAgentRun } from "../../src/queue/index.js";
 import { agentQueue, countExecutions, testPayload, writeScript } from "../helpers/agent-harness.js";
 import { REPO_ROOT } from "../helpers/cli-process.js";
 import { anthropicReply, startFakeAnthropicServer } from "../helpers/fake-anthropic-server.js";
+import { reply } from "../helpers/fake-chat-server.js";
 import { testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 const redis = testRedisClient();
@@ -80,7 +81,7 @@ describe("usage of a run whose worker is SIGKILLed mid-step", () => {
               usage,
             )
           : anthropicReply.text("survived", "end_turn", usage);
-      return { kind: "delay", ms: 60, then: answer };
+      return reply.delayed(60, answer);
     });
     const env = {
       REDIS_URL: testRedisUrl(),
