@@ -48,5 +48,9 @@ export function runLimitsFromConfig(
     const output = model.max_output_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS;
     contextBudget = Math.max(1000, model.context_window - output);
   }
-  return { budget, contextBudget };
+  return {
+    budget,
+    contextBudget,
+    ...(agent?.live_output_chars ? { liveOutputChars: { ...agent.live_output_chars } } : {}),
+  };
 }

@@ -121,6 +121,8 @@ const AgentConfig = z.strictObject({
   workspace: z.string().min(1),
   session_mode: z.enum(SESSION_PERMISSION_MODES).optional(),
   context_budget: positiveInt.min(1000).max(10_000_000).optional(),
+  /** Characters the results of one tool type may take together per turn (replaces the default exec/process budgets). */
+  live_output_chars: z.record(toolName, positiveInt.min(200).max(1_000_000)).optional(),
   ...runBudgetKeys,
 });
 

@@ -1,6 +1,7 @@
 import type { ChatMessage, ModelToolSpec } from "../model/model-client.js";
 import type { SpillStore } from "../run/ports.js";
 import { planContext, renderContext } from "./fit-context.js";
+import { DEFAULT_LIVE_OUTPUT_CHARS, liveCutText, planLiveCuts } from "./live-output.js";
 import { calibratedBytesPerToken, messageBytes, toolsBytes } from "./token-estimate.js";
 
 /** A request fitted to the context budget. */
@@ -30,19 +31,31 @@ export class ContextWindow {
       /** Tokens per request; undefined = no budget (the request is sent whole). */
       budgetTokens: number | undefined;
       spill: SpillStore;
+      /** Characters the results of one tool type may take together per turn (default exec 12,000, process 8,000). */
+      liveOutputChars?: Readonly<Record<string, number>> | undefined;
     },
   ) {}
 
   async fit(
-    messages: readonly ChatMessage[],
+    history: readonly ChatMessage[],
     tools: readonly ModelToolSpec[],
     sample: { sentBytes: number; promptTokens: number } | undefined,
   ): Promise<FittedRequest> {
     const tb = toolsBytes(tools);
+    // Live output budgets first (they cut within a turn), so a result later pruned points at the
+    // full text the cut spilled (ids are cached, so the cut text never replaces it).
+    const live = [...history];
+    for (const cut of planLiveCuts(history, this.options.liveOutputChars ?? DEFAULT_LIVE_OUTPUT_CHARS)) {
+      const original = history[cut.index]!;
+      if (original.role !== "tool") continue;
+      const id = await this.#spillId(cut.index, original);
+      live[cut.index] = { ...original, content: liveCutText(original.content, cut.keepChars, id) };
+    }
+    const messages: readonly ChatMessage[] = live;
     const { budgetTokens } = this.options;
     if (budgetTokens === undefined) {
       return {
-        messages: [...messages],
+        messages: live,
         sentBytes: sizeOf(messages, tb),
         estimatedTokens: 0,
         pruned: 0,

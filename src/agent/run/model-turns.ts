@@ -40,6 +40,7 @@ export class ModelTurns {
       runId: payload.runId,
       budgetTokens: limits.contextBudget,
       spill: deps.spill,
+      liveOutputChars: limits.liveOutputChars,
     });
     // The latest journalled request with both its size and the provider's count calibrates the estimate.
     const steps = [...recorded.keys()]

@@ -68,6 +68,8 @@ export interface RunLimits {
   readonly budget: RunBudget;
   /** Tokens each request may take; undefined = no context budget. */
   readonly contextBudget: number | undefined;
+  /** Per-tool-type live output budgets, characters per turn; undefined = the defaults (exec, process). */
+  readonly liveOutputChars?: Readonly<Record<string, number>> | undefined;
 }
 
 /** How a run ended, as the job's return value's status. */
