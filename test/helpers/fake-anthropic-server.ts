@@ -87,6 +87,9 @@ export function anthropicRequestProblem(body: unknown): string | undefined {
   if (messages[0]?.role !== "user") return "messages: first message must use the user role";
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
+    if (m.role !== "user" && m.role !== "assistant") {
+      return `messages.${i}.role: Input should be 'user' or 'assistant'`;
+    }
     if (i > 0 && messages[i - 1]!.role === m.role) return `messages.${i}: roles must alternate`;
     const blocks = Array.isArray(m.content)
       ? (m.content as { type: string; id?: string; tool_use_id?: string }[])
