@@ -46,6 +46,7 @@ export {
   type TranscriptStep,
   type TranscriptToolCall,
 } from "./inspect/run-view.js";
+export { usageText } from "./inspect/usage-text.js";
 export {
   type AnthropicClientOptions,
   createAnthropicClient,

@@ -1,5 +1,5 @@
 import { approvalPolicyFromConfig } from "../../../workers/approvals-from-config.js";
-import { RunInspector, type RunUsageView } from "../../agent/index.js";
+import { RunInspector, usageText } from "../../agent/index.js";
 import { ApprovalStore, formatTime } from "../../approvals/index.js";
 import type { CliIo } from "../io.js";
 import { connectCliRedis } from "./cli-redis.js";
@@ -30,14 +30,8 @@ export async function openRuns(io: CliIo, configPath: string | undefined): Promi
 }
 
 /** A time for a table cell, or "-" when there is none. */
-/** A run's consumption in one line: tokens in/out (cached), cost, active time, retries. */
-export function usageLine(usage: RunUsageView | null | undefined): string {
-  if (!usage) return "";
-  const cached = usage.cachedTokens > 0 ? ` (${usage.cachedTokens} cached)` : "";
-  const retries =
-    usage.retries > 0 ? `, ${usage.retries} model retr${usage.retries === 1 ? "y" : "ies"}` : "";
-  return `${usage.inputTokens} in${cached} / ${usage.outputTokens} out tokens, $${usage.costUsd.toFixed(4)}, ${usage.activeSeconds.toFixed(1)} s active${retries}`;
-}
+/** A run's consumption in one line (see usageText). */
+export const usageLine = usageText;
 
 export function when(ms: number | null | undefined): string {
   return ms === null || ms === undefined ? "-" : formatTime(ms);
