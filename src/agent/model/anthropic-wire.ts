@@ -56,7 +56,14 @@ export function toAnthropicRequest(
         break;
       }
       case "tool":
-        push("user", [{ type: "tool_result", tool_use_id: message.toolCallId, content: message.content }]);
+        // The API rejects empty text; a tool that printed nothing is said so.
+        push("user", [
+          {
+            type: "tool_result",
+            tool_use_id: message.toolCallId,
+            content: message.content === "" ? "(no output)" : message.content,
+          },
+        ]);
         break;
       default:
         assertNever(message, "chat message role");
