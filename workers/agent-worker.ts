@@ -1,6 +1,13 @@
 import { DelayedError, Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { archiveRun, ParkSignal, type RunDeps, runAgent, shouldRetryRun } from "../src/agent/index.js";
+import {
+  archiveRun,
+  ParkSignal,
+  type RunDeps,
+  runAgent,
+  shouldRetryRun,
+  usageOfRecords,
+} from "../src/agent/index.js";
 import { meteredAuditSink, type RunnerMetrics } from "../src/metrics/index.js";
 import { type AgentJobPayload, bullPrefix, parseAgentJobPayload } from "../src/queue/index.js";
 import { isRunnerError, randomToken } from "../src/shared/index.js";
@@ -51,6 +58,20 @@ export function agentProcessor(options: AgentWorkerOptions) {
     await archiveRun(options.deps, payload).catch((e: unknown) =>
       options.deps.logger.warn({ runId: payload.runId, err: String(e) }, "archiving the transcript failed"),
     );
+    if (metrics) {
+      // Summed from the journal, so a run that failed counts what it used too.
+      const totals = await options.deps.journal
+        .readRun(payload.runId)
+        .then((snapshot) => usageOfRecords(snapshot.records))
+        .catch(() => undefined);
+      if (totals && totals.responses > 0) {
+        await metrics.runUsage(
+          payload.runId,
+          { agent: payload.agentId, model: payload.agent.model },
+          { ...totals, activeSeconds: totals.activeMs / 1000 },
+        );
+      }
+    }
     await options.onRunFinished?.(payload);
   };
   return async (job: Job, token?: string) => {

@@ -4,12 +4,14 @@ import {
   type ApprovalPort,
   auditTrailSink,
   type CallGuard,
+  createAnthropicClient,
   createOpenAiClient,
   loadScriptedModel,
   type ModelClient,
   queueChildren,
   type RunDeps,
   redisSpillStore,
+  redisUsageIndex,
   smartApproverFromModel,
 } from "../src/agent/index.js";
 import {
@@ -26,6 +28,8 @@ import { prepareToolPolicy, resolvePreparedToolPolicy } from "../src/policy/inde
 import { bullPrefix } from "../src/queue/index.js";
 import { type Clock, type DeepReadonly, RunnerError, systemClock } from "../src/shared/index.js";
 import type { ToolEnvironment, ToolRegistry } from "../src/tools/index.js";
+import { ownerNotifierFromConfig } from "./owner-notice.js";
+import { runLimitsFromConfig } from "./run-limits.js";
 import { sessionArchiveFor } from "./tool-registry.js";
 
 /** Options for {@link buildRunDeps}. */
@@ -56,6 +60,10 @@ export interface BuildRunDepsOptions {
   childRecheckMs?: number;
   /** seed 002 `beforeToolBatch`: may veto a whole batch; none by default. */
   beforeToolBatch?: RunDeps["beforeToolBatch"];
+  /** Tells a run's owner it stopped at a budget (default: mail to the owner's approvers entry). */
+  notifyOwner?: RunDeps["notifyOwner"];
+  /** The run loop's retries of transient model failures (default 4 attempts, 1 s doubling). */
+  modelRetry?: RunDeps["modelRetry"];
 }
 
 /** Everything a worker's runs need, from config: journal, audit, policy, gate, models, spill. */
@@ -76,6 +84,18 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
           model.script.startsWith("/") ? model.script : `${options.baseDir}/${model.script}`,
         ),
       );
+    } else if (model.provider === "anthropic") {
+      const apiKey = resolveSecret(model.api_key_env, options.env, `model "${name}"`);
+      models.set(
+        name,
+        createAnthropicClient({
+          baseUrl: model.base_url,
+          model: model.model,
+          apiKey,
+          ...(model.timeout_seconds ? { timeoutMs: model.timeout_seconds * 1000 } : {}),
+          ...(model.max_output_tokens ? { maxTokens: model.max_output_tokens } : {}),
+        }),
+      );
     } else {
       const apiKey = resolveSecret(model.api_key_env, options.env, `model "${name}"`);
       models.set(
@@ -85,6 +105,7 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
           model: model.model,
           apiKey,
           ...(model.timeout_seconds ? { timeoutMs: model.timeout_seconds * 1000 } : {}),
+          ...(model.max_output_tokens ? { maxTokens: model.max_output_tokens } : {}),
         }),
       );
     }
@@ -146,6 +167,16 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
     sessions: sessionArchiveFor(config, redis),
     toolExecution: config.tools.execution,
     ...(options.beforeToolBatch ? { beforeToolBatch: options.beforeToolBatch } : {}),
+    budgetFor: (payload) => runLimitsFromConfig(config, payload),
+    priceOf(name) {
+      const price = config.models[name]?.price;
+      return price
+        ? { input: price.input, output: price.output, cachedInput: price.cached_input }
+        : undefined;
+    },
+    usageIndex: redisUsageIndex(redis, keyPrefix, retentionMs),
+    notifyOwner: options.notifyOwner ?? ownerNotifierFromConfig(config, options.env, options.logger),
+    ...(options.modelRetry ? { modelRetry: options.modelRetry } : {}),
   };
 }
 

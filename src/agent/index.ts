@@ -1,3 +1,15 @@
+export {
+  BUDGET_LIMITS,
+  type BudgetExhaustion,
+  type BudgetLimit,
+  type ModelPrice,
+  type RunBudget,
+  redisUsageIndex,
+  stricterBudget,
+  type UsageIndex,
+  type UsageTotals,
+  usageOfRecords,
+} from "./budget/index.js";
 export { batchMode, runToolBatch } from "./execution/batch.js";
 export {
   LIVE_EXEC_OUTPUT_MAX_CHARS,
@@ -35,9 +47,16 @@ export {
   type RunOutcomeKind,
   type RunStateFilter,
   type RunSummary,
+  type RunUsageView,
   type TranscriptStep,
   type TranscriptToolCall,
 } from "./inspect/run-view.js";
+export { usageText } from "./inspect/usage-text.js";
+export {
+  type AnthropicClientOptions,
+  createAnthropicClient,
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+} from "./model/anthropic-client.js";
 export {
   CHAT_ROLES,
   ChatMessage,
@@ -58,6 +77,12 @@ export {
   type ModelErrorCode,
   shouldRetryModelError,
 } from "./model/model-errors.js";
+export {
+  completeWithRetries,
+  DEFAULT_MODEL_RETRY,
+  type ModelRetry,
+  type ModelRetryPolicy,
+} from "./model/model-retry.js";
 export {
   createOpenAiClient,
   DEFAULT_MODEL_TIMEOUT_MS,
@@ -91,7 +116,13 @@ export type {
 } from "./run/ports.js";
 export { queueChildren } from "./run/queue-children.js";
 export { redisSpillStore } from "./run/redis-spill-store.js";
-export type { RunDeps, RunOutcome } from "./run/run-deps.js";
+export {
+  RUN_STATUSES,
+  type RunDeps,
+  type RunLimits,
+  type RunOutcome,
+  type RunStatus,
+} from "./run/run-deps.js";
 export { archiveRun, type SessionRecorder, sessionTranscript } from "./run/session-transcript.js";
 export { shouldRetryRun } from "./run/should-retry.js";
 export { smartApproverFromModel } from "./run/smart-approver.js";

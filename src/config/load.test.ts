@@ -223,6 +223,51 @@ describe("config validation rejects bad values and names what is wrong", () => {
     expect(problem?.origins).toEqual(["environment"]);
   });
 
+  it("loads an anthropic model with context window, output limit and price, and agent and schedule budgets", async () => {
+    const { config } = await load(
+      [
+        "models:",
+        "  claude: { provider: anthropic, base_url: https://api.anthropic.com, model: claude-x, api_key_env: ANTHROPIC_API_KEY,",
+        "            context_window: 200000, max_output_tokens: 4096, price: { input: 3, output: 15, cached_input: 0.3 } }",
+        "agents:",
+        "  a: { model: claude, task: t, workspace: /tmp, context_budget: 60000, max_cost_usd: 2, max_wall_seconds: 600,",
+        "       max_input_tokens: 100000, max_output_tokens: 5000, live_output_chars: { exec: 4000 } }",
+        "schedules:",
+        "  - { id: s, cron: '0 2 * * *', timezone: UTC, agent: a, overlap: skip, catch_up: none, jitter_seconds: 0,",
+        "      enabled: true, owner: ann, authorized: false, max_daily_cost_usd: 5 }",
+      ].join("\n"),
+    );
+    expect(config.models.claude).toMatchObject({ provider: "anthropic", price: { cached_input: 0.3 } });
+    expect(config.agents.a).toMatchObject({ context_budget: 60000, max_cost_usd: 2 });
+    expect(config.schedules[0]).toMatchObject({ max_daily_cost_usd: 5 });
+  });
+
+  it.each([
+    [
+      "a negative price",
+      "models:\n  m: { provider: scripted, script: s.yaml, price: { input: -1, output: 1 } }\n",
+      "models.m.price.input",
+    ],
+    [
+      "a context budget under 1000 tokens",
+      "agents:\n  a: { model: m, task: t, workspace: /tmp, context_budget: 10 }\n",
+      "agents.a.context_budget",
+    ],
+    [
+      "an unknown budget key",
+      "agents:\n  a: { model: m, task: t, workspace: /tmp, max_cost: 1 }\n",
+      "agents.a.max_cost",
+    ],
+    [
+      "a model provider that does not exist",
+      "models:\n  m: { provider: gemini, script: s }\n",
+      "models.m.provider",
+    ],
+  ])("rejects %s, naming the key", async (_what, yaml, path) => {
+    const err = await loadError(yaml);
+    expect(err.message).toContain(path);
+  });
+
   it("loads the built-in defaults alone, deep-frozen", async () => {
     const { config } = await loadConfig({ userConfigPath: null, env: {}, cwd: tmpdir() });
     expect(config.security.profile).toBe("daemon");

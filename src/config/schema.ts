@@ -26,7 +26,7 @@ export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "
 export const LOG_FORMATS = ["json", "pretty", "auto"] as const;
 export const OVERLAP_POLICIES = ["skip", "queue", "allow"] as const;
 export const CATCH_UP_POLICIES = ["none", "latest", "all"] as const;
-export const MODEL_PROVIDERS = ["openai", "scripted"] as const;
+export const MODEL_PROVIDERS = ["openai", "anthropic", "scripted"] as const;
 
 const toolName = z.string().min(1).max(128);
 const toolList = z.array(toolName);
@@ -105,6 +105,20 @@ const MediaEndpointConfig = z
 /** A webhook that message and notify may POST to (the body is signed with the secret when set). */
 const WebhookConfig = z.strictObject({ url: httpUrl, secret_env: optionalEnvVar });
 
+/** USD per million tokens; `cached_input` is the price of prompt tokens read from the provider's cache. */
+const ModelPrice = z.strictObject({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  cached_input: z.number().nonnegative().optional(),
+});
+
+/** What every provider shares: the context window (tokens), output limit and price used by budgets. */
+const modelLimits = {
+  context_window: positiveInt.max(10_000_000).optional(),
+  max_output_tokens: positiveInt.max(1_000_000).optional(),
+  price: ModelPrice.optional(),
+};
+
 const ModelConfig = z.discriminatedUnion("provider", [
   z.strictObject({
     provider: z.literal("openai"),
@@ -112,9 +126,26 @@ const ModelConfig = z.discriminatedUnion("provider", [
     model: z.string().min(1),
     api_key_env: envVarName,
     timeout_seconds: positiveInt.optional(),
+    ...modelLimits,
   }),
-  z.strictObject({ provider: z.literal("scripted"), script: z.string().min(1) }),
+  z.strictObject({
+    provider: z.literal("anthropic"),
+    base_url: httpUrl,
+    model: z.string().min(1),
+    api_key_env: envVarName,
+    timeout_seconds: positiveInt.optional(),
+    ...modelLimits,
+  }),
+  z.strictObject({ provider: z.literal("scripted"), script: z.string().min(1), ...modelLimits }),
 ]);
+
+/** Run budgets shared by agents and schedules; a run stops with budget_exhausted at the first one reached. */
+const runBudgetKeys = {
+  max_input_tokens: positiveInt.optional(),
+  max_output_tokens: positiveInt.optional(),
+  max_cost_usd: z.number().positive().optional(),
+  max_wall_seconds: positiveInt.optional(),
+};
 
 const AgentConfig = z.strictObject({
   model: z.string().min(1),
@@ -123,6 +154,10 @@ const AgentConfig = z.strictObject({
   max_steps: positiveInt.max(10_000).optional(),
   workspace: z.string().min(1),
   session_mode: z.enum(SESSION_PERMISSION_MODES).optional(),
+  context_budget: positiveInt.min(1000).max(10_000_000).optional(),
+  /** Characters the results of one tool type may take together per turn (replaces the default exec/process budgets). */
+  live_output_chars: z.record(toolName, positiveInt.min(200).max(1_000_000)).optional(),
+  ...runBudgetKeys,
 });
 
 /**
@@ -164,6 +199,8 @@ const ScheduleConfig = z.strictObject({
   enabled: z.boolean(),
   owner: z.string().min(1),
   authorized: z.boolean(),
+  ...runBudgetKeys,
+  max_daily_cost_usd: z.number().positive().optional(),
 });
 
 const ConfigObject = z.strictObject({

@@ -1,5 +1,5 @@
 import escapeHtml from "escape-html";
-import type { DecisionView, RunDetail, RunSummary } from "../agent/index.js";
+import { type DecisionView, type RunDetail, type RunSummary, usageText } from "../agent/index.js";
 import { type ApprovalRecord, formatTime, renderArgs } from "../approvals/index.js";
 import { QUEUE_STATES, type QueueStateLabel } from "../metrics/index.js";
 import type { ScheduleView } from "../scheduler/index.js";
@@ -176,6 +176,7 @@ export function runPage(basePath: string, operator: string, csrf: string, detail
     ["schedule", run?.scheduleId],
     ["created", time(run?.created)],
     ["finished", time(run?.finished)],
+    ["usage", usageText(run?.usage) || null],
     ["detail", run?.detail],
   ];
   const audit =

@@ -32,7 +32,7 @@ export interface MetricsCollector {
 }
 
 const HELP: Record<CounterFamily, string> = {
-  runs: "Agent runs that ended for good, by outcome (completed, max_steps, failed)",
+  runs: "Agent runs that ended for good, by outcome (completed, max_steps, budget_exhausted, truncated, refused, failed)",
   run_parks: "Times a run parked (waiting for a person, a child run or a claim) without holding a worker",
   run_retries: "Run attempts that failed and will be tried again",
   tool_calls: "Gate decisions on tool calls by tool, verdict and deciding step (0 = a policy layer)",
@@ -41,6 +41,12 @@ const HELP: Record<CounterFamily, string> = {
     "Schedule ticks by result (fired, caught-up, skipped-overlap, queued, released, missed, already, busy, lost, gone)",
   credential_failures:
     "Failed credentials by kind (bearer: API or /metrics token, sign_in: /admin, link: approval-link token)",
+  model_input_tokens: "Prompt tokens the model providers reported for finished runs, by agent and model",
+  model_output_tokens: "Output tokens the model providers reported for finished runs, by agent and model",
+  model_cached_tokens: "Prompt tokens read from the providers' caches for finished runs, by agent and model",
+  model_cost_usd: "Cost of finished runs' model calls in USD at the configured price, by agent and model",
+  model_active_seconds: "Active time of finished runs (parked time excluded), by agent and model",
+  model_retries: "Transient model failures retried inside finished runs, by agent and model",
 };
 
 /**

@@ -4,8 +4,15 @@
  * registry's tools (see {@link UNKNOWN_TOOL_LABEL}) so a model inventing names cannot add series.
  */
 
-/** How a run ended for good (completed and max_steps are the worker's RunOutcome statuses). */
-export const RUN_OUTCOMES = ["completed", "max_steps", "failed"] as const;
+/** How a run ended for good (all but failed are the worker's RunOutcome statuses). */
+export const RUN_OUTCOMES = [
+  "completed",
+  "max_steps",
+  "budget_exhausted",
+  "truncated",
+  "refused",
+  "failed",
+] as const;
 export type RunOutcomeLabel = (typeof RUN_OUTCOMES)[number];
 
 /** Counter families kept in Redis: name → label names. */
@@ -17,6 +24,12 @@ export const COUNTER_FAMILIES = {
   tool_executions: ["tool", "outcome"],
   schedule_ticks: ["result"],
   credential_failures: ["kind"],
+  model_input_tokens: ["agent", "model"],
+  model_output_tokens: ["agent", "model"],
+  model_cached_tokens: ["agent", "model"],
+  model_cost_usd: ["agent", "model"],
+  model_active_seconds: ["agent", "model"],
+  model_retries: ["agent", "model"],
 } as const satisfies Record<string, readonly string[]>;
 export type CounterFamily = keyof typeof COUNTER_FAMILIES;
 export const COUNTER_FAMILY_NAMES = Object.keys(COUNTER_FAMILIES) as CounterFamily[];

@@ -36,6 +36,11 @@ export class MetricsKeys {
     return `${this.base}seen:decisions:${runId}`;
   }
 
+  /** Marks a run's usage as counted (expires), so a run finished again after a crash adds nothing. */
+  seenUsage(runId: string): string {
+    return `${this.base}seen:usage:${runId}`;
+  }
+
   /** Histogram of approval waits: fields `[status,"b",le]`, `[status,"sum"]`, `[status,"count"]`. */
   get approvalWait(): string {
     return `${this.base}h:approval_wait`;

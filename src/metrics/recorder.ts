@@ -24,6 +24,27 @@ if redis.call('HSETNX', KEYS[1], ARGV[1], '1') == 1 then
 end
 return 0`;
 
+// Count a run's usage once: the marker, then one HINCRBYFLOAT per family (ARGV: ttl, field, then
+// family key index / amount pairs follow KEYS[2..]).
+const COUNT_USAGE_ONCE = `
+if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
+  for i = 2, #KEYS do
+    redis.call('HINCRBYFLOAT', KEYS[i], ARGV[2], ARGV[i + 1])
+  end
+  return 1
+end
+return 0`;
+
+/** What a finished run consumed, for the per-agent, per-model series. */
+export interface RunUsageCounts {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  costUsd: number;
+  activeSeconds: number;
+  retries: number;
+}
+
 /** Options of {@link RunnerMetrics}. */
 export interface RunnerMetricsOptions {
   redis: Redis;
@@ -135,6 +156,32 @@ export class RunnerMetrics {
         multi.hincrby(this.keys.counter("schedule_ticks"), JSON.stringify([result]), n);
       }
       await multi.exec();
+    });
+  }
+
+  /**
+   * Adds a finished run's usage (summed from its journal) to the per-agent, per-model series, once
+   * per run even if a crash makes a worker finish it again.
+   */
+  runUsage(runId: string, labels: { agent: string; model: string }, usage: RunUsageCounts): Promise<void> {
+    const families: [CounterFamily, number][] = [
+      ["model_input_tokens", usage.inputTokens],
+      ["model_output_tokens", usage.outputTokens],
+      ["model_cached_tokens", usage.cachedTokens],
+      ["model_cost_usd", usage.costUsd],
+      ["model_active_seconds", usage.activeSeconds],
+      ["model_retries", usage.retries],
+    ];
+    return this.#quietly("model_usage", async () => {
+      await this.#redis.eval(
+        COUNT_USAGE_ONCE,
+        1 + families.length,
+        this.keys.seenUsage(runId),
+        ...families.map(([f]) => this.keys.counter(f)),
+        SEEN_RUN_TTL_MS,
+        JSON.stringify([labels.agent, labels.model]),
+        ...families.map(([, n]) => String(n)),
+      );
     });
   }
 

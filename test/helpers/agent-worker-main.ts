@@ -1,7 +1,9 @@
 // A real agent worker process for crash tests: `node bin/run-ts.js test/helpers/agent-worker-main.ts`.
 // Configured by environment: REDIS_URL, KEY_PREFIX, COUNTER_FILE, SCRIPT_FILE, TOOL_DELAY_MS,
-// CLAIM_LEASE_MS, LOCK_MS. Prints "worker ready <BullMQ worker id>" once it takes jobs (the id starts
-// the lock token of every job it holds, so a test can tell whether a kill hit running work).
+// CLAIM_LEASE_MS, LOCK_MS; CONFIG_JSON (optional): config merged over the test config, e.g. models
+// pointing at a local provider-format server (its key variables are read from this environment).
+// Prints "worker ready <BullMQ worker id>" once it takes jobs (the id starts the lock token of every
+// job it holds, so a test can tell whether a kill hit running work).
 import { readFile } from "node:fs/promises";
 import { Redis } from "ioredis";
 import { startAgentWorker } from "../../workers/agent-worker.js";
@@ -15,6 +17,9 @@ const { deps } = await testRunDeps({
   keyPrefix,
   tools: [countingWriteTool(env.COUNTER_FILE ?? "", { delayMs: Number(env.TOOL_DELAY_MS ?? "0") })],
   script: await readFile(env.SCRIPT_FILE ?? "", "utf8"),
+  ...(env.CONFIG_JSON
+    ? { configOverrides: JSON.parse(env.CONFIG_JSON) as Record<string, unknown>, env }
+    : {}),
 });
 const lockMs = Number(env.LOCK_MS ?? "1000");
 const worker = startAgentWorker({

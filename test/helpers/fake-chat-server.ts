@@ -116,7 +116,11 @@ export interface FakeChatServer {
  * protocol at POST /v1/chat/completions. Unscripted requests get a 500 naming the request index,
  * so a test that forgot a reply fails loudly.
  */
-export async function startFakeChatServer(handler?: FakeHandler): Promise<FakeChatServer> {
+export async function startFakeChatServer(
+  handler?: FakeHandler,
+  /** The one POST route it answers (the Anthropic-format server uses `/v1/messages`). */
+  route = "/v1/chat/completions",
+): Promise<FakeChatServer> {
   const requests: RecordedRequest[] = [];
   const queue: FakeReply[] = [];
   let current = handler;
@@ -150,7 +154,7 @@ export async function startFakeChatServer(handler?: FakeHandler): Promise<FakeCh
   });
 
   async function answer(request: RecordedRequest, res: ServerResponse): Promise<void> {
-    if (request.method !== "POST" || request.path !== "/v1/chat/completions") {
+    if (request.method !== "POST" || request.path !== route) {
       send(res, reply.error(404, `fake chat server: no route ${request.method} ${request.path}`));
       return;
     }

@@ -4,6 +4,7 @@ import { type ApprovalRecord, type ApprovalStore, effectiveStatus } from "../../
 import { type AuditRecord, AuditTrail, Journal } from "../../journal/index.js";
 import { AgentJobPayload, bullPrefix } from "../../queue/index.js";
 import { assertNever, type Clock, RunnerError, systemClock } from "../../shared/index.js";
+import { type UsageTotals, usageOfRecords } from "../budget/usage-totals.js";
 import type { RunOutcome } from "../run/run-deps.js";
 import { clipText, DEFAULT_VIEW_MAX_CHARS } from "./clip.js";
 import { decodeJournal } from "./run-transcript.js";
@@ -17,6 +18,7 @@ import {
   type RunOutcomeKind,
   type RunStateFilter,
   type RunSummary,
+  type RunUsageView,
 } from "./run-view.js";
 
 /** Default number of runs `listRuns` returns. */
@@ -149,9 +151,12 @@ export class RunInspector {
     for (const d of decisions) if (d.idempotencyKey) toolByKey.set(d.idempotencyKey, d.tool);
     const { transcript, journal } = decodeJournal(snapshot, traceId, toolByKey, this.#maxChars);
     const now = this.#clock.now();
+    const run = job ? await this.#summary(job, await jobState(job), approvals) : null;
+    // The journal is the source of truth (also for a run in progress or one whose job is gone).
+    if (run) run.usage = usageView(usageOfRecords(snapshot.records));
     return {
       runId,
-      run: job ? await this.#summary(job, await jobState(job), approvals) : null,
+      run,
       task: clipText(data?.agent.task, this.#maxChars),
       model: data?.agent.model ?? null,
       unattended: data?.unattended ?? null,
@@ -202,6 +207,7 @@ export class RunInspector {
       finished: job.finishedOn ?? null,
       attempts: job.attemptsMade,
       parkedApprovals: pending.map(parkedApproval),
+      usage: usageFromOutcome(job.returnvalue),
     };
   }
 
@@ -213,6 +219,30 @@ export class RunInspector {
       .filter((r): r is ApprovalRecord => r !== null)
       .sort((a, b) => a.requestedAt - b.requestedAt);
   }
+}
+
+function usageView(totals: UsageTotals): RunUsageView {
+  return {
+    inputTokens: totals.inputTokens,
+    outputTokens: totals.outputTokens,
+    cachedTokens: totals.cachedTokens,
+    costUsd: totals.costUsd,
+    activeSeconds: totals.activeMs / 1000,
+    retries: totals.retries,
+  };
+}
+
+function usageFromOutcome(value: unknown): RunUsageView | null {
+  const usage = (value as Partial<RunOutcome> | null | undefined)?.usage;
+  if (!usage || typeof usage !== "object") return null;
+  return {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cachedTokens: usage.cachedTokens,
+    costUsd: usage.costUsd,
+    activeSeconds: usage.activeSeconds,
+    retries: usage.retries,
+  };
 }
 
 function lastActivity(job: Job): number {
@@ -244,8 +274,10 @@ function outcomeOf(
       return { outcome: "waiting", detail: "waiting for child jobs" };
     case "completed": {
       const value = job.returnvalue as Partial<RunOutcome> | null;
+      const ended = ["max_steps", "budget_exhausted", "truncated", "refused"] as const;
+      const status = ended.find((s) => s === value?.status);
       return {
-        outcome: value?.status === "max_steps" ? "max_steps" : "completed",
+        outcome: status ?? "completed",
         detail: typeof value?.finalAnswer === "string" ? value.finalAnswer : null,
       };
     }

@@ -30,7 +30,9 @@ export type RunStateFilter = (typeof RUN_STATE_FILTERS)[number];
  * Where a run stands, in an operator's words: `queued` (waiting for a worker), `running`, `parked`
  * (a pending approval holds it, no worker slot used), `waiting` (delayed for another reason: retry
  * backoff, another worker's claim, a child run), `completed`, `max_steps` (stopped without a final
- * answer), `failed` (no retries left, or not retryable).
+ * answer), `budget_exhausted` (a run budget was reached), `truncated` (the model's answer was cut at
+ * its output limit), `refused` (the model or its provider declined), `failed` (no retries left, or
+ * not retryable).
  */
 export const RUN_OUTCOMES = [
   "queued",
@@ -39,8 +41,26 @@ export const RUN_OUTCOMES = [
   "waiting",
   "completed",
   "max_steps",
+  "budget_exhausted",
+  "truncated",
+  "refused",
   "failed",
 ] as const;
+
+/**
+ * What a run consumed, summed from its journalled model responses (its sub-agents are runs of their
+ * own). Cost is at the price configured when each response arrived (0 without `models.<name>.price`).
+ */
+export interface RunUsageView {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  costUsd: number;
+  /** Active time: between model responses, without the time parked for a person or a child. */
+  activeSeconds: number;
+  /** Transient model failures retried. */
+  retries: number;
+}
 export type RunOutcomeKind = (typeof RUN_OUTCOMES)[number];
 
 /** A pending approval that holds a run, as a listing shows it. */
@@ -80,6 +100,11 @@ export interface RunSummary {
   attempts: number;
   /** Pending approvals of this run (empty for finished runs). */
   parkedApprovals: ParkedApproval[];
+  /**
+   * What the run consumed: a finished run's from its outcome, a run in progress's from its journal
+   * (shown by `jobs show`); null when unknown (a listed run in progress, a run from before usage).
+   */
+  usage: RunUsageView | null;
 }
 
 /** One tool call the model asked for in one step, joined to its journal key. */

@@ -43,8 +43,19 @@ export interface ModelToolSpec {
   parameters: Record<string, unknown>;
 }
 
-/** Why the model stopped. `unknown` stands for a missing or unrecognised reason from the server. */
-export const FINISH_REASONS = ["stop", "tool_calls", "length", "content_filter", "unknown"] as const;
+/**
+ * Why the model stopped. `length`: cut at the output limit (max_tokens); `refusal`: the model
+ * declined (Anthropic `refusal`, OpenAI `message.refusal`); `content_filter`: the provider's filter
+ * cut it. `unknown` stands for a missing or unrecognised reason from the server.
+ */
+export const FINISH_REASONS = [
+  "stop",
+  "tool_calls",
+  "length",
+  "content_filter",
+  "refusal",
+  "unknown",
+] as const;
 export type FinishReason = (typeof FINISH_REASONS)[number];
 
 /** Token usage of one completion. */
@@ -53,6 +64,11 @@ export const ModelUsage = z
     promptTokens: z.number().int().nonnegative(),
     completionTokens: z.number().int().nonnegative(),
     totalTokens: z.number().int().nonnegative(),
+    /**
+     * Of `promptTokens`, how many were read from the provider's prompt cache (billed at the cached
+     * price). Absent when the provider reports none (and in journals written before it existed).
+     */
+    cachedTokens: z.number().int().nonnegative().optional(),
   })
   .strict();
 export type ModelUsage = z.infer<typeof ModelUsage>;
@@ -67,6 +83,18 @@ export const ModelResponse = z
     finishReason: z.enum(FINISH_REASONS),
     /** Null when the server (or the scripted client) reports none. */
     usage: ModelUsage.nullable(),
+    /**
+     * Set by the run loop when it journals the response (never by a client): the transient failures
+     * retried before this answer, the run's active time since the previous step (ms, parked time
+     * excluded), and when the answer arrived (ms since the epoch). Usage, time and cost budgets are
+     * summed from these journalled fields, so a replay never counts a response twice.
+     */
+    retries: z.array(z.strictObject({ code: z.string(), waitMs: z.number().int().nonnegative() })).optional(),
+    activeMs: z.number().int().nonnegative().optional(),
+    at: z.number().int().nonnegative().optional(),
+    costUsd: z.number().nonnegative().optional(),
+    /** Bytes of the request as sent (after the context budget), to calibrate the token estimate. */
+    sentBytes: z.number().int().nonnegative().optional(),
   })
   .strict();
 export type ModelResponse = z.infer<typeof ModelResponse>;
@@ -81,7 +109,8 @@ export interface ModelRequest {
 }
 
 /**
- * A chat model. Implementations: the OpenAI-compatible HTTP client and the scripted client.
+ * A chat model. Implementations: the OpenAI-compatible HTTP client, the Anthropic Messages client
+ * and the scripted client.
  * Failures are RunnerErrors with a MODEL_* code; `shouldRetryModelError` says which are transient.
  */
 export interface ModelClient {

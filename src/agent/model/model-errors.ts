@@ -11,6 +11,8 @@ export const MODEL_ERROR_CODES = [
   "MODEL_RESPONSE_INVALID",
   "MODEL_SCRIPT_INVALID",
   "MODEL_SCRIPT_EXHAUSTED",
+  "MODEL_OVERLOADED",
+  "MODEL_CONTEXT_TOO_LONG",
 ] as const satisfies readonly ErrorCode[];
 export type ModelErrorCode = (typeof MODEL_ERROR_CODES)[number];
 
@@ -23,6 +25,8 @@ export function isRetryableModelErrorCode(code: ModelErrorCode): boolean {
     case "MODEL_TIMEOUT":
     case "MODEL_RATE_LIMITED":
     case "MODEL_UNAVAILABLE":
+    // Anthropic 529 / a 503: the provider is busy, not broken.
+    case "MODEL_OVERLOADED":
       return true;
     // The caller cancelled: retrying would ignore the cancellation.
     case "MODEL_ABORTED":
@@ -33,6 +37,8 @@ export function isRetryableModelErrorCode(code: ModelErrorCode): boolean {
     case "MODEL_RESPONSE_INVALID":
     case "MODEL_SCRIPT_INVALID":
     case "MODEL_SCRIPT_EXHAUSTED":
+    // The same history is just as long next time; the context budget must shrink it first.
+    case "MODEL_CONTEXT_TOO_LONG":
       return false;
     default:
       return assertNever(code, "model error code");

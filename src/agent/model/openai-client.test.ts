@@ -131,7 +131,8 @@ describe("the OpenAI-compatible client", () => {
 
   it.each([
     [500, "MODEL_UNAVAILABLE", true],
-    [503, "MODEL_UNAVAILABLE", true],
+    [503, "MODEL_OVERLOADED", true],
+    [529, "MODEL_OVERLOADED", true],
     [429, "MODEL_RATE_LIMITED", true],
     [408, "MODEL_TIMEOUT", true],
     [401, "MODEL_AUTH_FAILED", false],

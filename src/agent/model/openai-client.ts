@@ -2,6 +2,7 @@ import { RunnerError } from "../../shared/index.js";
 import type { ModelClient, ModelRequest, ModelResponse } from "./model-client.js";
 import type { ModelErrorCode } from "./model-errors.js";
 import { fromWireResponse, toWireRequest } from "./openai-wire.js";
+import { parseRetryAfterMs } from "./retry-after.js";
 
 /** Default time limit of one model request (connect, wait, read the body), ms. */
 export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
@@ -53,11 +54,11 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
       );
       let status: number;
       let text: string;
-      let retryAfter: string | null;
+      let retryAfter: number | undefined;
       try {
         const response = await fetch(endpoint, { method: "POST", headers, body, signal });
         status = response.status;
-        retryAfter = response.headers.get("retry-after");
+        retryAfter = parseRetryAfterMs((name) => response.headers.get(name));
         text = await response.text();
       } catch (cause) {
         if (request.signal?.aborted) {
@@ -120,13 +121,26 @@ function httpError(
   model: string,
   status: number,
   text: string,
-  retryAfter: string | null,
+  retryAfter: number | undefined,
 ): RunnerError {
   const detail = `HTTP ${status}: ${serverMessage(text)}`;
   const data: Record<string, unknown> = { status };
+  if (retryAfter !== undefined) data.retryAfterMs = retryAfter;
+  if (status === 503 || status === 529) {
+    return modelError("MODEL_OVERLOADED", `Model server ${where} is overloaded (${detail})`, undefined, data);
+  }
+  if (
+    (status === 400 || status === 413) &&
+    /context_length_exceeded|maximum context length|too many tokens|prompt is too long/i.test(text)
+  ) {
+    return modelError(
+      "MODEL_CONTEXT_TOO_LONG",
+      `Model server ${where} rejected the request as too long for model "${model}" (${detail}); lower the agent's context_budget or the model's context_window`,
+      undefined,
+      data,
+    );
+  }
   if (status === 429) {
-    const seconds = retryAfter === null ? Number.NaN : Number(retryAfter);
-    if (Number.isFinite(seconds) && seconds >= 0) data.retryAfterMs = Math.round(seconds * 1000);
     return modelError(
       "MODEL_RATE_LIMITED",
       `Model server ${where} is rate limiting (${detail})`,

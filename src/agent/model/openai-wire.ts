@@ -66,6 +66,7 @@ const WireResponse = z.object({
       z.object({
         message: z.object({
           content: z.string().nullish(),
+          refusal: z.string().nullish(),
           tool_calls: z
             .array(
               z.object({
@@ -84,6 +85,7 @@ const WireResponse = z.object({
       prompt_tokens: z.number().int().nonnegative(),
       completion_tokens: z.number().int().nonnegative(),
       total_tokens: z.number().int().nonnegative(),
+      prompt_tokens_details: z.object({ cached_tokens: z.number().int().nonnegative().nullish() }).nullish(),
     })
     .nullish(),
 });
@@ -109,13 +111,17 @@ export function fromWireResponse(
   return {
     ok: true,
     response: {
-      message: { content: choice.message.content ?? null, toolCalls },
-      finishReason: toFinishReason(choice.finish_reason),
+      // A refusal comes as its own field with finish_reason "stop": report it as what it is.
+      message: { content: choice.message.content ?? choice.message.refusal ?? null, toolCalls },
+      finishReason: choice.message.refusal ? "refusal" : toFinishReason(choice.finish_reason),
       usage: usage
         ? {
             promptTokens: usage.prompt_tokens,
             completionTokens: usage.completion_tokens,
             totalTokens: usage.total_tokens,
+            ...(usage.prompt_tokens_details?.cached_tokens
+              ? { cachedTokens: usage.prompt_tokens_details.cached_tokens }
+              : {}),
           }
         : null,
     },

@@ -12,6 +12,8 @@ import {
 import { claimAndRun } from "./claim-and-run.js";
 import { DeferredCompletion } from "./deferred-completion.js";
 import { taskWithDependencies, throwIfStopRequested } from "./dependency-answers.js";
+import { endedByFinishReason } from "./finish-outcome.js";
+import { ModelTurns } from "./model-turns.js";
 import { ParkSignal } from "./park-signal.js";
 import type { RunDeps, RunOutcome } from "./run-deps.js";
 import type { RunScope } from "./run-scope.js";
@@ -124,6 +126,7 @@ async function runSteps(scope: RunScope, deferred: DeferredCompletion): Promise<
     { role: "user", content: await taskWithDependencies(payload, deps.children) },
   ];
   const loaded = new Set<string>();
+  const turns = new ModelTurns(scope);
   // Children started by earlier calls (a workflow starts several): the fan-out limit's count.
   let childCount = 0;
   let callIndex = 0;
@@ -131,6 +134,13 @@ async function runSteps(scope: RunScope, deferred: DeferredCompletion): Promise<
     await throwIfStopRequested(payload, deps.children);
     const key = modelStepKey(step);
     const tools = visibleSpecs(scope, loaded);
+    if (!recorded.has(key)) {
+      const stop = await turns.budgetStop(step, callIndex);
+      if (stop) {
+        await deferred.flush();
+        return stop;
+      }
+    }
     const claimed = recorded.has(key)
       ? { value: recorded.get(key), replay: true }
       : await claimAndRun({
@@ -143,20 +153,25 @@ async function runSteps(scope: RunScope, deferred: DeferredCompletion): Promise<
           onInDoubt: () => "rerun",
           inDoubtFailure: () => null,
           parkInDoubt: async () => deps.clock.now(),
-          produce: async () => model.complete({ messages, tools }),
+          produce: async () => turns.call(model, messages, tools),
           deferred,
           deferOwn: true,
         });
     const response = parseRecordedResponse(claimed.value, step);
+    turns.recorded(response, recorded.has(key));
     const calls = response.message.toolCalls;
     messages.push({ role: "assistant", content: response.message.content, toolCalls: calls });
-    if (calls.length === 0) {
+    const ended = endedByFinishReason(response, step, callIndex);
+    if (ended || calls.length === 0) {
       await deferred.flush();
       return {
-        status: "completed",
-        finalAnswer: response.message.content ?? "",
-        steps: step + 1,
-        toolCalls: callIndex,
+        ...(ended ?? {
+          status: "completed",
+          finalAnswer: response.message.content ?? "",
+          steps: step + 1,
+          toolCalls: callIndex,
+        }),
+        usage: turns.usage(),
       };
     }
     const base = callIndex;
@@ -215,5 +230,6 @@ async function runSteps(scope: RunScope, deferred: DeferredCompletion): Promise<
     finalAnswer: `stopped after ${payload.agent.maxSteps} steps without a final answer`,
     steps: payload.agent.maxSteps,
     toolCalls: callIndex,
+    usage: turns.usage(),
   };
 }

@@ -5,7 +5,11 @@ import type { ToolExecutionMode, ToolPolicyResolution } from "../../policy/index
 import type { AgentJobPayload } from "../../queue/index.js";
 import type { Clock } from "../../shared/index.js";
 import type { ToolEnvironment, ToolRegistry } from "../../tools/index.js";
+import type { RunBudget } from "../budget/run-budget.js";
+import type { UsageIndex } from "../budget/usage-index.js";
+import type { ModelPrice } from "../budget/usage-totals.js";
 import type { ModelClient } from "../model/model-client.js";
+import type { ModelRetryPolicy } from "../model/model-retry.js";
 import type { ApprovalPort, AuditSink, CallGuard, ChildrenPort, SpillStore } from "./ports.js";
 import type { SessionRecorder } from "./session-transcript.js";
 import type { BeforeToolBatchHook } from "./tool-batch-hook.js";
@@ -49,12 +53,54 @@ export interface RunDeps {
   toolExecution?: ToolExecutionMode;
   /** seed 002 `beforeToolBatch`: may veto a whole batch (see {@link BeforeToolBatchHook}); none by default. */
   beforeToolBatch?: BeforeToolBatchHook;
+  /**
+   * The run tree's budget and the context budget (tokens per request) of a run, from config
+   * (agents and schedules); none: no limits, the history is sent whole.
+   */
+  budgetFor?(payload: AgentJobPayload): RunLimits;
+  /** Price of a model of config `models` (USD per million tokens); none: cost is not counted. */
+  priceOf?(model: string): ModelPrice | undefined;
+  /** Which runs share a tree's and a schedule-day's budget; none: each run counts alone. */
+  usageIndex?: UsageIndex;
+  /** Tells a run's owner that it stopped at a budget (email to the approvers entry of that id). */
+  notifyOwner?(payload: AgentJobPayload, notice: { subject: string; text: string }): Promise<void>;
+  /** Retries of transient model failures inside a step (default: 4 attempts, 1 s doubling). */
+  modelRetry?: Partial<ModelRetryPolicy>;
 }
+
+/** A run's limits from config. */
+export interface RunLimits {
+  readonly budget: RunBudget;
+  /** Tokens each request may take; undefined = no context budget. */
+  readonly contextBudget: number | undefined;
+  /** Per-tool-type live output budgets, characters per turn; undefined = the defaults (exec, process). */
+  readonly liveOutputChars?: Readonly<Record<string, number>> | undefined;
+}
+
+/** How a run ended, as the job's return value's status. */
+export const RUN_STATUSES = ["completed", "max_steps", "budget_exhausted", "truncated", "refused"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** How a run ended (the job's return value). */
 export interface RunOutcome {
-  readonly status: "completed" | "max_steps";
+  /**
+   * `budget_exhausted`: a run budget was reached before the next model call; `truncated`: the
+   * model's answer was cut at its output limit (no tool call of it ran); `refused`: the model or the
+   * provider's filter declined.
+   */
+  readonly status: RunStatus;
   readonly finalAnswer: string;
   readonly steps: number;
   readonly toolCalls: number;
+  /** What the run itself consumed (its sub-agents not included), summed from its journal. */
+  readonly usage?: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly cachedTokens: number;
+    readonly costUsd: number;
+    readonly activeSeconds: number;
+    readonly retries: number;
+  };
+  /** The limit reached, when the status is budget_exhausted. */
+  readonly budget?: { readonly limit: string; readonly allowed: number; readonly used: number };
 }

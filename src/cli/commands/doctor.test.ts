@@ -250,4 +250,25 @@ describe("echo-runner doctor", () => {
     expect(text).toMatch(/^ok {4}tools +\d+ ready: .*read_file/m);
     expect(text).toMatch(/\nFAILED \(\d+ ok, \d+ warn, 1 fail\)\n$/);
   });
+
+  it("warns when a schedule's owner has no approvers entry, since its budget stops would notify nobody", async () => {
+    const schedule = {
+      id: "nightly",
+      cron: "0 2 * * *",
+      timezone: "UTC",
+      agent: "a",
+      overlap: "skip",
+      catch_up: "none",
+      jitter_seconds: 0,
+      enabled: true,
+      authorized: false,
+    };
+    const agents = { a: { model: "s", task: "t", workspace: dir } };
+    const models = { s: { provider: "scripted", script: "x.yaml" } };
+    const orphan = await doctor(healthy({ models, agents, schedules: [{ ...schedule, owner: "bob" }] }));
+    expect(orphan.check("owners")).toMatchObject({ status: "warn" });
+    expect(orphan.check("owners")?.reason).toContain("nightly (owner bob)");
+    const owned = await doctor(healthy({ models, agents, schedules: [{ ...schedule, owner: "alice" }] }));
+    expect(owned.check("owners")).toMatchObject({ status: "ok" });
+  });
 });

@@ -6,6 +6,7 @@ import { type CliCommand, EXIT } from "../io.js";
 import { loadCheckedConfig } from "./config-schedules.js";
 import { DOCTOR_STATUSES, type DoctorCheck, fail, ok } from "./doctor-check.js";
 import { checkPublicUrl, checkSmtp } from "./doctor-mail.js";
+import { checkScheduleOwners } from "./doctor-owners.js";
 import { checkRedis } from "./doctor-redis.js";
 import { checkTools } from "./doctor-tools.js";
 import { wholeNumberOption } from "./whole-number-option.js";
@@ -77,7 +78,7 @@ export async function runDoctor(options: {
       checkSmtp(config, options.env, options.timeoutMs),
       checkTools(config, options.env, project ? dirname(project.origin) : options.cwd),
     ]);
-    checks.push(...redis, smtp, checkPublicUrl(config), ...tools);
+    checks.push(...redis, smtp, checkPublicUrl(config), checkScheduleOwners(config), ...tools);
   }
   const counts = { ok: 0, warn: 0, fail: 0 };
   for (const c of checks) counts[c.status] += 1;

@@ -8,7 +8,7 @@ import {
 } from "../../agent/index.js";
 import { RunnerError } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
-import { oneLine, openRuns, when } from "./jobs-shared.js";
+import { oneLine, openRuns, usageLine, when } from "./jobs-shared.js";
 import { wholeNumberOption } from "./whole-number-option.js";
 
 const USAGE = `echo-runner jobs list [--state ${RUN_STATE_FILTERS.join("|")}] [--limit N] [--config FILE] [--json]`;
@@ -31,11 +31,12 @@ function line(run: RunSummary): string {
   );
   return [
     run.runId,
-    run.outcome.padEnd(9),
+    run.outcome.padEnd(16),
     `agent ${run.agent ?? "?"}`,
     `created ${when(run.created)}`,
     run.finished === null ? `started ${when(run.started)}` : `finished ${when(run.finished)}`,
     ...parked,
+    usageLine(run.usage),
     oneLine(run.detail, 80),
   ]
     .filter(Boolean)
@@ -45,7 +46,8 @@ function line(run: RunSummary): string {
 /** `echo-runner jobs list`: recent agent runs, newest first, with where each stands. */
 export const jobsListCommand: CliCommand = {
   words: ["jobs", "list"],
-  summary: "list recent agent runs (newest first): state, outcome, agent, parked approvals",
+  summary:
+    "list recent agent runs (newest first): state, outcome, agent, parked approvals, tokens, cost, time",
   usage: USAGE,
   async run(args, io) {
     const { values, positionals } = parseArgs({

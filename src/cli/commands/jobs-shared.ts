@@ -1,5 +1,5 @@
 import { approvalPolicyFromConfig } from "../../../workers/approvals-from-config.js";
-import { RunInspector } from "../../agent/index.js";
+import { RunInspector, usageText } from "../../agent/index.js";
 import { ApprovalStore, formatTime } from "../../approvals/index.js";
 import type { CliIo } from "../io.js";
 import { connectCliRedis } from "./cli-redis.js";
@@ -30,6 +30,9 @@ export async function openRuns(io: CliIo, configPath: string | undefined): Promi
 }
 
 /** A time for a table cell, or "-" when there is none. */
+/** A run's consumption in one line (see usageText). */
+export const usageLine = usageText;
+
 export function when(ms: number | null | undefined): string {
   return ms === null || ms === undefined ? "-" : formatTime(ms);
 }

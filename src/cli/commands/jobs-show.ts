@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import type { DecisionView, RunDetail } from "../../agent/index.js";
 import { RunnerError } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
-import { oneLine, openRuns, when } from "./jobs-shared.js";
+import { oneLine, openRuns, usageLine, when } from "./jobs-shared.js";
 
 const USAGE = "echo-runner jobs show <run id> [--config FILE] [--json]";
 
@@ -33,6 +33,7 @@ function render(detail: RunDetail): string {
       `Agent: ${run.agent ?? "?"}   trace ${run.traceId ?? "?"}   origin ${run.origin ?? "?"}${run.scheduleId ? ` (schedule ${run.scheduleId})` : ""}${run.parentRunId ? `   parent ${run.parentRunId}` : ""}`,
       `Created ${when(run.created)}   started ${when(run.started)}   finished ${when(run.finished)}`,
     );
+    if (run.usage) lines.push(`Usage: ${usageLine(run.usage)}`);
     if (run.detail)
       lines.push(`${run.outcome === "failed" ? "Failure" : "Answer"}: ${oneLine(run.detail, 400)}`);
   }

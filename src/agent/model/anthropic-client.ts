@@ -1,0 +1,177 @@
+import Anthropic from "@anthropic-ai/sdk";
+import { RunnerError } from "../../shared/index.js";
+import { fromAnthropicMessage, toAnthropicRequest } from "./anthropic-wire.js";
+import type { ModelClient, ModelRequest, ModelResponse } from "./model-client.js";
+import type { ModelErrorCode } from "./model-errors.js";
+import { DEFAULT_MODEL_TIMEOUT_MS } from "./openai-client.js";
+import { parseRetryAfterMs } from "./retry-after.js";
+
+/** `max_tokens` when config sets none: the Messages API requires one on every request. */
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
+
+/** Options for {@link createAnthropicClient}. Values come from config; nothing is read from the environment. */
+export interface AnthropicClientOptions {
+  /** Base URL of the API without the version path, e.g. `https://api.anthropic.com`. http or https. */
+  baseUrl: string;
+  /** Model name sent with every request, e.g. `claude-sonnet-4-5`. */
+  model: string;
+  /** Sent as `x-api-key`; never logged or put in errors. */
+  apiKey: string;
+  /** Time limit of one request, ms. Default 120 000. */
+  timeoutMs?: number;
+  /** `max_tokens` of each response. Default {@link DEFAULT_ANTHROPIC_MAX_TOKENS}. */
+  maxTokens?: number;
+  temperature?: number;
+}
+
+/**
+ * A client for Anthropic's Messages API through the official SDK. The SDK's own retries are off
+ * (`maxRetries: 0`): the run loop retries, journals each retry and honours `retry-after`. Every
+ * failure is a RunnerError with a MODEL_* code.
+ */
+export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
+  let url: URL;
+  try {
+    url = new URL(options.baseUrl);
+  } catch {
+    throw invalidOption(
+      "baseUrl",
+      "an absolute http(s) URL such as https://api.anthropic.com",
+      options.baseUrl,
+    );
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw invalidOption("baseUrl", "an http: or https: URL", options.baseUrl);
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw invalidOption("baseUrl", "a URL without credentials (pass the key as apiKey)", "(redacted)");
+  }
+  if (typeof options.model !== "string" || options.model.trim() === "") {
+    throw invalidOption("model", "a non-empty model name", options.model);
+  }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
+  const client = new Anthropic({
+    apiKey: options.apiKey,
+    baseURL: options.baseUrl.replace(/\/+$/, ""),
+    maxRetries: 0,
+    timeout: timeoutMs,
+  });
+  const where = `${url.host}${url.pathname.replace(/\/+$/, "")}/v1/messages`;
+  return {
+    async complete(request: ModelRequest): Promise<ModelResponse> {
+      const parts = toAnthropicRequest(request.messages, request.tools);
+      let message: Anthropic.Messages.Message;
+      try {
+        message = await client.messages.create(
+          {
+            model: options.model,
+            max_tokens: options.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+            messages: parts.messages,
+            ...(parts.system !== undefined ? { system: parts.system } : {}),
+            ...(parts.tools.length > 0 ? { tools: parts.tools } : {}),
+            ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+          },
+          request.signal ? { signal: request.signal } : {},
+        );
+      } catch (err) {
+        throw mapAnthropicError(err, where, options.model, timeoutMs);
+      }
+      if (message === null || typeof message !== "object" || !Array.isArray(message.content)) {
+        throw modelError(
+          "MODEL_RESPONSE_INVALID",
+          `Model server ${where} answered with a body that is not a message`,
+        );
+      }
+      return fromAnthropicMessage(message);
+    },
+  };
+}
+
+/** Maps an SDK error to the runner's MODEL_* codes (status first, then the error body's type). */
+export function mapAnthropicError(
+  err: unknown,
+  where: string,
+  model: string,
+  timeoutMs: number,
+): RunnerError {
+  if (err instanceof Anthropic.APIUserAbortError) {
+    return modelError("MODEL_ABORTED", `Model request to ${where} was cancelled by the caller`, err);
+  }
+  if (err instanceof Anthropic.APIConnectionTimeoutError) {
+    return modelError("MODEL_TIMEOUT", `Model server ${where} did not answer within ${timeoutMs} ms`, err, {
+      timeoutMs,
+    });
+  }
+  if (err instanceof Anthropic.APIConnectionError) {
+    return modelError("MODEL_UNAVAILABLE", `Cannot reach model server ${where}: ${err.message}`, err);
+  }
+  if (!(err instanceof Anthropic.APIError) || err.status === undefined) {
+    const text = err instanceof Error ? err.message : String(err);
+    return modelError("MODEL_RESPONSE_INVALID", `Model server ${where} answered unreadably: ${text}`, err);
+  }
+  const status = err.status;
+  const type = err.type ?? "";
+  const detail = `HTTP ${status} ${type}: ${snippet(err.apiMessage ?? err.message)}`;
+  const data: Record<string, unknown> = { status, ...(type ? { type } : {}) };
+  const retryAfterMs = err.headers ? parseRetryAfterMs((name) => err.headers?.get(name)) : undefined;
+  if (retryAfterMs !== undefined) data.retryAfterMs = retryAfterMs;
+  if (status === 429 || type === "rate_limit_error") {
+    return modelError("MODEL_RATE_LIMITED", `Model server ${where} is rate limiting (${detail})`, err, data);
+  }
+  if (status === 529 || status === 503 || type === "overloaded_error") {
+    return modelError("MODEL_OVERLOADED", `Model server ${where} is overloaded (${detail})`, err, data);
+  }
+  if (
+    status === 413 ||
+    (status === 400 && /prompt is too long|context (window|length)|too many tokens/i.test(detail))
+  ) {
+    return modelError(
+      "MODEL_CONTEXT_TOO_LONG",
+      `Model server ${where} rejected the request as too long for model "${model}" (${detail}); lower the agent's context_budget or the model's context_window`,
+      err,
+      data,
+    );
+  }
+  if (status === 408 || status === 504) {
+    return modelError("MODEL_TIMEOUT", `Model server ${where} timed out (${detail})`, err, data);
+  }
+  if (status >= 500)
+    return modelError("MODEL_UNAVAILABLE", `Model server ${where} failed (${detail})`, err, data);
+  if (status === 401 || status === 403) {
+    return modelError(
+      "MODEL_AUTH_FAILED",
+      `Model server ${where} refused the credentials (${detail}); check the API key configured for it`,
+      err,
+      data,
+    );
+  }
+  return modelError(
+    "MODEL_REQUEST_REJECTED",
+    `Model server ${where} rejected the request for model "${model}" (${detail}); check the base URL, model name and tool schemas`,
+    err,
+    data,
+  );
+}
+
+function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat === "") return "(empty body)";
+  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
+}
+
+function modelError(
+  code: ModelErrorCode,
+  message: string,
+  cause?: unknown,
+  data: Record<string, unknown> = {},
+): RunnerError {
+  return new RunnerError(code, message, { cause, data });
+}
+
+function invalidOption(name: string, allowed: string, value: unknown): RunnerError {
+  return new RunnerError(
+    "CONFIG_INVALID",
+    `Anthropic model client: ${name} must be ${allowed}, got ${JSON.stringify(value) ?? String(value)}`,
+    { data: { option: name } },
+  );
+}

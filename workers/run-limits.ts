@@ -1,0 +1,56 @@
+import {
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  type RunBudget,
+  type RunLimits,
+  stricterBudget,
+} from "../src/agent/index.js";
+import type { EchoRunnerConfig } from "../src/config/index.js";
+import type { AgentJobPayload } from "../src/queue/index.js";
+import type { DeepReadonly } from "../src/shared/index.js";
+
+type BudgetKeys = {
+  max_input_tokens?: number | undefined;
+  max_output_tokens?: number | undefined;
+  max_cost_usd?: number | undefined;
+  max_wall_seconds?: number | undefined;
+  max_daily_cost_usd?: number | undefined;
+};
+
+function budgetOf(keys: BudgetKeys | undefined): RunBudget {
+  if (!keys) return {};
+  return {
+    maxInputTokens: keys.max_input_tokens,
+    maxOutputTokens: keys.max_output_tokens,
+    maxCostUsd: keys.max_cost_usd,
+    maxWallSeconds: keys.max_wall_seconds,
+    maxDailyCostUsd: keys.max_daily_cost_usd,
+  };
+}
+
+/**
+ * A run's limits from config: the stricter of its agent's and its schedule's budgets (sub-agents
+ * carry the agent id and schedule of their top-level run, so they share its budget), and the context
+ * budget: the agent's `context_budget`, else the model's `context_window` minus its output limit.
+ */
+export function runLimitsFromConfig(
+  config: DeepReadonly<EchoRunnerConfig>,
+  payload: AgentJobPayload,
+): RunLimits {
+  const schedule = payload.origin.scheduleId
+    ? config.schedules.find((s) => s.id === payload.origin.scheduleId)
+    : undefined;
+  // A scheduled run's agent id is "schedule:<id>"; its agent is the schedule's.
+  const agent = config.agents[schedule?.agent ?? payload.agentId];
+  const budget = stricterBudget(budgetOf(agent), budgetOf(schedule));
+  const model = config.models[payload.agent.model];
+  let contextBudget = agent?.context_budget;
+  if (contextBudget === undefined && model?.context_window !== undefined) {
+    const output = model.max_output_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS;
+    contextBudget = Math.max(1000, model.context_window - output);
+  }
+  return {
+    budget,
+    contextBudget,
+    ...(agent?.live_output_chars ? { liveOutputChars: { ...agent.live_output_chars } } : {}),
+  };
+}
