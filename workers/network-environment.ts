@@ -1,28 +1,41 @@
 import type { EchoRunnerConfig } from "../src/config/index.js";
 import type { Logger } from "../src/logging/index.js";
-import { probeOutboundNetwork, type TcpProbe } from "../src/platform/index.js";
+import { probeOutboundNetwork, type RouteTables, type TcpProbe } from "../src/platform/index.js";
 import type { DeepReadonly } from "../src/shared/index.js";
 import type { ToolEnvironment } from "../src/tools/index.js";
 
+/** The probe's I/O, injectable for tests: a TCP connect and the routing-table reader. */
+export interface NetworkEnvironmentIo {
+  probe?: TcpProbe;
+  readRoutes?: () => Promise<RouteTables>;
+}
+
 /**
  * The worker's tool environment from the real environment (seed 003 `isEnabled`): outbound network
- * is probed (`execution.network_probe`, or a configured proxy) instead of assumed. With
- * network_policy deny nothing is probed: the policy removes the network tools anyway.
+ * is detected instead of assumed — from the routing table or a configured proxy without sending
+ * anything, or by TCP connect to `execution.network_probe.targets` when the operator lists them.
+ * With network_policy deny nothing is probed: the policy removes the network tools anyway.
  */
 export async function toolEnvironmentFromProbe(
   config: DeepReadonly<EchoRunnerConfig>,
   env: NodeJS.ProcessEnv,
   logger: Logger,
-  probe?: TcpProbe,
+  io: NetworkEnvironmentIo = {},
 ): Promise<ToolEnvironment> {
-  if (config.execution.network_policy === "deny") return { networkAvailable: false };
+  if (config.execution.network_policy === "deny") {
+    return { networkAvailable: false, networkUnavailableReason: "execution.network_policy is deny" };
+  }
   const result = await probeOutboundNetwork({
     targets: config.execution.network_probe.targets,
     timeoutMs: config.execution.network_probe.timeout_ms,
     env,
-    ...(probe ? { probe } : {}),
+    ...(io.probe ? { probe: io.probe } : {}),
+    ...(io.readRoutes ? { readRoutes: io.readRoutes } : {}),
   });
-  if (result.available) logger.info({ network: result.detail }, "outbound network found");
-  else logger.warn({ network: result.detail }, "no outbound network: network tools are disabled");
-  return { networkAvailable: result.available };
+  if (result.available) {
+    logger.info({ network: result.detail }, "outbound network found");
+    return { networkAvailable: true };
+  }
+  logger.warn({ network: result.detail }, "no outbound network: network tools are disabled");
+  return { networkAvailable: false, networkUnavailableReason: result.detail };
 }

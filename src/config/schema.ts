@@ -287,7 +287,7 @@ const ConfigObject = z.strictObject({
     in_doubt_policy: z.enum(IN_DOUBT_POLICIES),
     worker_concurrency: positiveInt.max(1000),
     network_probe: z.strictObject({
-      targets: z.array(z.string().regex(/^(\[[^\]]+\]|[^:[\]]+):\d{1,5}$/, "host:port")).min(1),
+      targets: z.array(z.string().regex(/^(\[[^\]]+\]|[^:[\]]+):\d{1,5}$/, "host:port")),
       timeout_ms: positiveInt.max(60_000),
     }),
     max_child_depth: nonNegativeInt.max(10),

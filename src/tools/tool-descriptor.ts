@@ -87,8 +87,19 @@ function stateOf(tool: AnyTool, env: ToolEnvironment): ToolState {
     ? readiness.detail
     : enabled
       ? readiness.detail
-      : "disabled in this environment (isEnabled returned false)";
+      : (offlineReason(tool, env) ?? "disabled in this environment (isEnabled returned false)");
   return { ready: readiness.ready === true, enabled, detail };
+}
+
+/** "no outbound network: <why>" when the missing network is what disables the tool and the worker said why. */
+function offlineReason(tool: AnyTool, env: ToolEnvironment): string | undefined {
+  if (env.networkAvailable || env.networkUnavailableReason === undefined) return undefined;
+  try {
+    if (tool.isEnabled({ ...env, networkAvailable: true }) !== true) return undefined;
+  } catch {
+    return undefined;
+  }
+  return `no outbound network: ${env.networkUnavailableReason}`;
 }
 
 function mergeKeywords(a: readonly string[], b: readonly string[]): readonly string[] {

@@ -19,6 +19,11 @@ export interface ToolReadiness {
 export interface ToolEnvironment {
   /** False when the process has no outbound network (offline host, sandbox without egress). */
   readonly networkAvailable: boolean;
+  /**
+   * Why there is no outbound network ("no default route and no proxy configured"); the tool_state
+   * reason of a tool disabled for it reads "no outbound network: <this>".
+   */
+  readonly networkUnavailableReason?: string;
 }
 
 /**
