@@ -32,7 +32,7 @@ function approvals(keyPrefix: string, clock: ManualClock) {
     redis,
     keyPrefix,
     clock,
-    policy: { waitTimeoutMs: 3_600_000, approvers: [] },
+    policy: { waitTimeoutMs: 3_600_000, approvers: [{ id: "ann", email: null }] },
   });
   const notifications = new ApprovalNotifications({
     store,
