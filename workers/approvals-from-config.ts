@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import {
   ApprovalNotifications,
   type ApprovalPolicy,
@@ -31,7 +31,7 @@ export function approvalPolicyFromConfig(config: DeepReadonly<EchoRunnerConfig>)
 /** The approval store and its notifications (email, or the log when no SMTP host is set). */
 export function approvalsFromConfig(
   config: DeepReadonly<EchoRunnerConfig>,
-  redis: Redis,
+  redis: Redis | Cluster,
   env: NodeJS.ProcessEnv,
   logger: Logger,
 ): { store: ApprovalStore; notifications: ApprovalNotifications } {

@@ -1,5 +1,5 @@
 import type { RateLimitPluginOptions } from "@fastify/rate-limit";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { ApprovalRecord, ApprovalStore } from "../approvals/index.js";
 import type { Logger } from "../logging/index.js";
 import { RunnerError } from "../shared/index.js";
@@ -28,7 +28,7 @@ export interface ApprovalHttpOptions {
 
 /** What the approval route plugins share. */
 export interface ApprovalHttpContext extends ApprovalHttpOptions {
-  redis: Redis;
+  redis: Redis | Cluster;
   logger: Logger;
   /** Path part of the public URL without a trailing slash ("" at the root). */
   basePath: string;
@@ -37,7 +37,7 @@ export interface ApprovalHttpContext extends ApprovalHttpOptions {
 /** Builds the shared context, checking the options. */
 export function approvalHttpContext(
   options: ApprovalHttpOptions,
-  redis: Redis,
+  redis: Redis | Cluster,
   logger: Logger,
 ): ApprovalHttpContext {
   let url: URL;

@@ -1,5 +1,5 @@
 import Fastify, { LogController } from "fastify";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "../logging/index.js";
 import { type AdminHttpOptions, adminRoutes } from "./admin-routes.js";
 import { approvalApiRoutes } from "./approval-api.js";
@@ -9,7 +9,7 @@ import { type MetricsHttpOptions, metricsRoutes } from "./metrics-route.js";
 
 /** Options for {@link createHttpServer}. */
 export interface HttpServerOptions {
-  redis: Redis;
+  redis: Redis | Cluster;
   logger: Logger;
   /** Approval pages and JSON API; omitted = not served. */
   approvals?: ApprovalHttpOptions;
