@@ -1,5 +1,7 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -212,4 +214,98 @@ async function spawnNode(dir: string): Promise<ClusterNode> {
 /** Starts a fresh three-master cluster for a test (see {@link RedisClusterProcess}). */
 export function startRedisCluster(masters = 3): Promise<RedisClusterProcess> {
   return RedisClusterProcess.start(masters);
+}
+
+/** CRC16/XMODEM, the hash Redis Cluster maps keys to slots with. */
+function crc16(data: Buffer): number {
+  let crc = 0;
+  for (const byte of data) {
+    crc ^= byte << 8;
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+
+/**
+ * The cluster slot of a key, as Redis computes it: of the text between the first `{` and the next
+ * `}` when that is non-empty (the hash tag), else of the whole key.
+ */
+export function keySlot(key: string): number {
+  const open = key.indexOf("{");
+  if (open !== -1) {
+    const close = key.indexOf("}", open + 1);
+    if (close > open + 1) return crc16(Buffer.from(key.slice(open + 1, close))) % 16_384;
+  }
+  return crc16(Buffer.from(key)) % 16_384;
+}
+
+/** One script call a master executed: the script's SHA1 (of its source for EVAL) and its keys. */
+export interface ScriptCall {
+  sha: string;
+  keys: string[];
+  port: number;
+}
+
+/** The arguments of one MONITOR line (`+1700000000.1 [0 127.0.0.1:5000] "evalsha" "ab…" "1" "k"`). */
+export function monitorArgs(line: string): string[] {
+  const args: string[] = [];
+  const re = /"((?:[^"\\]|\\.)*)"/g;
+  for (let m = re.exec(line); m; m = re.exec(line)) {
+    args.push(
+      (m[1] ?? "").replace(/\\(x[0-9a-fA-F]{2}|.)/g, (_, e: string) => {
+        if (e.startsWith("x")) return String.fromCharCode(Number.parseInt(e.slice(1), 16));
+        return ({ n: "\n", r: "\r", t: "\t", b: "\b", a: "\x07" } as Record<string, string>)[e] ?? e;
+      }),
+    );
+  }
+  return args;
+}
+
+/**
+ * Records every EVAL / EVALSHA every master executes (MONITOR on each, over a plain socket), from
+ * any process: the runner under test, worker processes, the CLI. `stop()` ends the monitors.
+ */
+export async function monitorScripts(
+  cluster: RedisClusterProcess,
+): Promise<{ calls: ScriptCall[]; stop: () => void }> {
+  const calls: ScriptCall[] = [];
+  const sockets: Socket[] = [];
+  for (const port of cluster.ports) {
+    const socket = connect(port, "127.0.0.1");
+    sockets.push(socket);
+    let buffer = "";
+    await new Promise<void>((resolve, reject) => {
+      socket.once("error", reject);
+      socket.once("connect", () => {
+        socket.write("MONITOR\r\n");
+        resolve();
+      });
+    });
+    socket.on("error", () => undefined);
+    socket.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString("latin1");
+      let nl = buffer.indexOf("\r\n");
+      while (nl !== -1) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 2);
+        nl = buffer.indexOf("\r\n");
+        if (!line.startsWith("+") || line === "+OK") continue;
+        const args = monitorArgs(line);
+        const name = args[0]?.toLowerCase();
+        if (name !== "eval" && name !== "evalsha" && name !== "eval_ro" && name !== "evalsha_ro") continue;
+        const body = args[1] ?? "";
+        const count = Number(args[2] ?? "0");
+        const sha = name.startsWith("evalsha")
+          ? body
+          : createHash("sha1").update(body, "latin1").digest("hex");
+        calls.push({ sha, keys: args.slice(3, 3 + count), port });
+      }
+    });
+  }
+  return {
+    calls,
+    stop: () => {
+      for (const s of sockets) s.destroy();
+    },
+  };
 }

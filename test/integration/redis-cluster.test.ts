@@ -1,4 +1,5 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Job, type Queue, QueueEvents } from "bullmq";
@@ -6,10 +7,17 @@ import type { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createSubagentTools } from "../../src/agent/index.js";
+import { APPROVAL_SCRIPTS } from "../../src/approvals/approval-scripts.js";
+import { ApprovalStore } from "../../src/approvals/index.js";
 import { bufferIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/run-cli.js";
+import { AUDIT_APPEND_LUA, AUDIT_READ_TRACE_LUA } from "../../src/journal/audit-chain.js";
 import { AuditTrail, Journal } from "../../src/journal/index.js";
+import { JOURNAL_SCRIPTS } from "../../src/journal/journal-scripts.js";
 import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import type { HistoryEntry } from "../../src/scheduler/index.js";
+import { ScheduleStore } from "../../src/scheduler/schedule-store.js";
+import { SCHEDULER_SCRIPTS } from "../../src/scheduler/store-scripts.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
   agentQueue,
@@ -30,10 +38,16 @@ import {
   verifyChain,
   waitAllCompleted,
 } from "../helpers/chaos.js";
-import { startCli } from "../helpers/cli-process.js";
+import { REPO_ROOT, startCli } from "../helpers/cli-process.js";
 import { type RecordedRequest, reply, startFakeChatServer } from "../helpers/fake-chat-server.js";
 import { freePort } from "../helpers/free-port.js";
-import { type RedisClusterProcess, startRedisCluster } from "../helpers/redis-cluster.js";
+import {
+  keySlot,
+  monitorScripts,
+  type RedisClusterProcess,
+  type ScriptCall,
+  startRedisCluster,
+} from "../helpers/redis-cluster.js";
 import { uniquePrefix } from "../helpers/test-redis.js";
 
 /**
@@ -46,13 +60,16 @@ import { uniquePrefix } from "../helpers/test-redis.js";
 
 let cluster: RedisClusterProcess;
 let redis: Cluster;
+let scripts: { calls: ScriptCall[]; stop: () => void };
 
 beforeAll(async () => {
   cluster = await startRedisCluster(3);
   redis = cluster.client();
+  scripts = await monitorScripts(cluster);
 }, 60_000);
 
 afterAll(async () => {
+  scripts?.stop();
   redis?.disconnect();
   await cluster?.stop();
 });
@@ -68,7 +85,7 @@ async function closeQueue(queue: Queue): Promise<void> {
 }
 
 describe("Redis Cluster", () => {
-  it("the cluster spreads the runner's slots: the journal, the queue and the audit land on different masters", async () => {
+  it("the cluster has three masters, each serving a share of the slots", async () => {
     const slots = (await redis.call("CLUSTER", "SLOTS")) as [number, number, [string, number]][];
     expect(new Set(slots.map((s) => s[2][1])).size).toBe(3);
   });
@@ -289,4 +306,89 @@ describe("Redis Cluster", () => {
       await server.close();
     }
   }, 60_000);
+});
+
+/**
+ * Every Lua script of the runner, by registry: how many keys it takes (null = a variable count) and
+ * its SHA1 (what EVALSHA names it by).
+ */
+const SCRIPT_REGISTRY: { name: string; keys: number | null; sha: string }[] = [
+  ...Object.entries(JOURNAL_SCRIPTS).map(([name, lua]) => ({ name, keys: 1, lua })),
+  ...Object.entries(APPROVAL_SCRIPTS).map(([name, s]) => ({ name, keys: s.keys, lua: s.lua })),
+  ...Object.entries(SCHEDULER_SCRIPTS).map(([name, s]) => ({ name, keys: s.keys, lua: s.lua })),
+  { name: "echoAuditAppend", keys: null, lua: AUDIT_APPEND_LUA },
+  { name: "echoAuditReadTrace", keys: 2, lua: AUDIT_READ_TRACE_LUA },
+].map(({ name, keys, lua }) => ({ name, keys, sha: createHash("sha1").update(lua).digest("hex") }));
+
+/**
+ * The files that run Lua (defineCommand, eval) and where their scripts are: a registry above, or an
+ * inline EVAL whose keys are named here. A new script site fails the enumeration until it is listed.
+ */
+const SCRIPT_SITES: Record<string, string> = {
+  "src/journal/journal.ts": "JOURNAL_SCRIPTS (one key each: {run:<id>}:journal)",
+  "src/journal/audit-trail.ts": "AUDIT_APPEND_LUA, AUDIT_READ_TRACE_LUA ({audit} keys)",
+  "src/approvals/approval-store.ts": "APPROVAL_SCRIPTS",
+  "src/scheduler/schedule-store.ts": "SCHEDULER_SCRIPTS",
+  "src/metrics/recorder.ts": "inline COUNT_ONCE: {metrics}:seen:run:<id>, {metrics}:c:runs",
+  "src/metrics/approval-wait.ts": "inline FOLD: {metrics}:h:approval_wait, {metrics}:approval_wait_cursor",
+  "src/agent/run/queue-children.ts": "inline UPDATE_QUEUED: five keys of the {prefix} BullMQ queue",
+  "src/tools/memory.ts": "inline WRITE: one key",
+};
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(join(REPO_ROOT, dir), { withFileTypes: true, recursive: true });
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith(".ts") && !/\.(test|fixture)\.ts$/.test(e.name))
+    .map((e) =>
+      join(e.parentPath ?? (e as unknown as { path: string }).path, e.name).slice(REPO_ROOT.length + 1),
+    );
+}
+
+describe("every Lua script keeps its keys in one hash slot", () => {
+  it("the script sites in src/ and workers/ are exactly the enumerated ones", async () => {
+    const sites: string[] = [];
+    for (const file of [...(await filesUnder("src")), ...(await filesUnder("workers"))]) {
+      const text = await readFile(join(REPO_ROOT, file), "utf8");
+      if (/\.defineCommand\(|\.eval\(|\.evalsha\(|\.call\(\s*["'](eval|evalsha|fcall)/i.test(text))
+        sites.push(file);
+    }
+    expect(sites.sort()).toEqual(Object.keys(SCRIPT_SITES).sort());
+  });
+
+  it("the scripts no scenario above reaches run through their stores on the cluster too", async () => {
+    const keyPrefix = clusterPrefix("cscripts");
+    const schedules = new ScheduleStore({ redis, keyPrefix });
+    expect(await schedules.delete("no-such-schedule")).toBe(false);
+    const entry = { at: Date.now(), tick: 1, outcome: "queued" } as unknown as HistoryEntry;
+    expect(await schedules.releaseQueued("no-such-schedule", 1, "run-x", entry)).toBe(false);
+    const approvals = new ApprovalStore({
+      redis,
+      keyPrefix,
+      policy: { waitTimeoutMs: 60_000, approvers: [{ id: "alice", email: null }] },
+    });
+    await approvals.markReminded("apr-none");
+  });
+
+  it("every script call the cluster ran above had its keys in one slot, and every multi-key script ran", async () => {
+    // MONITOR lines arrive a moment after the commands: wait (bounded) until the last ones are in.
+    const multiKey = SCRIPT_REGISTRY.filter((s) => s.keys === null || s.keys > 1);
+    const notRun = () => {
+      const seen = new Set(scripts.calls.map((c) => c.sha));
+      return multiKey.filter((s) => !seen.has(s.sha)).map((s) => s.name);
+    };
+    await expect
+      .poll(notRun, { timeout: 5_000, message: "multi-key scripts no scenario ran (add one)" })
+      .toEqual([]);
+    const calls = scripts.calls;
+    expect(calls.length, "MONITOR saw script calls").toBeGreaterThan(100);
+    const crossSlot = calls.filter((c) => new Set(c.keys.map(keySlot)).size > 1);
+    expect(crossSlot, "calls whose keys span slots").toEqual([]);
+    // A one-key script is in one slot by construction; its keys were checked above when it ran.
+    for (const s of SCRIPT_REGISTRY.filter((r) => r.keys !== null && r.keys <= 1)) expect(s.keys).toBe(1);
+    const inlineRun = calls.filter((c) => !SCRIPT_REGISTRY.some((s) => s.sha === c.sha));
+    expect(inlineRun.length, "inline EVAL scripts (BullMQ's, metrics) ran").toBeGreaterThan(0);
+    // The slot helper agrees with the cluster: a key's slot is the one CLUSTER KEYSLOT reports.
+    for (const key of ["echo:{run:r-1}:journal", "{echo}:agent:wait", "plain-key", "a{}b"])
+      expect(keySlot(key)).toBe(Number(await redis.call("CLUSTER", "KEYSLOT", key)));
+  });
 });
