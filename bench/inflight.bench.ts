@@ -57,14 +57,18 @@ export interface InflightFigure {
   /** Event-loop lag p99 / max of each worker process, ms. */
   lagP99Ms: number[];
   lagMaxMs: number[];
-  /** (heap with the slots busy − heap at ready) ÷ runs held, per process, bytes. */
+  /** (median heap while the slots were busy − heap at ready) ÷ runs held, per process, bytes: garbage included. */
   heapPerRunBytes: number[];
+  /** The same after a forced full GC once the slots had been busy 3 s: what a run in flight retains. */
+  retainedHeapPerRunBytes: number[];
   /** CPU of each worker process over the scenario, µs per step it served. */
   cpuUsPerStep: number;
   /** Runs the workers reported completed (their "completed" events). */
   runsCompleted: number;
   runsFailed: number;
-  /** Runs enqueued and not completed. */
+  /** Runs still waiting or running at the deadline. */
+  runsUnfinished: number;
+  /** Runs neither completed, failed nor unfinished: gone. */
   runsLost: number;
   toolCalls: number;
   toolCallsExpected: number;
@@ -88,7 +92,7 @@ interface Child {
 function startChild(entry: string, env: Record<string, string>): Child {
   const child = spawn(process.execPath, [RUN_TS, entry], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --expose-gc`.trim(), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -201,8 +205,9 @@ async function runScenario(s: {
       testPayload({}, { task: "bench", maxSteps: s.stepsPerRun + 5 }),
     );
     await Promise.all(payloads.map((p) => enqueueAgentRun(queue, p)));
+    // Generous: a loaded machine runs far below the ideal; what did not finish by then is "unfinished".
     const deadline =
-      Date.now() + 30_000 + ((runs * s.stepsPerRun * s.latencyMs) / (s.processes * s.concurrency)) * 4;
+      Date.now() + 60_000 + ((runs * s.stepsPerRun * s.latencyMs) / (s.processes * s.concurrency)) * 10;
     // Finished jobs beyond retention.finished_jobs are removed, so "done" is: nothing left to run.
     const pending = async () => {
       const c = await queue.getJobCounts("waiting", "active", "delayed", "prioritized", "waiting-children");
@@ -210,6 +215,7 @@ async function runScenario(s: {
     };
     while ((await pending()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     const failedJobs = (await queue.getJobCounts("failed")).failed ?? 0;
+    const unfinished = await pending();
     const stats = (await (await fetch(`${s.statsUrl}/stats`)).json()) as {
       arrivals: number[];
       peakInFlight: number;
@@ -258,10 +264,16 @@ async function runScenario(s: {
           ? ((w.heapBusyMedianBytes ?? 0) - (w.heapAtReadyBytes ?? 0)) / w.runningAtBusyMedian
           : Number.NaN,
       ),
+      retainedHeapPerRunBytes: workerStats.map((w) =>
+        w.runningAtRetained
+          ? ((w.retainedHeapBytes ?? 0) - (w.heapAtReadyBytes ?? 0)) / w.runningAtRetained
+          : Number.NaN,
+      ),
       cpuUsPerStep: steps > 0 ? cpu / steps : Number.NaN,
       runsCompleted: completed,
       runsFailed: failedJobs,
-      runsLost: runs - completed,
+      runsUnfinished: unfinished,
+      runsLost: runs - completed - failedJobs - unfinished,
       toolCalls,
       toolCallsExpected: runs * (s.stepsPerRun - 1),
       callsRunTwice: twice,
@@ -283,7 +295,7 @@ export function formatInflightBench(r: InflightBenchResult): string {
   for (const f of r.figures) {
     const kb = f.heapPerRunBytes.map((b) => (Number.isFinite(b) ? `${(b / 1024).toFixed(1)} KB` : "n/a"));
     lines.push(
-      `  ${f.processes} × ${f.concurrencyEach}: ${f.steadyStepsPerSec.toFixed(0)} steps/s steady (${f.stepsPerSec.toFixed(0)} overall) of ideal ${f.idealStepsPerSec.toFixed(0)} → ${(f.efficiency * 100).toFixed(1)} % (target ${r.targets.efficiency * 100} %); peak ${f.peakInFlight} in flight; lag p99 ${f.lagP99Ms.map((x) => x.toFixed(0)).join("/")} ms (max ${f.lagMaxMs.map((x) => x.toFixed(0)).join("/")}); heap/run ${kb.join("/")}; CPU ${f.cpuUsPerStep.toFixed(0)} µs/step; runs ${f.runsCompleted}/${f.runs} completed (failed ${f.runsFailed}, lost ${f.runsLost}); tool calls ${f.toolCalls}/${f.toolCallsExpected}, run twice ${f.callsRunTwice}; load ${f.loadAverage.map((x) => x.toFixed(1)).join(" ")}`,
+      `  ${f.processes} × ${f.concurrencyEach}: ${f.steadyStepsPerSec.toFixed(0)} steps/s steady (${f.stepsPerSec.toFixed(0)} overall) of ideal ${f.idealStepsPerSec.toFixed(0)} → ${(f.efficiency * 100).toFixed(1)} % (target ${r.targets.efficiency * 100} %); peak ${f.peakInFlight} in flight; lag p99 ${f.lagP99Ms.map((x) => x.toFixed(0)).join("/")} ms (max ${f.lagMaxMs.map((x) => x.toFixed(0)).join("/")}); heap/run ${kb.join("/")} (retained after GC ${f.retainedHeapPerRunBytes.map((b) => (Number.isFinite(b) ? `${(b / 1024).toFixed(1)} KB` : "n/a")).join("/")}); CPU ${f.cpuUsPerStep.toFixed(0)} µs/step; runs ${f.runsCompleted}/${f.runs} completed (failed ${f.runsFailed}, unfinished ${f.runsUnfinished}, lost ${f.runsLost}); tool calls ${f.toolCalls}/${f.toolCallsExpected}, run twice ${f.callsRunTwice}; load ${f.loadAverage.map((x) => x.toFixed(1)).join(" ")}`,
     );
   }
   return lines.join("\n");
