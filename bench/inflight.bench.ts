@@ -3,9 +3,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { Redis } from "ioredis";
+import { type Cluster, Redis } from "ioredis";
 import { enqueueAgentRun } from "../src/queue/index.js";
 import { agentQueue, countExecutions, testPayload } from "../test/helpers/agent-harness.js";
+import { startRedisCluster } from "../test/helpers/redis-cluster.js";
 import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
 import { runStandalone } from "./standalone.js";
 
@@ -36,6 +37,8 @@ export interface InflightBenchOptions {
   runsPerSlot?: number;
   /** The scenarios: worker processes × concurrency each. Default 1×1000, 1×250, 2×250, 4×250. */
   scenarios?: readonly { processes: number; concurrency: number }[];
+  /** Also run this scenario on a three-master Redis Cluster the bench starts. Default 1 × 250; null: none. */
+  clusterScenario?: { processes: number; concurrency: number } | null;
 }
 
 /** One scenario's figures. */
@@ -74,6 +77,8 @@ export interface InflightFigure {
   toolCallsExpected: number;
   callsRunTwice: number;
   loadAverage: number[];
+  /** On a Redis Cluster: each master's keys, commands and CPU seconds used during the scenario. */
+  masters?: { port: number; keys: number; commands: number; cpuSeconds: number }[];
 }
 
 export interface InflightBenchResult {
@@ -147,6 +152,37 @@ export async function runInflightBench(options: InflightBenchOptions): Promise<I
   try {
     const modelUrl = (await model.waitFor(/model ready (\S+)/, 60_000))[1]!;
     const statsUrl = modelUrl.replace(/\/v1$/, "");
+    const onCluster =
+      options.clusterScenario === undefined ? { processes: 1, concurrency: 250 } : options.clusterScenario;
+    if (onCluster) {
+      const cluster = await startRedisCluster(3);
+      const client = cluster.client();
+      try {
+        const before = await cluster.masterStats();
+        const figure = await runScenario({
+          ...onCluster,
+          admin: client,
+          clusterNodes: cluster.nodes,
+          options,
+          modelUrl,
+          statsUrl,
+          latencyMs,
+          stepsPerRun,
+          runsPerSlot,
+        });
+        const after = await cluster.masterStats();
+        figure.masters = after.map((m, i) => ({
+          port: m.port,
+          keys: m.keys,
+          commands: m.commands - (before[i]?.commands ?? 0),
+          cpuSeconds: m.cpuSeconds - (before[i]?.cpuSeconds ?? 0),
+        }));
+        figures.push(figure);
+      } finally {
+        client.disconnect();
+        await cluster.stop();
+      }
+    }
     for (const scenario of scenarios) {
       figures.push(
         await runScenario({
@@ -171,7 +207,9 @@ export async function runInflightBench(options: InflightBenchOptions): Promise<I
 async function runScenario(s: {
   processes: number;
   concurrency: number;
-  admin: Redis;
+  admin: Redis | Cluster;
+  /** Seed nodes when the scenario runs on a Redis Cluster. */
+  clusterNodes?: string[];
   options: InflightBenchOptions;
   modelUrl: string;
   statsUrl: string;
@@ -191,6 +229,7 @@ async function runScenario(s: {
       workers.push(
         startChild("bench/inflight/worker-main.ts", {
           REDIS_URL: s.options.redisUrl,
+          CLUSTER_NODES: (s.clusterNodes ?? []).join(","),
           KEY_PREFIX: prefix,
           CONCURRENCY: String(s.concurrency),
           MODEL_URL: s.modelUrl,
@@ -282,8 +321,11 @@ async function runScenario(s: {
   } finally {
     for (const w of workers) await stopChild(w);
     await queue.close();
-    await deleteKeysWithPrefix(s.admin, `{${prefix}}`);
-    await deleteKeysWithPrefix(s.admin, prefix);
+    // A cluster is thrown away whole; on the one Redis the scenario's keys are removed.
+    if (!s.clusterNodes) {
+      await deleteKeysWithPrefix(s.admin as Redis, `{${prefix}}`);
+      await deleteKeysWithPrefix(s.admin as Redis, prefix);
+    }
     await rm(dir, { recursive: true, force: true });
   }
 }
@@ -293,9 +335,14 @@ export function formatInflightBench(r: InflightBenchResult): string {
     `runs in flight: fake model answering after ${r.latencyMs} ms (own process), ${r.stepsPerRun} steps per run, no-op tool`,
   ];
   for (const f of r.figures) {
+    if (f.masters) {
+      lines.push(
+        `  on a three-master Redis Cluster, per master (keys, commands, CPU s): ${f.masters.map((m) => `${m.keys} / ${m.commands} / ${m.cpuSeconds.toFixed(1)}`).join("; ")}`,
+      );
+    }
     const kb = f.heapPerRunBytes.map((b) => (Number.isFinite(b) ? `${(b / 1024).toFixed(1)} KB` : "n/a"));
     lines.push(
-      `  ${f.processes} × ${f.concurrencyEach}: ${f.steadyStepsPerSec.toFixed(0)} steps/s steady (${f.stepsPerSec.toFixed(0)} overall) of ideal ${f.idealStepsPerSec.toFixed(0)} → ${(f.efficiency * 100).toFixed(1)} % (target ${r.targets.efficiency * 100} %); peak ${f.peakInFlight} in flight; lag p99 ${f.lagP99Ms.map((x) => x.toFixed(0)).join("/")} ms (max ${f.lagMaxMs.map((x) => x.toFixed(0)).join("/")}); heap/run ${kb.join("/")} (retained after GC ${f.retainedHeapPerRunBytes.map((b) => (Number.isFinite(b) ? `${(b / 1024).toFixed(1)} KB` : "n/a")).join("/")}); CPU ${f.cpuUsPerStep.toFixed(0)} µs/step; runs ${f.runsCompleted}/${f.runs} completed (failed ${f.runsFailed}, unfinished ${f.runsUnfinished}, lost ${f.runsLost}); tool calls ${f.toolCalls}/${f.toolCallsExpected}, run twice ${f.callsRunTwice}; load ${f.loadAverage.map((x) => x.toFixed(1)).join(" ")}`,
+      `  ${f.processes} × ${f.concurrencyEach}${f.masters ? " (Redis Cluster)" : ""}: ${f.steadyStepsPerSec.toFixed(0)} steps/s steady (${f.stepsPerSec.toFixed(0)} overall) of ideal ${f.idealStepsPerSec.toFixed(0)} → ${(f.efficiency * 100).toFixed(1)} % (target ${r.targets.efficiency * 100} %); peak ${f.peakInFlight} in flight; lag p99 ${f.lagP99Ms.map((x) => x.toFixed(0)).join("/")} ms (max ${f.lagMaxMs.map((x) => x.toFixed(0)).join("/")}); heap/run ${kb.join("/")} (retained after GC ${f.retainedHeapPerRunBytes.map((b) => (Number.isFinite(b) ? `${(b / 1024).toFixed(1)} KB` : "n/a")).join("/")}); CPU ${f.cpuUsPerStep.toFixed(0)} µs/step; runs ${f.runsCompleted}/${f.runs} completed (failed ${f.runsFailed}, unfinished ${f.runsUnfinished}, lost ${f.runsLost}); tool calls ${f.toolCalls}/${f.toolCallsExpected}, run twice ${f.callsRunTwice}; load ${f.loadAverage.map((x) => x.toFixed(1)).join(" ")}`,
     );
   }
   return lines.join("\n");
@@ -306,5 +353,18 @@ runStandalone("inflight", async (redisUrl) => {
     const [p, c] = s.split("x").map(Number);
     return { processes: p ?? 1, concurrency: c ?? 1 };
   });
-  return formatInflightBench(await runInflightBench({ redisUrl, ...(scenarios ? { scenarios } : {}) }));
+  const cluster = process.env.INFLIGHT_CLUSTER;
+  const clusterScenario =
+    cluster === "none"
+      ? null
+      : cluster
+        ? { processes: Number(cluster.split("x")[0]), concurrency: Number(cluster.split("x")[1]) }
+        : undefined;
+  return formatInflightBench(
+    await runInflightBench({
+      redisUrl,
+      ...(scenarios ? { scenarios } : {}),
+      ...(clusterScenario !== undefined ? { clusterScenario } : {}),
+    }),
+  );
 });

@@ -4,12 +4,19 @@
 // so calls run twice are counted outside the journal). Env: REDIS_URL, KEY_PREFIX, CONCURRENCY.
 // Prints "worker ready <id>"; on SIGTERM prints one line "stats <json>" (event-loop lag, heap) and exits.
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { Redis } from "ioredis";
+import { createRedisConnection } from "../../src/queue/index.js";
 import { countingWriteTool, testRunDeps } from "../../test/helpers/agent-harness.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 
 const env = process.env;
-const redis = new Redis(env.REDIS_URL ?? "", { maxRetriesPerRequest: null });
+// CLUSTER_NODES (host:port,…) runs the worker on a Redis Cluster instead of REDIS_URL.
+const redis = createRedisConnection(
+  {
+    url: env.REDIS_URL || "redis://127.0.0.1:6379",
+    clusterNodes: (env.CLUSTER_NODES ?? "").split(",").filter(Boolean),
+  },
+  { maxRetriesPerRequest: null },
+);
 const keyPrefix = env.KEY_PREFIX ?? "";
 const concurrency = Number(env.CONCURRENCY ?? "1");
 const { deps } = await testRunDeps({
