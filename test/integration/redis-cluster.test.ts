@@ -9,6 +9,7 @@ import { stringify } from "yaml";
 import { createSubagentTools } from "../../src/agent/index.js";
 import { APPROVAL_SCRIPTS } from "../../src/approvals/approval-scripts.js";
 import { ApprovalStore } from "../../src/approvals/index.js";
+import { runDoctor } from "../../src/cli/commands/doctor.js";
 import { bufferIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { AUDIT_APPEND_LUA, AUDIT_READ_TRACE_LUA } from "../../src/journal/audit-chain.js";
@@ -187,6 +188,18 @@ describe("Redis Cluster", () => {
       await closeQueue(queue);
     }
   }, 90_000);
+
+  it("doctor checks every seed node of the cluster as the Redis it is", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "echo-cluster-doctor-"));
+    const configPath = join(dir, "echo.yaml");
+    await writeFile(configPath, stringify({ redis: { cluster_nodes: cluster.nodes } }));
+    const report = await runDoctor({ configPath, env: { HOME: dir }, cwd: dir, timeoutMs: 5_000 });
+    const reachable = report.checks.filter((c) => c.name === "redis");
+    expect(reachable.map((c) => c.status)).toEqual(["ok", "ok", "ok"]);
+    for (const port of cluster.ports) expect(JSON.stringify(reachable)).toContain(`127.0.0.1:${port}`);
+    const redisChecks = report.checks.filter((c) => c.name.startsWith("redis"));
+    expect(redisChecks.filter((c) => c.status === "fail")).toEqual([]);
+  });
 
   it("journal replay: runs finish after worker processes are SIGKILLed mid-run, no call twice", async () => {
     const seed = chaosSeed("cluster-crash");
