@@ -14,6 +14,7 @@ import { formatAgentBench, runAgentBench } from "./agent.bench.js";
 import { formatApprovalBench, runApprovalBench } from "./approval.bench.js";
 import { formatGateBench, runGateBench } from "./gate.bench.js";
 import { formatGuardBench, runGuardBench } from "./guard.bench.js";
+import { formatInflightBench, runInflightBench } from "./inflight.bench.js";
 import { formatJournalBench, runJournalBench } from "./journal.bench.js";
 import { formatSchedulerBench, runSchedulerBench } from "./scheduler.bench.js";
 import { formatStartupBench, runStartupBench } from "./startup.bench.js";
@@ -62,6 +63,9 @@ try {
   const approval = await runApprovalBench({ redisUrl });
   console.log(formatApprovalBench(approval));
   results.approval = approval;
+  const inflight = await runInflightBench({ redisUrl });
+  console.log(formatInflightBench(inflight));
+  results.inflight = inflight;
 } finally {
   results.loadAverageAtEnd = loadavg();
   const dir = join(import.meta.dirname, "results");

@@ -4,7 +4,7 @@
 # Debian-like system; otherwise it stops at once with the exact command to run, instead of a wall of
 # failing tests.
 #
-#   scripts/ensure-system-deps.sh test    redis-server, Chromium, bubblewrap, strace, socat
+#   scripts/ensure-system-deps.sh test    redis-server, redis-cli, Chromium, bubblewrap, strace, socat
 #   scripts/ensure-system-deps.sh start   redis-server, unless REDIS_URL names a Redis of your own
 #
 # CHROMIUM_PATH (default /usr/bin/chromium) is where the tests look for Chromium.
@@ -19,6 +19,7 @@ case "$purpose" in
   test)
     wanted=(
       "redis-server|redis-server|every test that talks to Redis starts its own redis-server"
+      "redis-tools|redis-cli|the Redis Cluster tests assign slots with redis-cli --cluster create"
       "chromium|@$chromium|the approval page and dashboard tests drive a real browser"
       "bubblewrap|bwrap|the exec sandbox tests"
       "strace|strace|the exec sandbox's syscall tests"

@@ -1,5 +1,5 @@
 import { DelayedError, Job, Queue, UnrecoverableError, Worker } from "bullmq";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import {
   archiveRun,
   ParkSignal,
@@ -18,7 +18,7 @@ const SELF_WAKE_MS = 100;
 /** Options for {@link startAgentWorker}. */
 export interface AgentWorkerOptions {
   /** A connection with maxRetriesPerRequest: null (BullMQ duplicates it for blocking calls). */
-  connection: Redis;
+  connection: Redis | Cluster;
   keyPrefix: string;
   concurrency: number;
   deps: RunDeps;

@@ -1,8 +1,8 @@
 import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { Redis } from "ioredis";
 import { boundPublicUrl, type EchoRunnerConfig } from "../src/config/index.js";
 import type { Logger } from "../src/logging/index.js";
+import { createRedisConnection, type RedisConnection } from "../src/queue/index.js";
 import type { ConfigScheduleEntry } from "../src/scheduler/index.js";
 import type { DeepReadonly } from "../src/shared/index.js";
 import { type LocalRedis, startLocalRedis } from "./local-redis.js";
@@ -52,10 +52,12 @@ export type { StopReport } from "./shutdown.js";
 const REDIS_DOWN_GRACE_MS = 2000;
 
 /** Names of the commands ioredis still holds for a connection that is down (queued, never sent). */
-function unsentCommands(redis: Redis): string[] {
+function unsentCommands(redis: RedisConnection): string[] {
   const queues = [
     (redis as unknown as { offlineQueue?: Iterable<{ command?: { name?: string } }> }).offlineQueue,
-    redis.commandQueue as unknown as Iterable<{ command?: { name?: string } }> | undefined,
+    (redis as unknown as { commandQueue?: unknown }).commandQueue as unknown as
+      | Iterable<{ command?: { name?: string } }>
+      | undefined,
   ];
   const names: string[] = [];
   for (const queue of queues) {
@@ -89,7 +91,9 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
   const { config, logger } = options;
   let local: LocalRedis | undefined;
   let redisUrl = options.redisUrl;
-  if (!redisUrl) {
+  const clusterNodes = config.redis.cluster_nodes;
+  // A cluster is the operator's own: no local redis-server is started for it.
+  if (!redisUrl && clusterNodes.length === 0) {
     local = await startLocalRedis(config.redis.url, `${options.dataDir}/redis`);
     redisUrl = local.url;
     logger.info(
@@ -97,7 +101,11 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
       "REDIS_URL is not set: started a local redis-server (AOF on, noeviction); set REDIS_URL to use your own",
     );
   }
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+  redisUrl ||= config.redis.url;
+  const redis = createRedisConnection(
+    { url: redisUrl, clusterNodes },
+    { maxRetriesPerRequest: null, lazyConnect: true },
+  );
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
   await redis.connect();
   const ctx: PartContext = {

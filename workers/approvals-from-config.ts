@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import {
   ApprovalNotifications,
   type ApprovalPolicy,
@@ -38,7 +38,7 @@ export function approvalPolicyFromConfig(config: DeepReadonly<EchoRunnerConfig>)
  */
 export function approvalsFromConfig(
   config: DeepReadonly<EchoRunnerConfig>,
-  redis: Redis,
+  redis: Redis | Cluster,
   env: NodeJS.ProcessEnv,
   logger: Logger,
   options: { sending?: boolean } = {},

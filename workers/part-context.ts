@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { EchoRunnerConfig } from "../src/config/index.js";
 import type { Logger } from "../src/logging/index.js";
 import type { DeepReadonly } from "../src/shared/index.js";
@@ -8,7 +8,7 @@ export interface PartContext {
   config: DeepReadonly<EchoRunnerConfig>;
   logger: Logger;
   env: NodeJS.ProcessEnv;
-  redis: Redis;
+  redis: Redis | Cluster;
   /** Directory relative paths in config (scripted models) are read from. */
   baseDir: string;
   /** Read-only in every mode for the agents' file tools: the config files and the data dir. */

@@ -1,5 +1,5 @@
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import {
   type ApprovalPort,
   auditTrailSink,
@@ -35,7 +35,7 @@ import { sessionArchiveFor } from "./tool-registry.js";
 /** Options for {@link buildRunDeps}. */
 export interface BuildRunDepsOptions {
   config: DeepReadonly<EchoRunnerConfig>;
-  redis: Redis;
+  redis: Redis | Cluster;
   registry: ToolRegistry;
   guard: CallGuard;
   approvals: ApprovalPort;

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { ApprovalStoryReader, RunInspector } from "../src/agent/index.js";
 import type { ApprovalStore } from "../src/approvals/index.js";
 import type { EchoRunnerConfig } from "../src/config/index.js";
@@ -16,7 +16,7 @@ const STORY_INSPECTOR_MAX_CHARS = 100_000;
  */
 export function storyReaderFromConfig(
   config: DeepReadonly<EchoRunnerConfig>,
-  redis: Redis,
+  redis: Redis | Cluster,
   store: ApprovalStore,
 ): { story: ApprovalStoryReader; close(): Promise<void> } {
   const inspector = new RunInspector({

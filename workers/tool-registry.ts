@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { createClarifyTool, createSubagentTools, redisSpillStore } from "../src/agent/index.js";
 import { ApprovalStore } from "../src/approvals/index.js";
 import type { EchoRunnerConfig } from "../src/config/index.js";
@@ -149,7 +149,10 @@ export async function buildToolSet(ctx: ToolSetContext, options: ToolSetOptions)
 }
 
 /** The run archive session_search reads (the worker's run deps write the same keys). */
-export function sessionArchiveFor(config: DeepReadonly<EchoRunnerConfig>, redis: Redis): RedisSessionArchive {
+export function sessionArchiveFor(
+  config: DeepReadonly<EchoRunnerConfig>,
+  redis: Redis | Cluster,
+): RedisSessionArchive {
   return new RedisSessionArchive({
     redis,
     keyPrefix: config.redis.key_prefix,

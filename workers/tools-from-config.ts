@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { type EchoRunnerConfig, optionalSecret, resolveSecret } from "../src/config/index.js";
 import { checkUrl, type HostResolver } from "../src/guard/index.js";
 import type { Logger } from "../src/logging/index.js";
@@ -197,7 +197,7 @@ export interface ExtraToolRuntimeFromConfigOptions {
   /** DNS for the SSRF check (platform's systemHostResolver in production). */
   resolver: HostResolver;
   /** Redis for the knowledge base; without it the knowledge tools are not ready. */
-  redis?: Redis;
+  redis?: Redis | Cluster;
   clock: Clock;
   logger?: Pick<Logger, "debug">;
   /** Folder relative config paths (the skills directory) are read from. Default: the process's cwd. */

@@ -296,6 +296,9 @@ const ConfigObject = z.strictObject({
   redis: z.strictObject({
     url: z.url({ protocol: /^rediss?$/ }),
     key_prefix: z.string().regex(/^[a-zA-Z0-9_:-]{1,32}$/, "letters, digits, _ : - (1-32 characters)"),
+    cluster_nodes: z
+      .array(z.string().regex(/^(\[[0-9a-fA-F:]+\]|[^:\s[\]]+):\d{1,5}$/, "host:port, e.g. 10.0.0.5:7000"))
+      .max(64),
   }),
   http: z.strictObject({
     host: z.string().min(1),

@@ -1,7 +1,7 @@
 import formbody from "@fastify/formbody";
 import type { Queue } from "bullmq";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { RunInspector } from "../agent/index.js";
 import {
   type ApprovalRecord,
@@ -62,7 +62,7 @@ const DecisionChoices = ["approve", "deny"] as const;
 export async function adminRoutes(
   app: FastifyInstance,
   options: AdminHttpOptions,
-  redis: Redis,
+  redis: Redis | Cluster,
   logger: Logger,
   auth: HttpAuth,
 ): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { z } from "zod";
 import { randomToken, sha256Hex } from "../shared/index.js";
 
@@ -27,11 +27,11 @@ export type AdminSession = z.infer<typeof Session>;
  * The cookie holds a random id; Redis holds only its SHA-256, so a dump of Redis opens no session.
  */
 export class AdminSessions {
-  readonly #redis: Redis;
+  readonly #redis: Redis | Cluster;
   readonly #base: string;
   readonly ttlMs: number;
 
-  constructor(redis: Redis, keyPrefix: string, ttlMs: number) {
+  constructor(redis: Redis | Cluster, keyPrefix: string, ttlMs: number) {
     this.#redis = redis;
     this.#base = `${keyPrefix}:{admin}:session:`;
     this.ttlMs = ttlMs;

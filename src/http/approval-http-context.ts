@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { ApprovalRecord, ApprovalStore, ApprovalStorySource } from "../approvals/index.js";
 import type { Logger } from "../logging/index.js";
 import { RunnerError } from "../shared/index.js";
@@ -26,7 +26,7 @@ export interface ApprovalHttpOptions {
 
 /** What the approval route plugins share. */
 export interface ApprovalHttpContext extends ApprovalHttpOptions {
-  redis: Redis;
+  redis: Redis | Cluster;
   logger: Logger;
   /** Path part of the public URL without a trailing slash ("" at the root). */
   basePath: string;
@@ -39,7 +39,7 @@ export interface ApprovalHttpContext extends ApprovalHttpOptions {
 /** Builds the shared context, checking the options. */
 export function approvalHttpContext(
   options: ApprovalHttpOptions,
-  redis: Redis,
+  redis: Redis | Cluster,
   logger: Logger,
   auth?: HttpAuth,
   limits: FailureLimits = DEFAULT_FAILURE_LIMITS,

@@ -1,5 +1,5 @@
 import { isIPv6 } from "node:net";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { MetricsKeys } from "../metrics/index.js";
 import { RunnerError } from "../shared/index.js";
 
@@ -71,10 +71,10 @@ export interface FailureCounter {
  * 429 while any counter it names is at its limit. Keys should share a hash tag (Redis Cluster).
  */
 export class FailureCounters {
-  readonly #redis: Redis;
+  readonly #redis: Redis | Cluster;
   readonly windowMs: number;
 
-  constructor(redis: Redis, windowMs: number) {
+  constructor(redis: Redis | Cluster, windowMs: number) {
     this.#redis = redis;
     this.windowMs = windowMs;
   }
@@ -104,13 +104,13 @@ export class FailureCounters {
  * with {@link fail}; a successful credential is never counted.
  */
 export class AuthFailureThrottle {
-  readonly #redis: Redis;
+  readonly #redis: Redis | Cluster;
   readonly #counters: FailureCounters;
   readonly #base: string;
   readonly #metrics: MetricsKeys;
   readonly limits: FailureLimits;
 
-  constructor(redis: Redis, keyPrefix: string, limits: FailureLimits) {
+  constructor(redis: Redis | Cluster, keyPrefix: string, limits: FailureLimits) {
     this.#redis = redis;
     this.#counters = new FailureCounters(redis, limits.windowMs);
     this.#base = `${keyPrefix}:{http}:authfail:`;

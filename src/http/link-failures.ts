@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { MetricsKeys } from "../metrics/index.js";
 import { sha256Hex } from "../shared/index.js";
 import { type FailureCounter, FailureCounters, type FailureLimits } from "./failure-throttle.js";
@@ -27,13 +27,13 @@ export interface LinkFailureEntry {
  * record, which only valid tokens reach) and counted in `/metrics`.
  */
 export class LinkFailures {
-  readonly #redis: Redis;
+  readonly #redis: Redis | Cluster;
   readonly #counters: FailureCounters;
   readonly #base: string;
   readonly #metrics: MetricsKeys;
   readonly #limit: number;
 
-  constructor(redis: Redis, keyPrefix: string, limits: FailureLimits) {
+  constructor(redis: Redis | Cluster, keyPrefix: string, limits: FailureLimits) {
     this.#redis = redis;
     this.#counters = new FailureCounters(redis, limits.windowMs);
     this.#base = `${keyPrefix}:{http}:linkfail:`;

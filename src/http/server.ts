@@ -1,5 +1,5 @@
 import Fastify, { LogController } from "fastify";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "../logging/index.js";
 import { type AdminHttpOptions, adminRoutes } from "./admin-routes.js";
 import { approvalApiRoutes } from "./approval-api.js";
@@ -19,7 +19,7 @@ import { assertTokenStrength, OperatorCredentials } from "./operator-credentials
 
 /** Options for {@link createHttpServer}. */
 export interface HttpServerOptions {
-  redis: Redis;
+  redis: Redis | Cluster;
   logger: Logger;
   /** `redis.key_prefix`: failure counters live under it. Default "echo". */
   keyPrefix?: string;

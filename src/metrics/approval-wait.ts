@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { ApprovalStore } from "../approvals/index.js";
 import { APPROVAL_WAIT_BUCKETS } from "./families.js";
 import type { MetricsKeys } from "./keys.js";
@@ -30,7 +30,7 @@ export interface WaitSeries {
  * the increments.
  */
 export async function foldApprovalWaits(
-  redis: Redis,
+  redis: Redis | Cluster,
   keys: MetricsKeys,
   store: ApprovalStore,
 ): Promise<void> {

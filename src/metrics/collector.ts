@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from "prom-client";
 import type { ApprovalStore } from "../approvals/index.js";
 import type { Clock } from "../shared/index.js";
@@ -16,7 +16,7 @@ import { queueDepths } from "./queue-depths.js";
 
 /** Options of {@link createMetricsCollector}. */
 export interface MetricsCollectorOptions {
-  redis: Redis;
+  redis: Redis | Cluster;
   keyPrefix: string;
   approvals: ApprovalStore;
   /** The BullMQ queues whose depths are reported (the agent queue). */

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { QueueStateLabel } from "./families.js";
 import type { MetricsKeys } from "./keys.js";
 
@@ -12,7 +12,7 @@ const STALE_PARKED_MS = 24 * 3600 * 1000;
  * backoff, start jitter). Drops parked marks of jobs removed long ago.
  */
 export async function queueDepths(
-  redis: Redis,
+  redis: Redis | Cluster,
   keys: MetricsKeys,
   queue: Queue,
   now: number,

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "../logging/index.js";
 import type { CounterFamily, RunOutcomeLabel } from "./families.js";
 import { MetricsKeys } from "./keys.js";
@@ -47,7 +47,7 @@ export interface RunUsageCounts {
 
 /** Options of {@link RunnerMetrics}. */
 export interface RunnerMetricsOptions {
-  redis: Redis;
+  redis: Redis | Cluster;
   keyPrefix: string;
   /** Where a failed write is reported; metrics never fail the work they count. */
   logger: Logger;
@@ -61,7 +61,7 @@ export interface RunnerMetricsOptions {
  */
 export class RunnerMetrics {
   readonly keys: MetricsKeys;
-  readonly #redis: Redis;
+  readonly #redis: Redis | Cluster;
   readonly #logger: Logger;
 
   constructor(options: RunnerMetricsOptions) {

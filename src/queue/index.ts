@@ -7,3 +7,10 @@ export {
   type RunOrigin,
 } from "./payload.js";
 export { bullPrefix, QUEUE_NAMES, type QueueName } from "./queues.js";
+export {
+  createRedisConnection,
+  describeRedisTarget,
+  parseClusterNode,
+  type RedisConnection,
+  type RedisTarget,
+} from "./redis-connection.js";

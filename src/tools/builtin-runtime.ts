@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { Clock } from "../shared/index.js";
 import { RunnerError } from "../shared/index.js";
 import type { PathFenceFactory } from "./path-fence-port.js";
@@ -88,7 +88,7 @@ export interface BuiltinToolRuntime {
    */
   readonly pathFence: PathFenceFactory;
   /** Redis for memory and todo (any ioredis client). */
-  readonly redis: Redis;
+  readonly redis: Redis | Cluster;
   /** `redis.key_prefix`. */
   readonly keyPrefix: string;
   /** How long run-scoped state (the to-do list) is kept after its last change, ms (the journal's retention). */

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "../logging/index.js";
 import type { Clock } from "../shared/index.js";
 import { createImageGenerateTool } from "./image-generate.js";
@@ -44,7 +44,7 @@ export interface ExtraToolRuntime {
   /** Where skills live (a folder per skill with a SKILL.md); undefined leaves the skill tools not ready. */
   readonly skillsDir?: string;
   /** Redis for the knowledge base; undefined leaves the knowledge tools not ready. */
-  readonly knowledge?: { readonly redis: Redis; readonly keyPrefix: string };
+  readonly knowledge?: { readonly redis: Redis | Cluster; readonly keyPrefix: string };
   /** Delivery of notify and message (see createMessageSender); undefined leaves them not ready. */
   readonly sender?: MessageSender;
   /** Past runs' transcripts for session_search; undefined leaves it not ready. */

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import MiniSearch, { type Options } from "minisearch";
 import type { KnowledgeChunk } from "./knowledge-chunks.js";
 
@@ -13,7 +13,7 @@ import type { KnowledgeChunk } from "./knowledge-chunks.js";
 
 /** Where the knowledge base lives. */
 export interface KnowledgeStoreOptions {
-  readonly redis: Redis;
+  readonly redis: Redis | Cluster;
   /** Prefix of every key (config `redis.key_prefix`). */
   readonly keyPrefix: string;
 }
@@ -61,7 +61,7 @@ export function knowledgeScope(realWorkspace: string): string {
 
 /** Reads and writes knowledge bases. */
 export class KnowledgeStore {
-  readonly #redis: Redis;
+  readonly #redis: Redis | Cluster;
   readonly #prefix: string;
   readonly #cache = new Map<string, KnowledgeSnapshot>();
 
@@ -137,7 +137,7 @@ export class KnowledgeStore {
   }
 
   async #updateOn<T>(
-    conn: Redis,
+    conn: Redis | Cluster,
     scope: string,
     keys: ScopeKeys,
     plan: (snapshot: KnowledgeSnapshot) => Promise<{ changes: KnowledgeChanges; summary: T }>,

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import Type, { type Static } from "typebox";
 import { assertNever, type Clock } from "../shared/index.js";
 import { missingForAction } from "./action-args.js";
@@ -39,7 +39,7 @@ interface MemoryEntry {
 
 /** Options for {@link createMemoryTool}. */
 export interface MemoryToolOptions {
-  redis: Redis;
+  redis: Redis | Cluster;
   keyPrefix: string;
   limits: BuiltinToolLimits;
   clock: Clock;

@@ -1,9 +1,9 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { SessionArchive, SessionSummary, TranscriptEntry } from "./session-search.js";
 
 /** Options of {@link RedisSessionArchive}. */
 export interface RedisSessionArchiveOptions {
-  readonly redis: Redis;
+  readonly redis: Redis | Cluster;
   readonly keyPrefix: string;
   /** How long an archived run is kept, ms (the worker passes `retention.journal_days`). */
   readonly retentionMs: number;

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import Type, { type Static } from "typebox";
 import { assertNever } from "../shared/index.js";
 import { missingForAction } from "./action-args.js";
@@ -45,7 +45,7 @@ export type TodoArgs = Static<typeof TodoParams>;
 
 /** Options for {@link createTodoTool}. */
 export interface TodoToolOptions {
-  redis: Redis;
+  redis: Redis | Cluster;
   keyPrefix: string;
   /** The list expires this long after its last change, ms. */
   retentionMs: number;

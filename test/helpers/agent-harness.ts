@@ -2,7 +2,7 @@ import { appendFile, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { Type } from "typebox";
 import { stringify } from "yaml";
 import type { ApprovalPort, CallGuard, RunDeps } from "../../src/agent/index.js";
@@ -93,7 +93,7 @@ export async function testConfig(dir: string, project: Record<string, unknown>) 
 }
 
 export interface HarnessOptions {
-  redis: Redis;
+  redis: Redis | Cluster;
   keyPrefix: string;
   tools: AnyTool[];
   script: string;
@@ -162,6 +162,6 @@ export function testPayload(
 }
 
 /** The agent queue of a key prefix. */
-export function agentQueue(redis: Redis, keyPrefix: string): Queue {
+export function agentQueue(redis: Redis | Cluster, keyPrefix: string): Queue {
   return new Queue("agent", { connection: redis, prefix: bullPrefix(keyPrefix) });
 }

@@ -1,16 +1,21 @@
 // A real agent worker process for crash tests: `node bin/run-ts.js test/helpers/agent-worker-main.ts`.
 // Configured by environment: REDIS_URL, KEY_PREFIX, COUNTER_FILE, SCRIPT_FILE, TOOL_DELAY_MS,
-// CLAIM_LEASE_MS, LOCK_MS; CONFIG_JSON (optional): config merged over the test config, e.g. models
+// CLAIM_LEASE_MS, LOCK_MS; CLUSTER_NODES (host:port,…) connects to a Redis Cluster instead of REDIS_URL;
+// CONFIG_JSON (optional): config merged over the test config, e.g. models
 // pointing at a local provider-format server (its key variables are read from this environment).
 // Prints "worker ready <BullMQ worker id>" once it takes jobs (the id starts the lock token of every
 // job it holds, so a test can tell whether a kill hit running work).
 import { readFile } from "node:fs/promises";
-import { Redis } from "ioredis";
+import { createRedisConnection } from "../../src/queue/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import { countingWriteTool, testRunDeps } from "./agent-harness.js";
 
 const env = process.env;
-const redis = new Redis(env.REDIS_URL ?? "", { maxRetriesPerRequest: null });
+const clusterNodes = (env.CLUSTER_NODES ?? "").split(",").filter(Boolean);
+const redis = createRedisConnection(
+  { url: env.REDIS_URL ?? "redis://127.0.0.1:6379", clusterNodes },
+  { maxRetriesPerRequest: null },
+);
 const keyPrefix = env.KEY_PREFIX ?? "";
 const { deps } = await testRunDeps({
   redis,

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { Job, type Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { inject } from "vitest";
 import { verifyAudit } from "../../src/journal/index.js";
 import { REPO_ROOT } from "./cli-process.js";
@@ -53,7 +53,11 @@ export function chaosSeed(label = "chaos"): number {
  * (the lock outlives it by its lease). A finished job has released its lock, so a kill between jobs
  * or after the last one answers false.
  */
-export async function killLandedOnWork(redis: Redis, queue: Queue, workerId: string): Promise<boolean> {
+export async function killLandedOnWork(
+  redis: Redis | Cluster,
+  queue: Queue,
+  workerId: string,
+): Promise<boolean> {
   const active = await queue.getActiveCount();
   if (active === 0) return false;
   const ids = await redis.lrange(queue.toKey("active"), 0, -1);
@@ -175,7 +179,7 @@ export async function waitAllCompleted(
 }
 
 /** Verifies the audit chain of a key prefix; throws with the first broken link. Returns the entry count. */
-export async function verifyChain(redis: Redis, keyPrefix: string): Promise<number> {
+export async function verifyChain(redis: Redis | Cluster, keyPrefix: string): Promise<number> {
   const result = await verifyAudit({ redis, keyPrefix });
   if (!result.ok) throw new Error(`audit chain broken: ${JSON.stringify(result.brokenAt)}`);
   return result.checked;

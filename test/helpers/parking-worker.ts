@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { Type } from "typebox";
 import { stringify } from "yaml";
 import type { ApprovalStore } from "../../src/approvals/index.js";
@@ -17,7 +17,7 @@ export const PARKING_APPROVER = "approver";
 
 /** Options for {@link startParkingWorker}. */
 export interface ParkingWorkerOptions {
-  redis: Redis;
+  redis: Redis | Cluster;
   redisUrl: string;
   keyPrefix: string;
   /** `http.public_url`: the base of approval links. */

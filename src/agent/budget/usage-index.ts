@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 
 /**
  * Which runs share a budget: the runs of one trace (a top-level run and its sub-agents, which
@@ -20,7 +20,7 @@ export interface UsageIndex {
 }
 
 /** The index in Redis: two sets per trace / schedule-day, expiring with the journals they point to. */
-export function redisUsageIndex(redis: Redis, keyPrefix: string, retentionMs: number): UsageIndex {
+export function redisUsageIndex(redis: Redis | Cluster, keyPrefix: string, retentionMs: number): UsageIndex {
   const traceKey = (traceId: string) => `${keyPrefix}:{trace:${traceId}}:runs`;
   const dayKey = (scheduleId: string, day: string) => `${keyPrefix}:{sched:${scheduleId}}:runs:${day}`;
   return {

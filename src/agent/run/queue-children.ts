@@ -1,5 +1,5 @@
 import { type FlowJob, FlowProducer, Job, type Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { AGENT_JOB_ATTEMPTS, enqueueAgentRun, parseAgentJobPayload } from "../../queue/index.js";
 import { flowShape } from "./flow-shape.js";
 import type { ChildFlowRecord, ChildrenPort, ChildState } from "./ports.js";
@@ -32,7 +32,7 @@ export function queueChildren(
   keepFinished: number,
   options: {
     /** The queue's connection, for stop requests and workflow records. */
-    redis: Redis;
+    redis: Redis | Cluster;
     /** How long stop requests and workflow records are kept, ms (default 7 days). */
     recordTtlMs?: number;
   },

@@ -1,10 +1,10 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { sha256Hex } from "../../shared/index.js";
 import type { SpillStore } from "./ports.js";
 
 /** Spilled results in Redis: one string per result under the run's hash tag, expiring with the journal. */
 export function redisSpillStore(
-  redis: Redis,
+  redis: Redis | Cluster,
   keyPrefix: string,
   retentionMs: number,
 ): SpillStore & {

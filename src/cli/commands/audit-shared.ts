@@ -1,11 +1,11 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { AuditEntry, type AuditRecord, auditKeys } from "../../journal/index.js";
 import type { CliIo } from "../io.js";
 import { connectCliRedis } from "./cli-redis.js";
 
 /** A Redis connection and the audit trail's key prefix for one CLI command; `close()` disconnects. */
 export interface CliAudit {
-  redis: Redis;
+  redis: Redis | Cluster;
   keyPrefix: string;
   close(): Promise<void>;
 }
@@ -24,7 +24,7 @@ export type ListedEntry = { ok: true; record: AuditRecord } | { ok: false; id: s
  * decode are returned with their problem rather than dropped, so a listing shows where the damage is.
  */
 export async function readRecentEntries(
-  redis: Redis,
+  redis: Redis | Cluster,
   keyPrefix: string,
   limit: number,
 ): Promise<ListedEntry[]> {

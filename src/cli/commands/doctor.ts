@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import type { LoadedConfig } from "../../config/index.js";
+import { parseClusterNode } from "../../queue/index.js";
 import { isRunnerError } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
 import { loadCheckedConfig } from "./config-schedules.js";
@@ -69,12 +70,26 @@ export async function runDoctor(options: {
   if (loaded) {
     const { config } = loaded;
     const project = loaded.sources.find((s) => s.kind === "project");
+    const url = options.env.REDIS_URL || config.redis.url;
+    // On a cluster every seed node is checked as the Redis it is (reachable, AOF, noeviction).
+    const redisChecks =
+      config.redis.cluster_nodes.length > 0
+        ? Promise.all(
+            config.redis.cluster_nodes.map((node) =>
+              checkRedis({
+                url: clusterNodeUrl(url, node),
+                source: "redis.cluster_nodes",
+                timeoutMs: options.timeoutMs,
+              }),
+            ),
+          ).then((all) => all.flat())
+        : checkRedis({
+            url,
+            source: options.env.REDIS_URL ? "REDIS_URL" : "redis.url",
+            timeoutMs: options.timeoutMs,
+          });
     const [redis, smtp, tools] = await Promise.all([
-      checkRedis({
-        url: options.env.REDIS_URL || config.redis.url,
-        source: options.env.REDIS_URL ? "REDIS_URL" : "redis.url",
-        timeoutMs: options.timeoutMs,
-      }),
+      redisChecks,
       checkSmtp(config, options.env, options.timeoutMs),
       checkTools(config, options.env, project ? dirname(project.origin) : options.cwd),
     ]);
@@ -83,6 +98,15 @@ export async function runDoctor(options: {
   const counts = { ok: 0, warn: 0, fail: 0 };
   for (const c of checks) counts[c.status] += 1;
   return { ok: counts.fail === 0, counts, checks };
+}
+
+/** The URL of one cluster seed node, with the scheme and credentials of the configured URL. */
+function clusterNodeUrl(url: string, node: string): string {
+  const { host, port } = parseClusterNode(node);
+  const parsed = new URL(url);
+  parsed.hostname = host.includes(":") ? `[${host}]` : host;
+  parsed.port = String(port);
+  return parsed.toString();
 }
 
 function render(report: DoctorReport): string {
