@@ -346,6 +346,8 @@ const SCRIPT_SITES: Record<string, string> = {
   "src/metrics/approval-wait.ts": "inline FOLD: {metrics}:h:approval_wait, {metrics}:approval_wait_cursor",
   "src/agent/run/queue-children.ts": "inline UPDATE_QUEUED: five keys of the {prefix} BullMQ queue",
   "src/tools/memory.ts": "inline WRITE: one key",
+  "src/approvals/digest-store.ts": "inline JOIN, CLAIM_DUE, REMOVE: {approvals} keys",
+  "src/http/failure-throttle.ts": "inline BLOCKED, COUNT: {http} keys",
 };
 
 async function filesUnder(dir: string): Promise<string[]> {
