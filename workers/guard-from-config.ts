@@ -37,11 +37,13 @@ export async function callGuardFromConfig(
     safeBins: config.tools.exec.safe_bins,
     // Relative program paths resolve against "/", never into a trusted directory by accident.
     resolveBinary: pathLookup(options.env, "/"),
+    host: config.tools.exec.host,
   });
   const fences = new Map<string, PathFence>();
   const fs = nodeFsView();
   return createCallGuard({
     execPolicy,
+    execHost: config.tools.exec.host,
     resolver: options.resolver ?? systemHostResolver(),
     networkPolicy: config.execution.network_policy,
     allowedHosts: config.execution.allowed_hosts,

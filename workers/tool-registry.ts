@@ -20,10 +20,12 @@ import {
   createToolRegistry,
   ProcessSupervisor,
   RedisSessionArchive,
+  type SandboxHost,
   type ToolRegistry,
 } from "../src/tools/index.js";
 import { approvalPolicyFromConfig } from "./approvals-from-config.js";
 import type { PartContext } from "./part-context.js";
+import { sandboxFromConfig } from "./sandbox-from-config.js";
 import { extraToolRuntimeFromConfig, mcpServersFromConfig } from "./tools-from-config.js";
 
 /** The tools of a worker process, and what must happen when its runs end or the process stops. */
@@ -96,6 +98,7 @@ export async function buildToolSet(ctx: ToolSetContext, options: ToolSetOptions)
     spill: redisSpillStore(redis, config.redis.key_prefix, retentionMs),
     processes,
     execHost: config.tools.exec.host,
+    ...sandboxOption(ctx),
     env: ctx.env,
     clock: systemClock,
   });
@@ -145,6 +148,16 @@ export async function buildToolSet(ctx: ToolSetContext, options: ToolSetOptions)
       await processes.close();
     },
   };
+}
+
+/** The sandbox host when `tools.exec.host` is sandbox (start-up error for a workspace that overlaps the runner's dirs). */
+function sandboxOption(ctx: ToolSetContext): { sandbox?: SandboxHost } {
+  const sandbox = sandboxFromConfig(ctx.config, {
+    protectedPaths: ctx.protectedPaths,
+    resolver: systemHostResolver(),
+    baseDir: ctx.baseDir,
+  });
+  return sandbox ? { sandbox } : {};
 }
 
 /** The run archive session_search reads (the worker's run deps write the same keys). */

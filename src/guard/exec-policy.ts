@@ -2,6 +2,8 @@ import { posix } from "node:path";
 import type { ExecAsk, ExecSecurity } from "../policy/index.js";
 import { assertNever } from "../shared/index.js";
 import type { CommandAnalysis, CommandGuard } from "./command-guard.js";
+import { containedInSandbox } from "./exec-host-contained.js";
+import type { ExecHostKind } from "./exec-host-table.js";
 import { resolveSafeBinProfiles } from "./safe-bin-profiles.js";
 import { type SafeBinProfile, type SafeBinProfileConfig, validateSafeBinArgv } from "./safe-bins.js";
 import type { SimpleCommand } from "./shell-walk.js";
@@ -14,6 +16,7 @@ export const EXEC_RULES = [
   "exec.ask-always",
   "exec.allowlist-miss",
   "exec.safe-bins",
+  "exec.sandbox-contained",
 ] as const;
 export type ExecRule = (typeof EXEC_RULES)[number];
 
@@ -39,6 +42,11 @@ export interface ExecPolicyOptions {
    * undefined when there is none. Injected so the policy stays pure.
    */
   resolveBinary: (command: string) => string | undefined;
+  /**
+   * `tools.exec.host`. Default local. In the sandbox, findings the exec-host table marks contained
+   * do not flag, and not being a safe bin does not flag (exec-host-table.ts).
+   */
+  host?: ExecHostKind;
 }
 
 /** The exec policy's answer. */
@@ -112,6 +120,11 @@ export function createExecPolicy(guard: CommandGuard, options: ExecPolicyOptions
   }
 
   function decide(analysis: CommandAnalysis): ExecVerdict {
+    const verdict = decideLocal(analysis);
+    return options.host === "sandbox" ? containedInSandbox(verdict, options.ask) : verdict;
+  }
+
+  function decideLocal(analysis: CommandAnalysis): ExecVerdict {
     const guardVerdict = decideCommand(analysis.findings);
     const base = { findings: guardVerdict.findings };
     const miss = allowlistMiss(analysis);

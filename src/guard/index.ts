@@ -8,6 +8,17 @@ export {
   MAX_SCRIPT_NESTING,
 } from "./command-guard.js";
 export {
+  EXEC_HOST_KINDS,
+  EXEC_HOST_TABLE,
+  EXEC_POLICY_FINDINGS,
+  type ExecHostKind,
+  type ExecHostRow,
+  type ExecPolicyFinding,
+  HOST_EFFECTS,
+  type HostEffect,
+  hostEffect,
+} from "./exec-host-table.js";
+export {
   createExecPolicy,
   DEFAULT_TRUSTED_DIRS,
   EXEC_RULES,

@@ -80,6 +80,17 @@ export type { FetchFn } from "./provider-http.js";
 export { type AbsentTool, createToolRegistry, type PresentTools, type ToolRegistry } from "./registry.js";
 export { reservedToolResult } from "./reserved-tools.js";
 export { maxRisk, RISK_LEVELS, type RiskLevel, riskSeverity } from "./risk.js";
+export {
+  checkWorkspaceOverlap,
+  createSandboxHost,
+  DEFAULT_SANDBOX_LIMITS,
+  type EgressProxyOptions,
+  SANDBOX_NETWORK_POLICIES,
+  type SandboxHost,
+  type SandboxHostOptions,
+  type SandboxLimits,
+  type SandboxNetworkPolicy,
+} from "./sandbox/index.js";
 export { type ArchivedRun, RedisSessionArchive, type RedisSessionArchiveOptions } from "./session-archive.js";
 export {
   createSessionSearchTool,

@@ -103,10 +103,20 @@ export class ProcessSupervisor {
     runId: string,
     file: string,
     args: readonly string[],
-    options: { cwd: string; env: Record<string, string>; stdin: "ignore" | "pipe"; input?: string },
+    options: {
+      cwd: string;
+      env: Record<string, string>;
+      stdin: "ignore" | "pipe";
+      input?: string;
+      /** Start the process as this uid / gid (the sandbox's, when the worker is root). */
+      uid?: number;
+      gid?: number;
+    },
   ): ResultPromise {
     const subprocess = execa(file, args, {
       cwd: options.cwd,
+      ...(options.uid === undefined ? {} : { uid: options.uid }),
+      ...(options.gid === undefined ? {} : { gid: options.gid }),
       env: options.env,
       extendEnv: false,
       detached: true,

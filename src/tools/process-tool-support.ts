@@ -1,10 +1,11 @@
 import { stat } from "node:fs/promises";
-import { assertNever, type Clock } from "../shared/index.js";
+import { assertNever, type Clock, RunnerError } from "../shared/index.js";
 import type { BuiltinToolLimits, ExecHost } from "./builtin-runtime.js";
 import { childEnv } from "./child-env.js";
 import type { ToolExecutionContext } from "./execution-context.js";
 import { type FencedPath, isPathInside, type PathFenceFactory, realWorkspace } from "./path-fence-port.js";
 import type { ProcessSupervisor } from "./process-supervisor.js";
+import type { SandboxHost } from "./sandbox/index.js";
 import { PASSTHROUGH, type ToolPermissionDecision, type ToolReadiness } from "./tool.js";
 import { toolFailure } from "./tool-result.js";
 
@@ -20,21 +21,32 @@ export interface ProcessToolOptions {
   envAllow: readonly string[];
   limits: BuiltinToolLimits;
   clock: Clock;
+  /** The sandbox host (`tools.exec.host: sandbox`); without it a sandbox host is not ready. */
+  sandbox?: SandboxHost;
 }
 
 /** The longest command string accepted (the command guard's own limit). */
 export const MAX_COMMAND_CHARS = 100_000;
 
-/** Exec-class tools run only on a local host: remote and sandbox hosts are not implemented. */
-export function execReadiness(host: ExecHost): ToolReadiness {
+/**
+ * Whether exec-class tools can run: on the local host always; in the sandbox only when bubblewrap
+ * can make one here (never a silent fallback to the host); a remote host is not implemented.
+ */
+export function execReadiness(host: ExecHost, sandbox?: SandboxHost): ToolReadiness {
   switch (host) {
     case "local":
       return { ready: true, detail: "ready (tools.exec.host is local)" };
-    case "remote":
     case "sandbox":
+      return (
+        sandbox?.readiness() ?? {
+          ready: false,
+          detail: "tools.exec.host is sandbox, but this worker built no sandbox host",
+        }
+      );
+    case "remote":
       return {
         ready: false,
-        detail: `tools.exec.host is ${host}, and only local execution is implemented; set it to local to run processes on this host`,
+        detail: `tools.exec.host is ${host}, and remote execution is not implemented; set it to sandbox or local`,
       };
     default:
       return assertNever(host, "tools.exec.host");
@@ -78,6 +90,49 @@ export async function resolveProcessCwd(
     };
   }
   return { ok: true, path: verdict.resolvedPath };
+}
+
+/** How to start one program of a tool: where and as whom, and what to clean up after it. */
+export interface CommandLaunch {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly env: Record<string, string>;
+  readonly uid?: number;
+  readonly gid?: number;
+  /** Stops what the launch started (the sandbox's proxy); call when the program has exited. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * `command` (program and arguments) as the configured host runs it: as is on the local host, inside
+ * a fresh bubblewrap sandbox (one per call, one per process) on the sandbox host. Throws
+ * TOOL_NOT_READY when the host cannot run it (never falls back to the local host).
+ */
+export async function launchCommand(
+  options: ProcessToolOptions,
+  ctx: ToolExecutionContext,
+  cwd: string,
+  env: Record<string, string>,
+  command: readonly [string, ...string[]],
+  codeDir?: string,
+): Promise<CommandLaunch> {
+  const host = options.execHost;
+  switch (host) {
+    case "local":
+      return { file: command[0], args: command.slice(1), env, dispose: async () => undefined };
+    case "sandbox": {
+      const sandbox = options.sandbox;
+      const readiness = execReadiness(host, sandbox);
+      if (sandbox === undefined || !readiness.ready)
+        throw new RunnerError("TOOL_NOT_READY", readiness.detail);
+      const workspace = realWorkspace(options.pathFence(ctx.workspace));
+      return sandbox.prepare({ workspace, cwd, env, command, ...(codeDir === undefined ? {} : { codeDir }) });
+    }
+    case "remote":
+      throw new RunnerError("TOOL_NOT_READY", execReadiness(host).detail);
+    default:
+      return assertNever(host, "tools.exec.host");
+  }
 }
 
 /** The scrubbed environment of a tool's process, with PWD set to its cwd. */

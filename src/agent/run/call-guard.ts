@@ -1,8 +1,10 @@
 import type { GuardAssessment } from "../../gate/index.js";
 import {
   checkUrl,
+  type ExecHostKind,
   type ExecPolicy,
   type HostResolver,
+  hostEffect,
   type PathAccess,
   type PathFence,
 } from "../../guard/index.js";
@@ -18,6 +20,8 @@ export interface CallGuardOptions {
   pathFence(workspace: string): PathFence;
   networkPolicy: NetworkPolicy;
   allowedHosts: readonly string[];
+  /** `tools.exec.host` (default local): in the sandbox, code the guard cannot read is contained. */
+  execHost?: ExecHostKind;
 }
 
 /** Path arguments of the file tools, and whether the tool writes through them. */
@@ -68,6 +72,14 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
           const code = typeof args.code === "string" ? args.code : "";
           if (args.language === "bash" || args.language === "sh")
             return fromExec(options.execPolicy.check(code), false);
+          if (hostEffect("exec.code", options.execHost ?? "local") === "contained") {
+            return {
+              verdict: "allow",
+              rule: "exec.sandbox-contained",
+              reason: `runs ${String(args.language ?? "unknown")} code in the sandbox (tools.exec.host is sandbox), which contains it`,
+              safeBins: false,
+            };
+          }
           return {
             verdict: "ask",
             rule: "exec.code",

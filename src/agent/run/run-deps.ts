@@ -6,6 +6,7 @@ import type { AgentJobPayload } from "../../queue/index.js";
 import type { Clock } from "../../shared/index.js";
 import type { ToolEnvironment, ToolRegistry } from "../../tools/index.js";
 import type { ModelClient } from "../model/model-client.js";
+import type { ApprovalExecHost } from "./approval-hash.js";
 import type { ApprovalPort, AuditSink, CallGuard, ChildrenPort, SpillStore } from "./ports.js";
 import type { SessionRecorder } from "./session-transcript.js";
 
@@ -21,6 +22,8 @@ export interface RunDeps {
   /** The model client for a model name of config `models`; throws for an unknown name. */
   model(name: string): ModelClient;
   guard: CallGuard;
+  /** `tools.exec.host` (default local): bound into exec-class calls' approval hash. */
+  execHost?: ApprovalExecHost;
   approvals: ApprovalPort;
   audit: AuditSink;
   spill: SpillStore;

@@ -1,7 +1,6 @@
 import type { GateCall, GateContext, GateDecision, HumanApproval } from "../../gate/index.js";
 import { resolveInDoubt } from "../../journal/index.js";
 import { checkToolCall } from "../../policy/index.js";
-import { hashCanonical } from "../../shared/index.js";
 import {
   type AnyTool,
   createToolExecutionContext,
@@ -12,6 +11,7 @@ import {
   validateAnyToolArgs,
 } from "../../tools/index.js";
 import type { ModelToolCall } from "../model/model-client.js";
+import { type ApprovalExecHost, approvalArgsHash, approvalSubject } from "./approval-hash.js";
 import { claimAndRun } from "./claim-and-run.js";
 import { clarifyResult } from "./clarify.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
@@ -123,7 +123,10 @@ export async function runToolCall(
         : undefined;
 
   const doubtKey = `${key}-in-doubt`;
-  const doubtCall = plan.kind === "execute" ? plan.gateCall : fallbackGateCall(name, params);
+  const doubtCall =
+    plan.kind === "execute"
+      ? plan.gateCall
+      : fallbackGateCall(name, params, payload.agent.workspace, deps.execHost);
   const doubtLookup = {
     runId: payload.runId,
     idempotencyKey: doubtKey,
@@ -173,6 +176,7 @@ export async function runToolCall(
         jobId: scope.jobId,
         idempotencyKey: doubtKey,
         call: doubtCall,
+        subject: approvalSubject(name, params, payload.agent.workspace, deps.execHost),
         decision: undefined,
         reason: `in doubt: "${name}" may have run before a crash. Approve to run it again, deny to not run it.`,
       });
@@ -216,8 +220,13 @@ export async function runToolCall(
   return { result: claimed.value as ToolResult, replay: claimed.replay };
 }
 
-function fallbackGateCall(tool: string, params: Record<string, unknown>): GateCall {
-  return { tool, args: params, risk: "exec", argsHash: hashCanonical(params) };
+function fallbackGateCall(
+  tool: string,
+  params: Record<string, unknown>,
+  workspace: string,
+  execHost: ApprovalExecHost | undefined,
+): GateCall {
+  return { tool, args: params, risk: "exec", argsHash: approvalArgsHash(tool, params, workspace, execHost) };
 }
 
 type CallPlan =
@@ -295,7 +304,7 @@ async function planCall(
     tool: name,
     args,
     risk,
-    argsHash: hashCanonical(args),
+    argsHash: approvalArgsHash(name, args, scope.payload.agent.workspace, scope.deps.execHost),
     ...(guard ? { guard } : {}),
     toolPermission,
   };
@@ -359,6 +368,7 @@ async function planCall(
       jobId: scope.jobId,
       idempotencyKey: ctx.idempotencyKey,
       call: gateCall,
+      subject: approvalSubject(name, args, payload.agent.workspace, deps.execHost),
       decision,
       reason: decision.reason,
     });

@@ -10,6 +10,7 @@ import { buildBwrapArgs, proxyEnv, SANDBOX_PROXY_SOCKET } from "./bwrap-args.js"
 import { type EgressProxyOptions, startEgressProxy } from "./egress-proxy.js";
 import { resolveSandboxLimits, type SandboxLimits } from "./sandbox-settings.js";
 import { resolveSystemMounts, type SandboxMount } from "./system-mounts.js";
+import { checkWorkspaceOverlap } from "./workspace-overlap.js";
 
 /** `execution.network_policy` as the sandbox applies it. */
 export const SANDBOX_NETWORK_POLICIES = ["deny", "restricted", "allow"] as const;
@@ -32,6 +33,8 @@ export interface SandboxHostOptions {
   readonly tempDir?: string;
   /** The worker's uid (default process.getuid()): as root, commands run as `limits.uid`. */
   readonly workerUid?: number;
+  /** The runner's own config and data paths: a workspace overlapping them is refused. */
+  readonly runnerDirs?: readonly string[];
 }
 
 /** How to start one sandboxed program: spawn `file args` with `env` (and `uid`/`gid` if set), then `dispose`. */
@@ -191,6 +194,7 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
     },
     async prepare(request) {
       system ??= resolveSystemMounts();
+      checkWorkspaceOverlap(request.workspace, options.runnerDirs ?? []);
       if (runAs) {
         await assertReachable(request.workspace, runAs.uid);
         await adoptWorkspace(request.workspace, runAs.uid, runAs.gid);
