@@ -103,6 +103,8 @@ export function createExecPolicy(guard: CommandGuard, options: ExecPolicyOptions
   function allowlistMiss(analysis: CommandAnalysis): string | undefined {
     if (!analysis.parsed) return "the command could not be parsed";
     if (analysis.functionCount > 0) return "the command defines shell functions";
+    if (analysis.unsound.length > 0)
+      return `what the command runs depends on values known only at run time: ${analysis.unsound[0]}`;
     if (analysis.commands.length === 0) return "the command is empty";
     for (const cmd of analysis.commands) {
       const miss = safeBinMiss(cmd);

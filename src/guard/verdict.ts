@@ -34,6 +34,7 @@ export const SOFT_RULES = [
   "soft.wrapped-command",
   "soft.env-injection",
   "soft.partition-tool",
+  "soft.shell-dialect",
   "soft.hidden-characters",
   "soft.unparseable",
   "soft.too-complex",

@@ -1,5 +1,6 @@
 import type { ResultPromise } from "execa";
-import type { Clock } from "../shared/index.js";
+import { type Clock, RunnerError } from "../shared/index.js";
+import { bashReadiness, bashScriptArgs, locateBash } from "./bash-shell.js";
 import { OutputLog, type OutputPage } from "./output-buffer.js";
 import { signalGroup } from "./process-group.js";
 
@@ -18,8 +19,10 @@ export interface ProcessSpawner {
 export interface BackgroundProcessOptions {
   /** Id within the worker (`p1`, `p2`, ...), what the model refers to. */
   readonly id: string;
-  /** The shell command, run with `/bin/sh -c`. */
+  /** The shell command, run with `bash --noprofile --norc -c`. */
   readonly command: string;
+  /** Absolute path of bash (default: bash-shell's locateBash). */
+  readonly bash?: string;
   /** Real path of its working directory (inside the workspace). */
   readonly cwd: string;
   readonly env: Record<string, string>;
@@ -69,7 +72,10 @@ export class BackgroundProcess {
     this.startedAt = options.startedAt;
     this.#spawner = spawner;
     this.#log = new OutputLog(options.outputMaxChars);
-    this.#subprocess = spawner.spawn(runId, "/bin/sh", ["-c", options.command], {
+    const bash = options.bash ?? locateBash()?.path;
+    // Never a fallback to /bin/sh: the guard judged the command as bash reads it.
+    if (bash === undefined) throw new RunnerError("TOOL_NOT_READY", bashReadiness().detail);
+    this.#subprocess = spawner.spawn(runId, bash, bashScriptArgs(options.command), {
       cwd: options.cwd,
       env: options.env,
       stdin: "pipe",

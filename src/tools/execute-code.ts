@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import Type, { type Static } from "typebox";
+import { BASH_FLAGS, locateBash } from "./bash-shell.js";
 import { defineTool } from "./define-tool.js";
 import {
   cwdPermission,
@@ -64,7 +65,11 @@ export interface ExecuteCodeToolOptions extends ProcessToolOptions {
 export function findInterpreters(path: string | undefined): Partial<Record<CodeLanguage, string>> {
   const found: Partial<Record<CodeLanguage, string>> = {};
   const dirs = (path ?? "").split(delimiter).filter((d) => d.startsWith("/"));
+  // bash is the one bash-shell located (fixed directories, never a PATH entry), run without rc files.
+  const bash = locateBash();
+  if (bash !== undefined) found.bash = bash.path;
   for (const language of CODE_LANGUAGES) {
+    if (language === "bash") continue;
     for (const dir of dirs) {
       const candidate = join(dir, language);
       try {
@@ -119,7 +124,8 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): Tool<typ
       try {
         const file = join(dir, FILE_NAMES[args.language]);
         await writeFile(file, args.code, { mode: 0o600, flag: "wx" });
-        const outcome = await runForeground(options.processes, ctx.executionId, interpreter, [file], {
+        const argv = args.language === "bash" ? [...BASH_FLAGS, file] : [file];
+        const outcome = await runForeground(options.processes, ctx.executionId, interpreter, argv, {
           cwd: cwd.path,
           env: processEnv(options, cwd.path),
           ...(args.stdin === undefined ? {} : { input: args.stdin }),

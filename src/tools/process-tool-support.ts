@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { assertNever, type Clock } from "../shared/index.js";
+import { bashReadiness } from "./bash-shell.js";
 import type { BuiltinToolLimits, ExecHost } from "./builtin-runtime.js";
 import { childEnv } from "./child-env.js";
 import type { ToolExecutionContext } from "./execution-context.js";
@@ -25,11 +26,17 @@ export interface ProcessToolOptions {
 /** The longest command string accepted (the command guard's own limit). */
 export const MAX_COMMAND_CHARS = 100_000;
 
-/** Exec-class tools run only on a local host: remote and sandbox hosts are not implemented. */
+/**
+ * Exec-class tools run only on a local host (remote and sandbox hosts are not implemented), and
+ * only with bash found (see bash-shell).
+ */
 export function execReadiness(host: ExecHost): ToolReadiness {
   switch (host) {
-    case "local":
-      return { ready: true, detail: "ready (tools.exec.host is local)" };
+    case "local": {
+      const bash = bashReadiness();
+      if (!bash.ready) return bash;
+      return { ready: true, detail: `ready (tools.exec.host is local; ${bash.detail})` };
+    }
     case "remote":
     case "sandbox":
       return {

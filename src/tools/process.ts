@@ -2,6 +2,7 @@ import Type, { type Static } from "typebox";
 import { assertNever } from "../shared/index.js";
 import { missingForAction } from "./action-args.js";
 import { BackgroundProcess, type BackgroundProcessStatus } from "./background-process.js";
+import { bashReadiness, locateBash } from "./bash-shell.js";
 import { defineTool } from "./define-tool.js";
 import type { ToolExecutionContext } from "./execution-context.js";
 import {
@@ -41,7 +42,7 @@ const ProcessParams = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: MAX_COMMAND_CHARS,
-        description: "start: shell command (/bin/sh -c)",
+        description: "start: shell command (bash -c)",
       }),
     ),
     cwd: Type.Optional(
@@ -141,10 +142,13 @@ export function createProcessTool(options: ProcessToolOptions): Tool<typeof Proc
               `this run already has ${live} running processes (the limit is ${limits.processMaxPerRun}); stop one first`,
             );
           }
+          const bash = locateBash();
+          if (bash === undefined) return toolFailure("internal", bashReadiness().detail);
           const cwd = await resolveProcessCwd(options, ctx, args.cwd);
           if (!cwd.ok) return cwd.result;
           const started = processes.startBackground(ctx.executionId, {
             command: args.command as string,
+            bash: bash.path,
             cwd: cwd.path,
             env: processEnv(options, cwd.path),
             outputMaxChars: limits.processOutputMaxChars,
