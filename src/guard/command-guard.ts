@@ -5,6 +5,7 @@ import { interpreterFindings } from "./interpreter-families.js";
 import { SHELL_PROGRAMS } from "./programs.js";
 import { runtimeEvaluation } from "./runtime-evaluation.js";
 import { bashOnlyConstructs, nestedDialect, posixReading, type ShellDialect } from "./shell-dialect.js";
+import { type InputReaders, inputReaders } from "./shell-input.js";
 import { createShellParser, type ShellParser, type ShellParserOptions } from "./shell-parser.js";
 import { type SimpleCommand, walkShell } from "./shell-walk.js";
 import { BRACE_MARK, literalField } from "./shell-words.js";
@@ -51,8 +52,13 @@ export interface CommandGuard {
   check(command: string): CommandVerdict;
   /** Verdict for an argv run without a shell (`execve`), e.g. `["rm", "-rf", "/"]`. */
   checkArgv(argv: readonly string[]): CommandVerdict;
-  /** Findings plus the simple commands, for callers that also apply safe-bin profiles. */
-  analyse(command: string): CommandAnalysis;
+  /**
+   * Findings plus the simple commands, for callers that also apply safe-bin profiles. `dialect`
+   * names the shell that runs the script (default bash, what exec-class tools run).
+   */
+  analyse(command: string, options?: { dialect?: ShellDialect }): CommandAnalysis;
+  /** The shells and interpreters of a command that may read its input (stdin), see shell-input. */
+  inputReaders(command: string): InputReaders;
   /** Like {@link analyse}, for an argv run without a shell. */
   analyseArgv(argv: readonly string[]): CommandAnalysis;
 }
@@ -271,9 +277,9 @@ function argvCommand(argv: readonly string[]): SimpleCommand {
 
 /** Builds a command guard over an already loaded parser. */
 export function commandGuardFromParser(parser: ShellParser): CommandGuard {
-  const analyse = (command: string): CommandAnalysis => {
+  const analyse = (command: string, options: { dialect?: ShellDialect } = {}): CommandAnalysis => {
     const analyser = new Analyser(parser);
-    analyser.script(command, 0, undefined);
+    analyser.script(command, 0, undefined, options.dialect ?? "bash");
     return analyser.result();
   };
   const analyseArgv = (argv: readonly string[]): CommandAnalysis => {
@@ -293,6 +299,7 @@ export function commandGuardFromParser(parser: ShellParser): CommandGuard {
   return {
     analyse,
     analyseArgv,
+    inputReaders: (command) => inputReaders(analyse(command).commands),
     check: (command) => decideCommand(analyse(command).findings),
     checkArgv: (argv) => decideCommand(analyseArgv(argv).findings),
   };

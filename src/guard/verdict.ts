@@ -35,6 +35,7 @@ export const SOFT_RULES = [
   "soft.env-injection",
   "soft.partition-tool",
   "soft.shell-dialect",
+  "soft.shell-input",
   "soft.hidden-characters",
   "soft.unparseable",
   "soft.too-complex",
