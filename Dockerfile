@@ -2,6 +2,9 @@
 # There is no build step: bin/echo-runner.js runs the TypeScript sources through tsx.
 FROM node:20-bookworm-slim
 WORKDIR /app
+# exec, execute_code and process run commands with bash (the grammar the command guard parses),
+# never /bin/sh (dash here): the build fails if the base image ever lacks it.
+RUN test -x /bin/bash && /bin/bash --version | head -n1
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY bin ./bin

@@ -19,6 +19,8 @@ export interface CallGuardFromConfigOptions {
   protectedPaths: readonly string[];
   /** DNS for the SSRF check; the system resolver by default. */
   resolver?: HostResolver;
+  /** The command of a run's background process (see CallGuardOptions.processCommand). */
+  processCommand?: (executionId: string, id: string) => string | undefined;
 }
 
 /**
@@ -47,6 +49,7 @@ export async function callGuardFromConfig(
     resolver: options.resolver ?? systemHostResolver(),
     networkPolicy: config.execution.network_policy,
     allowedHosts: config.execution.allowed_hosts,
+    ...(options.processCommand ? { processCommand: options.processCommand } : {}),
     pathFence(workspace) {
       let fence = fences.get(workspace);
       if (!fence) {

@@ -139,7 +139,11 @@ export async function startWorkerPart(
   const keyPrefix = config.redis.key_prefix;
   const { store, notifications } = approvalsFromConfig(config, redis, ctx.env, logger);
   const hooks = createScheduleRunHooks({ redis, keyPrefix });
-  const guard = await callGuardFromConfig(config, { env: ctx.env, protectedPaths: ctx.protectedPaths });
+  const guard = await callGuardFromConfig(config, {
+    env: ctx.env,
+    protectedPaths: ctx.protectedPaths,
+    ...(tools.processCommand ? { processCommand: tools.processCommand } : {}),
+  });
   const allowAlways = new RedisAllowAlwaysStore(redis, keyPrefix);
   const deps = await buildRunDeps({
     config,

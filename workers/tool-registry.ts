@@ -33,6 +33,8 @@ export interface WorkerTools {
   registry: ToolRegistry;
   /** Stops the background processes a run started (run finished, failed or parked). */
   releaseRun(runId: string): Promise<void>;
+  /** The command a run's background process was started with (the guard judges writes by it). */
+  processCommand?(runId: string, id: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -61,6 +63,8 @@ export interface ToolSet {
   /** MCP servers or tools that did not connect, by `mcp__<server>__<tool>` (or `__*`) with the reason. */
   readonly absent: readonly { name: string; reason: string }[];
   releaseRun(runId: string): Promise<void>;
+  /** The command a run's background process was started with. */
+  processCommand(runId: string, id: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -143,6 +147,7 @@ export async function buildToolSet(ctx: ToolSetContext, options: ToolSetOptions)
     releaseRun: async (runId) => {
       await processes.stopAllForRun(runId);
     },
+    processCommand: (runId, id) => processes.backgroundCommand(runId, id),
     close: async () => {
       await mcp?.close();
       await processes.close();
@@ -173,5 +178,10 @@ export function sessionArchiveFor(config: DeepReadonly<EchoRunnerConfig>, redis:
 export async function toolRegistryFor(ctx: PartContext): Promise<WorkerTools> {
   const set = await buildToolSet(ctx, { mcp: true, supervise: true });
   for (const absent of set.absent) ctx.logger.warn({ absent }, "an MCP server or tool is not available");
-  return { registry: createToolRegistry([...set.tools]), releaseRun: set.releaseRun, close: set.close };
+  return {
+    registry: createToolRegistry([...set.tools]),
+    releaseRun: set.releaseRun,
+    processCommand: set.processCommand,
+    close: set.close,
+  };
 }

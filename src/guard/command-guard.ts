@@ -3,6 +3,9 @@ import { hardInvocationFindings, hardRedirectFindings } from "./hard-families.js
 import { DownloadTracker, wrappedHardFindings } from "./indirect-families.js";
 import { interpreterFindings } from "./interpreter-families.js";
 import { SHELL_PROGRAMS } from "./programs.js";
+import { runtimeEvaluation } from "./runtime-evaluation.js";
+import { bashOnlyConstructs, nestedDialect, posixReading, type ShellDialect } from "./shell-dialect.js";
+import { type InputReaders, inputReaders } from "./shell-input.js";
 import { createShellParser, type ShellParser, type ShellParserOptions } from "./shell-parser.js";
 import { type SimpleCommand, walkShell } from "./shell-walk.js";
 import { BRACE_MARK, literalField } from "./shell-words.js";
@@ -36,6 +39,11 @@ export interface CommandAnalysis {
   functionCount: number;
   /** False when the input could not be parsed as written. */
   parsed: boolean;
+  /**
+   * Constructs whose meaning depends on values known only at run time (see runtime-evaluation):
+   * the guard cannot judge them soundly, so such a command is never a safe-bin command.
+   */
+  unsound: string[];
 }
 
 /** The command guard for `exec`, `execute_code` and `process`. `check` is synchronous and pure. */
@@ -44,8 +52,13 @@ export interface CommandGuard {
   check(command: string): CommandVerdict;
   /** Verdict for an argv run without a shell (`execve`), e.g. `["rm", "-rf", "/"]`. */
   checkArgv(argv: readonly string[]): CommandVerdict;
-  /** Findings plus the simple commands, for callers that also apply safe-bin profiles. */
-  analyse(command: string): CommandAnalysis;
+  /**
+   * Findings plus the simple commands, for callers that also apply safe-bin profiles. `dialect`
+   * names the shell that runs the script (default bash, what exec-class tools run).
+   */
+  analyse(command: string, options?: { dialect?: ShellDialect }): CommandAnalysis;
+  /** The shells and interpreters of a command that may read its input (stdin), see shell-input. */
+  inputReaders(command: string): InputReaders;
   /** Like {@link analyse}, for an argv run without a shell. */
   analyseArgv(argv: readonly string[]): CommandAnalysis;
 }
@@ -54,12 +67,13 @@ class Analyser {
   readonly findings: GuardFinding[] = [];
   readonly commands: SimpleCommand[] = [];
   functionCount = 0;
+  readonly unsound: string[] = [];
   private readonly downloads = new DownloadTracker();
   parsed = true;
 
   constructor(private readonly parser: ShellParser) {}
 
-  script(source: string, depth: number, cwd: string | undefined): void {
+  script(source: string, depth: number, cwd: string | undefined, dialect: ShellDialect = "bash"): void {
     if (source.length > MAX_COMMAND_LENGTH) {
       this.findings.push(
         softFinding(
@@ -91,18 +105,43 @@ class Analyser {
         );
       }
     }
-    const clean = this.parse(text, depth, cwd);
+    const clean = this.parse(text, depth, cwd, dialect);
     // `{rm,-rf,/}` is brace expansion to bash but an unclosed group to tree-sitter. A `{` followed
     // by a non-blank never opens a group in bash, so it is re-read as a plain word character.
     if (!clean && BRACE_WORD.test(text))
-      this.parse(text.replace(BRACE_WORD_ALL, `$1${BRACE_MARK}`), depth, cwd);
+      this.parse(text.replace(BRACE_WORD_ALL, `$1${BRACE_MARK}`), depth, cwd, dialect);
     // bash joins `\`-newline inside words (`r\<newline>m` is `rm`); tree-sitter splits them, so the
     // joined text is analysed as well and the stricter result stands.
-    if (/\\\r?\n/.test(text)) this.parse(text.replace(/\\\r?\n/g, ""), depth, cwd);
+    if (/\\\r?\n/.test(text)) this.parse(text.replace(/\\\r?\n/g, ""), depth, cwd, dialect);
+    if (dialect === "posix") this.posix(text, depth, cwd);
+  }
+
+  /**
+   * A script a POSIX shell (dash) runs: its bash-only constructs are flagged, and it is read again
+   * with them spelt as dash reads them (see shell-dialect); the stricter result stands.
+   */
+  private posix(text: string, depth: number, cwd: string | undefined): void {
+    const constructs = bashOnlyConstructs(text);
+    if (constructs.length > 0) {
+      this.findings.push(
+        softFinding(
+          "soft.shell-dialect",
+          `a script run by a POSIX shell (sh is dash here) uses bash-only ${constructs.join(", ")}, which dash reads differently`,
+        ),
+      );
+    }
+    const reading = posixReading(text);
+    if (reading !== undefined) this.parse(reading, depth, cwd, "posix", true);
   }
 
   /** Parses and analyses one text; false when the parser had to recover from errors. */
-  private parse(source: string, depth: number, cwd: string | undefined, variant = false): boolean {
+  private parse(
+    source: string,
+    depth: number,
+    cwd: string | undefined,
+    dialect: ShellDialect,
+    variant = false,
+  ): boolean {
     let tree: ReturnType<ShellParser["parse"]>;
     try {
       tree = this.parser.parse(source);
@@ -138,10 +177,14 @@ class Analyser {
             ),
           );
       }
-      for (const cmd of walked.commands) this.command(cmd, depth);
-      for (const script of walked.embeddedScripts) this.nested(script, depth, cwd);
+      for (const cmd of walked.commands) this.command(cmd, depth, dialect);
+      for (const script of walked.embeddedScripts) this.nested(script, depth, cwd, dialect);
+      const evaluation = runtimeEvaluation(tree.root);
+      for (const reason of evaluation.unsound) if (!this.unsound.includes(reason)) this.unsound.push(reason);
+      // `x='y[$(cmd)]'; echo $((x))`: bash runs the substitution when it evaluates the value.
+      for (const literal of evaluation.literals) this.nested(literal, depth, cwd, "bash");
       if (walked.strayDollar && !variant) {
-        this.parse(source.replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, "$${$1}"), depth, cwd, true);
+        this.parse(source.replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, "$${$1}"), depth, cwd, dialect, true);
       }
       return !tree.hasError;
     } finally {
@@ -149,7 +192,7 @@ class Analyser {
     }
   }
 
-  command(cmd: SimpleCommand, depth: number): void {
+  command(cmd: SimpleCommand, depth: number, dialect: ShellDialect = "bash"): void {
     this.commands.push(cmd);
     this.findings.push(...hardRedirectFindings(cmd), ...softRedirectFindings(cmd));
     const { invocations, scripts } = unwrapCommand(cmd);
@@ -182,17 +225,18 @@ class Analyser {
           scripts.push({ text, dynamic: false, via: [...inv.via, inv.name] });
       }
     }
-    for (const script of scripts) this.nested(script.text, depth, cmd.cwd);
+    for (const script of scripts)
+      this.nested(script.text, depth, cmd.cwd, nestedDialect(script.via, dialect));
   }
 
-  private nested(text: string, depth: number, cwd: string | undefined): void {
+  private nested(text: string, depth: number, cwd: string | undefined, dialect: ShellDialect): void {
     if (depth >= MAX_SCRIPT_NESTING) {
       this.findings.push(
         softFinding("soft.too-complex", `scripts are nested more than ${MAX_SCRIPT_NESTING} levels deep`),
       );
       return;
     }
-    this.script(text, depth + 1, cwd);
+    this.script(text, depth + 1, cwd, dialect);
   }
 
   private invocation(inv: Invocation): void {
@@ -212,6 +256,7 @@ class Analyser {
       commands: this.commands,
       functionCount: this.functionCount,
       parsed: this.parsed,
+      unsound: this.unsound,
     };
   }
 }
@@ -232,9 +277,9 @@ function argvCommand(argv: readonly string[]): SimpleCommand {
 
 /** Builds a command guard over an already loaded parser. */
 export function commandGuardFromParser(parser: ShellParser): CommandGuard {
-  const analyse = (command: string): CommandAnalysis => {
+  const analyse = (command: string, options: { dialect?: ShellDialect } = {}): CommandAnalysis => {
     const analyser = new Analyser(parser);
-    analyser.script(command, 0, undefined);
+    analyser.script(command, 0, undefined, options.dialect ?? "bash");
     return analyser.result();
   };
   const analyseArgv = (argv: readonly string[]): CommandAnalysis => {
@@ -254,6 +299,7 @@ export function commandGuardFromParser(parser: ShellParser): CommandGuard {
   return {
     analyse,
     analyseArgv,
+    inputReaders: (command) => inputReaders(analyse(command).commands),
     check: (command) => decideCommand(analyse(command).findings),
     checkArgv: (argv) => decideCommand(analyseArgv(argv).findings),
   };

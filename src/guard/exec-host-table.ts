@@ -68,6 +68,8 @@ export const EXEC_HOST_TABLE: Readonly<Record<HardRule | SoftRule | ExecPolicyFi
     "soft.hidden-characters": CROSSES("a person cannot read what the command does"),
     "soft.unparseable": CROSSES("the guard cannot tell what the command does"),
     "soft.too-complex": CROSSES("the guard cannot tell what the command does"),
+    "soft.shell-dialect": CROSSES("the guard cannot tell what the command does in the other shell"),
+    "soft.shell-input": CROSSES("what is written to the shell later is not known now"),
     "exec.allowlist-miss": CONTAINED(
       "not a safe bin: on the local host it needs a person, inside the sandbox holds it",
     ),

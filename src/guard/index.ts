@@ -26,6 +26,7 @@ export {
   type ExecPolicyOptions,
   type ExecRule,
   type ExecVerdict,
+  stricterExecVerdict,
 } from "./exec-policy.js";
 export { FS_ENTRY_KINDS, type FsEntryKind, type FsView, memoryFsView } from "./fs-view.js";
 export { type AddressClass, classifyAddress } from "./ip-ranges.js";
@@ -51,6 +52,8 @@ export {
   type SafeBinProfileConfig,
   validateSafeBinArgv,
 } from "./safe-bins.js";
+export { SHELL_DIALECTS, type ShellDialect } from "./shell-dialect.js";
+export type { InputReaders } from "./shell-input.js";
 export { createShellParser, type ShellParser, type ShellParserOptions } from "./shell-parser.js";
 export {
   checkUrl,

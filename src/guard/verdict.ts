@@ -34,6 +34,8 @@ export const SOFT_RULES = [
   "soft.wrapped-command",
   "soft.env-injection",
   "soft.partition-tool",
+  "soft.shell-dialect",
+  "soft.shell-input",
   "soft.hidden-characters",
   "soft.unparseable",
   "soft.too-complex",

@@ -1,4 +1,5 @@
 export { missingForAction } from "./action-args.js";
+export { BASH_CANDIDATES, BASH_FLAGS, type BashShell, locateBash } from "./bash-shell.js";
 export {
   type BuiltinToolLimits,
   type BuiltinToolRuntime,
@@ -25,7 +26,7 @@ export {
   riskOf,
   toolsInProfile,
 } from "./catalog-lookup.js";
-export { CHILD_ENV_ALLOW, isSecretEnvName } from "./child-env.js";
+export { CHILD_ENV_ALLOW, isSecretEnvName, isShellStartupEnvName } from "./child-env.js";
 export {
   assertValidTool,
   defineMcpTool,

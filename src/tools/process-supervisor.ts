@@ -180,6 +180,11 @@ export class ProcessSupervisor {
     return this.#background.get(`${runId}\u0000${id}`);
   }
 
+  /** The command a background process of `runId` was started with (what reads its input). */
+  backgroundCommand(runId: string, id: string): string | undefined {
+    return this.background(runId, id)?.command;
+  }
+
   /** The background processes of `runId`, oldest first. */
   listBackground(runId: string): BackgroundProcess[] {
     return [...this.#background.values()].filter((p) => p.runId === runId);

@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { assertNever, type Clock, RunnerError } from "../shared/index.js";
+import { bashReadiness } from "./bash-shell.js";
 import type { BuiltinToolLimits, ExecHost } from "./builtin-runtime.js";
 import { childEnv } from "./child-env.js";
 import type { ToolExecutionContext } from "./execution-context.js";
@@ -7,7 +8,7 @@ import { type FencedPath, isPathInside, type PathFenceFactory, realWorkspace } f
 import type { ProcessSupervisor } from "./process-supervisor.js";
 import type { SandboxHost } from "./sandbox/index.js";
 import { PASSTHROUGH, type ToolPermissionDecision, type ToolReadiness } from "./tool.js";
-import { toolFailure } from "./tool-result.js";
+import { type ToolResult, toolFailure } from "./tool-result.js";
 
 /** What exec, execute_code and process share. */
 export interface ProcessToolOptions {
@@ -29,13 +30,18 @@ export interface ProcessToolOptions {
 export const MAX_COMMAND_CHARS = 100_000;
 
 /**
- * Whether exec-class tools can run: on the local host always; in the sandbox only when bubblewrap
- * can make one here (never a silent fallback to the host); a remote host is not implemented.
+/**
+ * Whether exec-class tools can run: on the local host with bash found (see bash-shell); in the
+ * sandbox only when bubblewrap can make one here (never a silent fallback to the host); a remote
+ * host is not implemented.
  */
 export function execReadiness(host: ExecHost, sandbox?: SandboxHost): ToolReadiness {
   switch (host) {
-    case "local":
-      return { ready: true, detail: "ready (tools.exec.host is local)" };
+    case "local": {
+      const bash = bashReadiness();
+      if (!bash.ready) return bash;
+      return { ready: true, detail: `ready (tools.exec.host is local; ${bash.detail})` };
+    }
     case "sandbox":
       return (
         sandbox?.readiness() ?? {
@@ -133,6 +139,36 @@ export async function launchCommand(
     default:
       return assertNever(host, "tools.exec.host");
   }
+}
+
+/**
+ * {@link launchCommand} as a tool result: a host that cannot run the command (sandbox not ready, a
+ * workspace the sandbox refuses) is a `not_ready` failure naming why, never a run on another host.
+ */
+export async function launchForTool(
+  options: ProcessToolOptions,
+  ctx: ToolExecutionContext,
+  cwd: string,
+  command: readonly [string, ...string[]],
+  codeDir?: string,
+): Promise<{ ok: true; launch: CommandLaunch } | { ok: false; result: ToolResult }> {
+  const env = processEnv(options, cwd);
+  // In the sandbox the tool's own credentials (tools.credentials) join the scrubbed environment.
+  const withCredentials = options.execHost === "sandbox" ? { ...env, ...ctx.credentials } : env;
+  try {
+    return { ok: true, launch: await launchCommand(options, ctx, cwd, withCredentials, command, codeDir) };
+  } catch (err) {
+    if (err instanceof RunnerError) return { ok: false, result: toolFailure("not_ready", err.message) };
+    throw err;
+  }
+}
+
+/** Where a launch's program runs as: the sandbox's uid / gid when set (spawn options). */
+export function launchIdentity(launch: CommandLaunch): { uid?: number; gid?: number } {
+  return {
+    ...(launch.uid === undefined ? {} : { uid: launch.uid }),
+    ...(launch.gid === undefined ? {} : { gid: launch.gid }),
+  };
 }
 
 /** The scrubbed environment of a tool's process, with PWD set to its cwd. */

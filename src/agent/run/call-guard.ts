@@ -7,6 +7,7 @@ import {
   hostEffect,
   type PathAccess,
   type PathFence,
+  stricterExecVerdict,
 } from "../../guard/index.js";
 import { isHostAllowed, type NetworkPolicy } from "../../policy/index.js";
 import type { CallGuard } from "./ports.js";
@@ -22,6 +23,12 @@ export interface CallGuardOptions {
   allowedHosts: readonly string[];
   /** `tools.exec.host` (default local): in the sandbox, code the guard cannot read is contained. */
   execHost?: ExecHostKind;
+  /**
+   * The command a background process of a run was started with (`process start`), by run
+   * (execution id) and process id; what `process write` feeds is judged by who reads it. Without
+   * it (or for an unknown process) a write asks.
+   */
+  processCommand?: (executionId: string, id: string) => string | undefined;
 }
 
 /** Path arguments of the file tools, and whether the tool writes through them. */
@@ -52,6 +59,23 @@ function fromExec(
  * restricted-network host list, and path arguments of file tools through the path fence.
  */
 export function createCallGuard(options: CallGuardOptions): CallGuard {
+  function processWrite(
+    args: Readonly<Record<string, unknown>>,
+    executionId: string,
+  ): GuardAssessment | undefined {
+    if (typeof args.input !== "string" || typeof args.id !== "string") return undefined;
+    const command = options.processCommand?.(executionId, args.id);
+    if (command === undefined) {
+      return {
+        verdict: "ask",
+        rule: "soft.shell-input",
+        reason: `the program of process ${args.id} is not known here, so what its input would run cannot be judged`,
+      };
+    }
+    const verdict = options.execPolicy.checkInput(command, args.input);
+    return verdict === undefined ? undefined : fromExec(verdict, false);
+  }
+
   return {
     async assess(tool, args, ctx) {
       switch (tool) {
@@ -59,14 +83,23 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
           const command = args.command;
           if (typeof command !== "string")
             return { verdict: "ask", rule: "exec.no-command", reason: "no command to check" };
-          const verdict = options.execPolicy.check(command);
+          let verdict = options.execPolicy.check(command);
+          // stdin reaches the command: a shell in it may run it as a script, an interpreter as code.
+          if (typeof args.stdin === "string")
+            verdict = stricterExecVerdict(verdict, options.execPolicy.checkInput(command, args.stdin));
           return fromExec(verdict, verdict.safeBins);
         }
         case "process": {
+          if (args.action === "write") return processWrite(args, ctx.executionId);
           const command = args.command;
           if (typeof command !== "string") return undefined;
-          // A background process is never judged safe by safe-bin profiles.
-          return fromExec(options.execPolicy.check(command), false);
+          // A background process is never judged safe by safe-bin profiles; a shell or
+          // interpreter started with no script runs whatever `write` feeds it later.
+          const verdict = stricterExecVerdict(
+            options.execPolicy.check(command),
+            options.execPolicy.checkInput(command, null),
+          );
+          return fromExec(verdict, false);
         }
         case "execute_code": {
           const code = typeof args.code === "string" ? args.code : "";

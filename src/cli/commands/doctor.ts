@@ -6,6 +6,7 @@ import { type CliCommand, EXIT } from "../io.js";
 import { DOCTOR_STATUSES, type DoctorCheck, fail, ok } from "./doctor-check.js";
 import { checkPublicUrl, checkSmtp } from "./doctor-mail.js";
 import { checkRedis } from "./doctor-redis.js";
+import { checkShell } from "./doctor-shell.js";
 import { checkTools } from "./doctor-tools.js";
 import { wholeNumberOption } from "./whole-number-option.js";
 
@@ -76,7 +77,7 @@ export async function runDoctor(options: {
       checkSmtp(config, options.env, options.timeoutMs),
       checkTools(config, options.env, project ? dirname(project.origin) : options.cwd),
     ]);
-    checks.push(...redis, smtp, checkPublicUrl(config), ...tools);
+    checks.push(...redis, smtp, checkPublicUrl(config), checkShell(), ...tools);
   }
   const counts = { ok: 0, warn: 0, fail: 0 };
   for (const c of checks) counts[c.status] += 1;

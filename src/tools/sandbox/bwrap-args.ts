@@ -7,6 +7,8 @@ export const SANDBOX_PROXY_DIR = "/run/echo-proxy";
 export const SANDBOX_PROXY_SOCKET = "proxy.sock";
 /** The port socat listens on inside the sandbox's own loopback; the proxy env vars point at it. */
 export const SANDBOX_PROXY_PORT = 3128;
+/** PATH inside the sandbox: system directories only. */
+export const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
 /** Where execute_code's source directory appears inside the sandbox (read-only). */
 export const SANDBOX_CODE_DIR = "/run/echo-code";
 

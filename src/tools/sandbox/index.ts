@@ -5,6 +5,7 @@ export {
   limitArgs,
   proxyEnv,
   SANDBOX_CODE_DIR,
+  SANDBOX_PATH,
   SANDBOX_PROXY_PORT,
 } from "./bwrap-args.js";
 export {

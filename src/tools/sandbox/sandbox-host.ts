@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { RunnerError } from "../../shared/index.js";
 import type { ToolReadiness } from "../tool.js";
 import { adoptWorkspace } from "./adopt-workspace.js";
-import { buildBwrapArgs, proxyEnv, SANDBOX_PROXY_SOCKET } from "./bwrap-args.js";
+import { buildBwrapArgs, proxyEnv, SANDBOX_PATH, SANDBOX_PROXY_SOCKET } from "./bwrap-args.js";
 import { type EgressProxyOptions, startEgressProxy } from "./egress-proxy.js";
 import { resolveSandboxLimits, type SandboxLimits } from "./sandbox-settings.js";
 import { resolveSystemMounts, type SandboxMount } from "./system-mounts.js";
@@ -113,7 +113,7 @@ function sandboxEnv(env: Record<string, string>, network: boolean): Record<strin
   }
   out.HOME = "/tmp";
   out.TMPDIR = "/tmp";
-  out.PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
+  out.PATH = SANDBOX_PATH;
   return network ? { ...out, ...proxyEnv() } : out;
 }
 
