@@ -111,6 +111,8 @@ export function buildBwrapArgs(plan: BwrapPlan): string[] {
   args.push("--bind", plan.workspace, plan.workspace);
   if (plan.codeDir !== undefined) args.push("--ro-bind", plan.codeDir, SANDBOX_CODE_DIR);
   if (plan.proxyDir !== undefined) args.push("--ro-bind", plan.proxyDir, SANDBOX_PROXY_DIR);
+  // The root bwrap builds (where /etc's entries and mount points live) is read-only too.
+  args.push("--remount-ro", "/");
   args.push("--chdir", plan.cwd, "--");
   args.push(...limitArgs(plan.prlimit, plan.limits));
   if (plan.proxyDir !== undefined) {

@@ -44,6 +44,16 @@ function parseTarget(head: string): { target: Target; connect: boolean } | strin
   };
 }
 
+/** The request with its absolute-form request line rewritten to origin form (`GET /path HTTP/1.1`). */
+function originForm(received: Buffer, headLength: number): Buffer {
+  const head = received.subarray(0, headLength).toString("latin1");
+  const lineEnd = head.indexOf("\r\n");
+  const [method, uri, version] = head.slice(0, lineEnd).split(" ");
+  const url = new URL(uri ?? "/");
+  const line = `${method} ${url.pathname}${url.search} ${version}`;
+  return Buffer.concat([Buffer.from(line + head.slice(lineEnd), "latin1"), received.subarray(headLength)]);
+}
+
 function namedExactly(host: string, allowed: readonly string[]): boolean {
   const h = host.toLowerCase().replace(/\.$/, "");
   return allowed.some(
@@ -164,9 +174,9 @@ function handle(client: Socket, options: EgressProxyOptions): void {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       upstream.write(received.subarray(headLength));
     } else {
-      // The whole request goes to the vetted address; later requests on this connection can only
-      // reach the same address, never another host.
-      upstream.write(received);
+      // The request goes to the vetted address in origin form (as a proxy forwards it); later
+      // requests on this connection can only reach the same address, never another host.
+      upstream.write(originForm(received, headLength));
     }
     client.pipe(upstream);
     upstream.pipe(client);
