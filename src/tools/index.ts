@@ -85,6 +85,8 @@ export {
   checkWorkspaceOverlap,
   createSandboxHost,
   DEFAULT_SANDBOX_LIMITS,
+  probeSandbox,
+  type SandboxProbe,
   type EgressProxyOptions,
   SANDBOX_NETWORK_POLICIES,
   type SandboxHost,

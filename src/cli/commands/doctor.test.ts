@@ -183,6 +183,20 @@ describe("echo-runner doctor", () => {
     expect(report.checks).toHaveLength(1);
   });
 
+  it("runs a probe inside the sandbox and reports what it found; warns on the local host", async () => {
+    const { check } = await doctor(healthy());
+    expect(check("exec.host")).toMatchObject({
+      status: "ok",
+      reason: expect.stringContaining("read-only system, writable workspace, no network, no capabilities"),
+    });
+    expect(check("tool:exec")?.status).toBe("ok");
+    const local = await doctor(healthy({ tools: { exec: { host: "local" } } }));
+    expect(local.check("exec.host")).toMatchObject({
+      status: "warn",
+      reason: expect.stringContaining("uncontained"),
+    });
+  });
+
   it("warns about a tool that is configured but not ready (web_search without its API key)", async () => {
     const { code, check } = await doctor(
       healthy({ tools: { web: { search: { provider: "brave", api_key_env: "DOCTOR_SEARCH_KEY" } } } }),

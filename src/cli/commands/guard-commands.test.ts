@@ -70,7 +70,9 @@ describe("echo-runner guard argv", () => {
   }
 
   it("allows a safe bin within its profile and asks for anything else (allowlist, on-miss)", async () => {
-    const { dir, path, env } = await setup("tools:\n  exec:\n    host: local\n    security: allowlist\n    ask: on-miss\n");
+    const { dir, path, env } = await setup(
+      "tools:\n  exec:\n    host: local\n    security: allowlist\n    ask: on-miss\n",
+    );
     const stdin = [
       '{"argv": ["head", "-n", "5"]}',
       '{"argv": ["sort", "-o", "out.txt"]}',

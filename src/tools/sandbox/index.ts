@@ -23,6 +23,7 @@ export {
   type SandboxNetworkPolicy,
   type SandboxRequest,
 } from "./sandbox-host.js";
+export { probeSandbox, type SandboxProbe } from "./sandbox-probe.js";
 export { DEFAULT_SANDBOX_LIMITS, resolveSandboxLimits, type SandboxLimits } from "./sandbox-settings.js";
 export { ETC_ENTRIES, ETC_NEVER, resolveSystemMounts, type SandboxMount } from "./system-mounts.js";
 export { checkWorkspaceOverlap } from "./workspace-overlap.js";
