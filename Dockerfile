@@ -5,6 +5,13 @@ WORKDIR /app
 # exec, execute_code and process run commands with bash (the grammar the command guard parses),
 # never /bin/sh (dash here): the build fails if the base image ever lacks it.
 RUN test -x /bin/bash && /bin/bash --version | head -n1
+# tools.exec.host: sandbox (the default) runs every command in a bubblewrap sandbox, with socat
+# bridging the sandbox to the runner's filtering proxy. The container must allow unprivileged user
+# namespaces (docker-compose.yml: security_opt), or exec-class tools report not ready.
+RUN apt-get update -qq \
+  && apt-get install -y -qq --no-install-recommends bubblewrap socat util-linux \
+  && rm -rf /var/lib/apt/lists/* \
+  && bwrap --version
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY bin ./bin
