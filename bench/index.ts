@@ -15,6 +15,7 @@ import { formatApprovalBench, runApprovalBench } from "./approval.bench.js";
 import { formatGateBench, runGateBench } from "./gate.bench.js";
 import { formatGuardBench, runGuardBench } from "./guard.bench.js";
 import { formatJournalBench, runJournalBench } from "./journal.bench.js";
+import { formatSandboxBench, runSandboxBench } from "./sandbox.bench.js";
 import { formatSchedulerBench, runSchedulerBench } from "./scheduler.bench.js";
 
 const server = process.env.REDIS_URL ? undefined : await startRedisServer({ appendfsync: "everysec" });
@@ -46,6 +47,9 @@ try {
   const guard = await runGuardBench();
   console.log(formatGuardBench(guard));
   results.guard = guard;
+  const sandbox = await runSandboxBench();
+  console.log(formatSandboxBench(sandbox));
+  results.sandbox = sandbox;
   const journal = await runJournalBench({ redisUrl });
   console.log(formatJournalBench(journal));
   results.journal = journal;
