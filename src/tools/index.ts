@@ -85,14 +85,14 @@ export {
   checkWorkspaceOverlap,
   createSandboxHost,
   DEFAULT_SANDBOX_LIMITS,
-  probeSandbox,
-  type SandboxProbe,
   type EgressProxyOptions,
+  probeSandbox,
   SANDBOX_NETWORK_POLICIES,
   type SandboxHost,
   type SandboxHostOptions,
   type SandboxLimits,
   type SandboxNetworkPolicy,
+  type SandboxProbe,
 } from "./sandbox/index.js";
 export { type ArchivedRun, RedisSessionArchive, type RedisSessionArchiveOptions } from "./session-archive.js";
 export {
