@@ -11,6 +11,7 @@ import { type SimpleCommand, walkShell } from "./shell-walk.js";
 import { BRACE_MARK, literalField } from "./shell-words.js";
 import { softInvocationFindings, softRedirectFindings } from "./soft-families.js";
 import { hasHiddenCharacters } from "./text-normalise.js";
+import { redirectPatterns, variantsOf } from "./unknown-parts.js";
 import { type Invocation, programName, unwrapCommand } from "./unwrap.js";
 import {
   type CommandVerdict,
@@ -195,6 +196,14 @@ class Analyser {
   command(cmd: SimpleCommand, depth: number, dialect: ShellDialect = "bash"): void {
     this.commands.push(cmd);
     this.findings.push(...hardRedirectFindings(cmd), ...softRedirectFindings(cmd));
+    const redirectVariant = redirectPatterns(cmd);
+    if (redirectVariant !== undefined) {
+      for (const finding of [
+        ...hardRedirectFindings(redirectVariant),
+        ...softRedirectFindings(redirectVariant),
+      ])
+        this.findings.push(finding.verdict === "deny" ? softenUnknown(finding) : finding);
+    }
     const { invocations, scripts } = unwrapCommand(cmd);
     const env = environmentCommands(cmd.assignments);
     this.findings.push(...env.findings);
@@ -241,12 +250,15 @@ class Analyser {
 
   private invocation(inv: Invocation): void {
     this.downloads.observe(inv);
-    this.findings.push(
-      ...hardInvocationFindings(inv),
-      ...softInvocationFindings(inv),
-      ...interpreterFindings(inv),
-      ...wrappedHardFindings(inv),
-    );
+    this.findings.push(...familyFindings(inv));
+    // Unknown parts and globs as patterns: what some value could make the invocation be.
+    for (const variant of variantsOf(inv)) {
+      for (const finding of familyFindings(variant.invocation)) {
+        this.findings.push(
+          finding.verdict === "deny" && variant.kind === "unknown" ? softenUnknown(finding) : finding,
+        );
+      }
+    }
   }
 
   result(): CommandAnalysis {
@@ -259,6 +271,21 @@ class Analyser {
       unsound: this.unsound,
     };
   }
+}
+
+/** A hard finding that holds only through unknown parts: a person looks (soft.unknown-parts). */
+function softenUnknown(finding: GuardFinding): GuardFinding {
+  const reason = `${finding.reason.charAt(0).toLowerCase()}${finding.reason.slice(1)}`;
+  return softFinding("soft.unknown-parts", `with some value of its unknown parts, ${reason}`);
+}
+
+function familyFindings(inv: Invocation): GuardFinding[] {
+  return [
+    ...hardInvocationFindings(inv),
+    ...softInvocationFindings(inv),
+    ...interpreterFindings(inv),
+    ...wrappedHardFindings(inv),
+  ];
 }
 
 function argvCommand(argv: readonly string[]): SimpleCommand {

@@ -16,6 +16,11 @@ export interface Field {
   dynamic: boolean;
   /** True when the field holds an unquoted glob character (`*`, `?`, `[`). */
   glob: boolean;
+  /**
+   * For a dynamic field: the text with each unknown part replaced by `*` (`/etc/sha${u}dow` →
+   * `/etc/sha*dow`), what the field could be; see unknown-parts.
+   */
+  pattern?: string;
 }
 
 /** What word expansion needs from its surroundings. */
@@ -296,10 +301,12 @@ function toField(encoded: string): Field {
   let glob = false;
   let inDyn = false;
   let plain = "";
+  let pattern = "";
   for (const ch of encoded) {
     if (ch === DYN_OPEN) {
       inDyn = true;
       dynamic = true;
+      if (!pattern.endsWith("*")) pattern += "*";
     } else if (ch === DYN_CLOSE) {
       inDyn = false;
     } else {
@@ -307,11 +314,19 @@ function toField(encoded: string): Field {
       if (!inDyn) {
         bare += ch;
         plain += ch;
+        pattern += ch;
       }
     }
   }
   glob = GLOB_CHARS.test(plain);
-  return { text: foldForMatching(unesc(text)), bare: foldForMatching(unesc(bare)), dynamic, glob };
+  const field: Field = {
+    text: foldForMatching(unesc(text)),
+    bare: foldForMatching(unesc(bare)),
+    dynamic,
+    glob,
+  };
+  if (dynamic) field.pattern = foldForMatching(unesc(pattern));
+  return field;
 }
 
 /**
