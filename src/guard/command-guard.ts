@@ -106,6 +106,10 @@ class Analyser {
         );
       }
     }
+    // Blanking works on the whole text, quoted scripts too (`sh -c '{ time x; }'`), and dash has no
+    // `time` keyword (`time` is /usr/bin/time there): the text as written is read as well, when it
+    // parses cleanly.
+    if (text !== source) this.parse(source, depth, cwd, dialect, true, true);
     const clean = this.parse(text, depth, cwd, dialect);
     // `{rm,-rf,/}` is brace expansion to bash but an unclosed group to tree-sitter. A `{` followed
     // by a non-blank never opens a group in bash, so it is re-read as a plain word character.
@@ -114,15 +118,15 @@ class Analyser {
     // bash joins `\`-newline inside words (`r\<newline>m` is `rm`); tree-sitter splits them, so the
     // joined text is analysed as well and the stricter result stands.
     if (/\\\r?\n/.test(text)) this.parse(text.replace(/\\\r?\n/g, ""), depth, cwd, dialect);
-    if (dialect === "posix") this.posix(text, depth, cwd);
+    if (dialect === "posix") this.posix(source, text, depth, cwd);
   }
 
   /**
    * A script a POSIX shell (dash) runs: its bash-only constructs are flagged, and it is read again
    * with them spelt as dash reads them (see shell-dialect); the stricter result stands.
    */
-  private posix(text: string, depth: number, cwd: string | undefined): void {
-    const constructs = bashOnlyConstructs(text);
+  private posix(source: string, text: string, depth: number, cwd: string | undefined): void {
+    const constructs = bashOnlyConstructs(source);
     if (constructs.length > 0) {
       this.findings.push(
         softFinding(
@@ -131,8 +135,11 @@ class Analyser {
         ),
       );
     }
-    const reading = posixReading(text);
+    // As written (dash has no `time` keyword) and with bash's keywords blanked.
+    const reading = posixReading(source);
     if (reading !== undefined) this.parse(reading, depth, cwd, "posix", true);
+    const blanked = text === source ? undefined : posixReading(text);
+    if (blanked !== undefined) this.parse(blanked, depth, cwd, "posix", true);
   }
 
   /** Parses and analyses one text; false when the parser had to recover from errors. */
@@ -142,10 +149,15 @@ class Analyser {
     cwd: string | undefined,
     dialect: ShellDialect,
     variant = false,
+    onlyIfClean = false,
   ): boolean {
     let tree: ReturnType<ShellParser["parse"]>;
     try {
       tree = this.parser.parse(source);
+      if (onlyIfClean && tree.hasError) {
+        tree.dispose();
+        return false;
+      }
     } catch {
       this.parsed = false;
       this.findings.push(

@@ -75,9 +75,20 @@ class Scan {
   readonly literals: string[] = [];
   evaluates = false;
   visited = 0;
+  private readonly pending: Node[] = [];
 
-  assignments(node: Node): void {
-    if (++this.visited > MAX_NODES) return;
+  /** Records every assignment in the tree (iterative: a deep tree must not overflow the stack). */
+  assignments(root: Node): void {
+    const stack: Node[] = [root];
+    while (stack.length > 0) {
+      const node = stack.pop() as Node;
+      if (++this.visited > MAX_NODES) return;
+      this.assignment(node);
+      for (const child of node.namedChildren) if (child) stack.push(child);
+    }
+  }
+
+  private assignment(node: Node): void {
     if (node.type === "variable_assignment") {
       const name = node.childForFieldName("name")?.text;
       const value = node.childForFieldName("value");
@@ -100,7 +111,6 @@ class Scan {
         for (const w of words.slice(1)) if (IDENT.test(w)) this.unsafe.add(w);
       }
     }
-    for (const child of node.namedChildren) if (child) this.assignments(child);
   }
 
   /** True when bash keeps `name`'s value an integer the guard can trust. */
@@ -149,27 +159,38 @@ class Scan {
     if (this.unsound.length < 8 && !this.unsound.includes(reason)) this.unsound.push(reason);
   }
 
-  contexts(node: Node): void {
-    if (++this.visited > MAX_NODES) {
-      this.flag("the script is too large to look for run-time evaluation");
-      return;
+  /** Looks for evaluation contexts (iterative, bounded by MAX_NODES). */
+  contexts(root: Node): void {
+    const stack = this.pending;
+    stack.push(root);
+    while (stack.length > 0) {
+      const node = stack.pop() as Node;
+      if (++this.visited > MAX_NODES) {
+        this.flag("the script is too large to look for run-time evaluation");
+        return;
+      }
+      if (this.context(node)) for (const child of node.namedChildren) if (child) stack.push(child);
     }
+  }
+
+  /** Handles one node; false when its children need no further look. */
+  private context(node: Node): boolean {
     switch (node.type) {
       case "arithmetic_expansion":
         this.arithmetic(node, "an arithmetic expansion");
-        return;
+        return false;
       case "compound_statement":
         if (node.child(0)?.type === "((") {
           this.arithmetic(node, "an arithmetic command ((…))");
-          return;
+          return false;
         }
         break;
       case "c_style_for_statement":
         for (const field of ["initializer", "condition", "update"]) {
           for (const part of node.childrenForFieldName(field)) if (part) this.arithmetic(part, "for ((…))");
         }
-        for (const body of node.childrenForFieldName("body")) if (body) this.contexts(body);
-        return;
+        for (const body of node.childrenForFieldName("body")) if (body) this.pending.push(body);
+        return false;
       case "subscript": {
         const index = node.childForFieldName("index");
         if (index && !/^[@*]$/.test(index.text)) this.arithmetic(index, "an array subscript");
@@ -198,20 +219,19 @@ class Scan {
       }
       case "raw_string":
       case "ansi_c_string":
-      case "word": {
-        const text =
-          node.type === "raw_string"
-            ? node.text.slice(1, -1)
-            : node.type === "ansi_c_string"
-              ? decodeAnsiC(node.text.slice(2, -1))
-              : node.text.replace(/\\(.)/g, "$1");
-        if (/\$\(|`/.test(text)) this.literals.push(...substitutionSpans(text));
+      case "word":
+      case "concatenation": {
+        // A word spelt in pieces ('a[$(c'\''md)]') is decoded whole, then scanned.
+        const text = literalText(node);
+        // The whole text too: a span cut short (`$(case x in x) …)`) must not hide the rest.
+        if (/\$\(|`/.test(text)) this.literals.push(`: ${text}`, ...substitutionSpans(text));
+        if (node.type === "concatenation") return false;
         break;
       }
       default:
         break;
     }
-    for (const child of node.namedChildren) if (child) this.contexts(child);
+    return true;
   }
 
   private testCommand(node: Node): void {
@@ -271,6 +291,24 @@ class Scan {
           this.flag(`${name} ${text.slice(0, 40)} names a variable (and subscript) known only at run time`);
       }
     }
+  }
+}
+
+/** The text of a word's quoted and unquoted literal pieces, decoded; unknown parts as written. */
+function literalText(node: Node): string {
+  switch (node.type) {
+    case "raw_string":
+      return node.text.slice(1, -1);
+    case "ansi_c_string":
+      return decodeAnsiC(node.text.slice(2, -1));
+    case "word":
+      return node.text.replace(/\\\r?\n/g, "").replace(/\\(.)/g, "$1");
+    case "string":
+      return node.text.slice(1, -1).replace(/\\([$`"\\])/g, "$1");
+    case "concatenation":
+      return node.children.map((c) => (c ? literalText(c) : "")).join("");
+    default:
+      return node.text;
   }
 }
 
