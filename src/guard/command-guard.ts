@@ -23,6 +23,14 @@ import {
 
 /** Longest command the guard parses; longer input needs approval. */
 export const MAX_COMMAND_LENGTH = 100_000;
+/**
+ * Most `|` characters a text may hold to be parsed: tree-sitter-bash's error recovery is quadratic
+ * in the pipes of a broken pipeline (49,000 of them took 20 s and 2.8 GB, 100 KB aborted the WASM
+ * parser), so past this the guard asks without parsing.
+ */
+export const MAX_PIPES = 300;
+/** Characters parsed in all for one check (every re-reading and nested script counts). */
+export const PARSE_BUDGET = 4 * 100_000;
 /** How deep `sh -c 'sh -c ...'` nesting is followed before the guard gives up and asks. */
 export const MAX_SCRIPT_NESTING = 6;
 
@@ -69,6 +77,7 @@ class Analyser {
   readonly commands: SimpleCommand[] = [];
   functionCount = 0;
   readonly unsound: string[] = [];
+  private parsedChars = 0;
   private readonly downloads = new DownloadTracker();
   parsed = true;
 
@@ -151,6 +160,29 @@ class Analyser {
     variant = false,
     onlyIfClean = false,
   ): boolean {
+    this.parsedChars += source.length;
+    if (this.parsedChars > PARSE_BUDGET) {
+      this.parsed = false;
+      this.findings.push(
+        softFinding(
+          "soft.too-complex",
+          `the command and the scripts nested in it are more than ${PARSE_BUDGET} characters to analyse`,
+        ),
+      );
+      return false;
+    }
+    let pipes = 0;
+    for (let i = source.indexOf("|"); i !== -1 && pipes <= MAX_PIPES; i = source.indexOf("|", i + 1)) pipes++;
+    if (pipes > MAX_PIPES) {
+      this.parsed = false;
+      this.findings.push(
+        softFinding(
+          "soft.too-complex",
+          `the command has more than ${MAX_PIPES} pipes (|), more than the guard analyses`,
+        ),
+      );
+      return false;
+    }
     let tree: ReturnType<ShellParser["parse"]>;
     try {
       tree = this.parser.parse(source);

@@ -20,6 +20,13 @@ export interface RuntimeEvaluation {
 }
 
 const ARITH_TEST_OPS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
+/** The binary operators of `[[ … ]]` besides the arithmetic and file tests. */
+const CONDITIONAL_OPERATORS = new Set(["==", "=", "!=", "<", ">", "=~", "&&", "||"]);
+
+function unnamedOperator(node: Node): string {
+  for (const child of node.children) if (child && !child.isNamed) return child.type;
+  return "";
+}
 /** Builtins whose operands are variable names (a subscript in one is evaluated). */
 const NAME_TAKERS = new Set([
   "declare",
@@ -65,6 +72,8 @@ const INTEGER_SPECIALS = new Set([
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const INTEGER = /^-?(0x[0-9a-fA-F]+|\d+)$/;
 const MAX_NODES = 20_000;
+const EVALUATION_HINT =
+  /\(\(|\[|\$\{|\b(let|declare|typeset|local|export|readonly|unset|read|mapfile|readarray|printf|test|wait|getopts|shift|return|exit)\b/;
 
 class Scan {
   /** Names with at least one assignment that is not an integer. */
@@ -84,7 +93,7 @@ class Scan {
       const node = stack.pop() as Node;
       if (++this.visited > MAX_NODES) return;
       this.assignment(node);
-      for (const child of node.namedChildren) if (child) stack.push(child);
+      pushChildren(node, stack);
     }
   }
 
@@ -169,7 +178,7 @@ class Scan {
         this.flag("the script is too large to look for run-time evaluation");
         return;
       }
-      if (this.context(node)) for (const child of node.namedChildren) if (child) stack.push(child);
+      if (this.context(node)) pushChildren(node, stack);
     }
   }
 
@@ -241,7 +250,11 @@ class Scan {
       const n = stack.pop() as Node;
       if (++this.visited > MAX_NODES) return;
       if (n.type === "binary_expression" && double) {
-        const op = n.childForFieldName("operator")?.text ?? "";
+        const op = n.childForFieldName("operator")?.text ?? unnamedOperator(n);
+        // tree-sitter-bash accepts what bash rejects (`[[ 1 || touch /x ]]` reads as a division):
+        // a `[[` the guard cannot read as bash does is not judged sound.
+        if (!CONDITIONAL_OPERATORS.has(op) && !ARITH_TEST_OPS.has(op) && !/^-[a-z]{1,2}$/.test(op))
+          this.flag(`[[ … ]] holds ${n.text.slice(0, 40)}, which is not a conditional expression bash reads`);
         if (ARITH_TEST_OPS.has(op)) {
           for (const side of ["left", "right"]) {
             const operand = n.childForFieldName(side);
@@ -294,6 +307,16 @@ class Scan {
   }
 }
 
+/** Pushes a node's named children, never more than the node limit allows. */
+function pushChildren(node: Node, stack: Node[]): void {
+  // One array (`namedChild(i)` walks the siblings from the first: quadratic in a long list).
+  const kids = node.namedChildren;
+  for (let i = kids.length - 1; i >= 0 && stack.length < MAX_NODES; i--) {
+    const child = kids[i];
+    if (child) stack.push(child);
+  }
+}
+
 /** The text of a word's quoted and unquoted literal pieces, decoded; unknown parts as written. */
 function literalText(node: Node): string {
   switch (node.type) {
@@ -323,6 +346,8 @@ function commandWords(node: Node): string[] {
 
 /** Scans a parsed bash script for strings bash evaluates at run time (see {@link RuntimeEvaluation}). */
 export function runtimeEvaluation(root: Node): RuntimeEvaluation {
+  // Nothing bash evaluates at run time can be there without one of these.
+  if (!EVALUATION_HINT.test(root.text)) return { unsound: [], literals: [] };
   const scan = new Scan();
   scan.assignments(root);
   scan.visited = 0;

@@ -155,8 +155,10 @@ class Walker {
 
   private children(node: Node, frame: Frame): void {
     const next = { ...frame, depth: frame.depth + 1 };
+    // One array of children (`node.child(i)` walks the siblings from the first: quadratic), and
+    // no child more once the walk has stopped at its node limit.
     const kids = node.children;
-    for (let i = 0; i < kids.length; i++) {
+    for (let i = 0; i < kids.length && !this.words.tooComplex; i++) {
       const child = kids[i];
       if (!child || child.childCount === 0) continue;
       const background = kids[i + 1]?.type === "&";
