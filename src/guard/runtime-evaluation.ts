@@ -288,7 +288,14 @@ class Scan {
       this.arithmetic(args[0], name);
       return;
     }
+    // `declare -n r="$v"; r=1`: a name reference to a name known only at run time (`a[$(cmd)]`).
+    const nameref = /^(declare|typeset|local)$/.test(name) && args.some((a) => /^-[a-zA-Z]*n/.test(a.text));
     for (const arg of args) {
+      if (nameref && arg.type === "variable_assignment") {
+        const value = arg.childForFieldName("value");
+        if (value && /[$`[]/.test(value.text))
+          this.flag(`${name} -n ${arg.text.slice(0, 40)} makes a name reference known only at run time`);
+      }
       const target = arg.type === "variable_assignment" ? arg.childForFieldName("name") : arg;
       if (!target) continue;
       const text = target.text;

@@ -228,6 +228,8 @@ class Walker {
     for (const r of [...redirectNodes, ...outer]) this.redirect(r, cmd, frame);
     const name = cmd.argv[0]?.text;
     if (frame.fn !== undefined && name === frame.fn && frame.spawning) this.selfCalls++;
+    // `read IFS`, `printf -v IFS ,`, `unset IFS`: the splitting of later expansions is unknown.
+    if (cmd.argv.some((a, i) => i > 0 && /^IFS(=|$)/.test(a.text))) this.words.ifsChanged = true;
     if (name === "cd" || name === "pushd") this.changeDirectory(cmd.argv.slice(1));
     this.commands.push(cmd);
     return cmd;
@@ -352,6 +354,7 @@ class Walker {
     const value = node.childForFieldName("value");
     if (value) this.inner(value, frame);
     if (name === undefined) return;
+    if (name === "IFS") this.words.ifsChanged = true;
     if (value && LITERAL_VALUE_TYPES.has(value.type)) {
       const fields = this.expand(value);
       if (fields.every((f) => !f.dynamic)) {

@@ -34,6 +34,11 @@ export interface WordContext {
    * the guard then re-reads the text with `${X}` spelling.
    */
   strayDollar: boolean;
+  /**
+   * Set once the script assigns IFS: from there on, how an unquoted expansion splits is unknown,
+   * so every unquoted expansion is an unknown part (`IFS=,; x=rm,-rf,/; $x` runs `rm -rf /`).
+   */
+  ifsChanged?: boolean;
 }
 
 // Quoted ASCII characters are shifted into a private-use block so that brace expansion, splitting
@@ -160,6 +165,7 @@ function variableName(node: Node): string | undefined {
 
 function expansion(node: Node, quoted: boolean, ctx: WordContext): string {
   const name = variableName(node);
+  if (!quoted && ctx.ifsChanged) return dyn(node.text);
   if (name === "IFS") return quoted ? esc(" ") : SPLIT;
   const simple = node.type === "simple_expansion" || node.childCount === 3;
   if (name !== undefined && simple) {

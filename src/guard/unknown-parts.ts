@@ -154,6 +154,10 @@ function patternOf(field: Field, inv: Invocation): Field | undefined {
   if (echoed !== undefined && echoed !== "") return { ...field, text: echoed, glob: /[*?[]/.test(echoed) };
   // A word that is nothing but unknown parts says nothing about what it names.
   if (/^[*/]*$/.test(field.pattern)) return undefined;
+  // `${HOME%/*}/../etc/shadow`: `..` after an unknown part can climb to `/`, so what follows the
+  // last `..` is read from the root.
+  const climb = /\*[^/]*\/(?:.*\/)?\.\.\/(?!.*\/\.\.\/)(.*)$/.exec(field.pattern);
+  if (climb?.[1]) return { ...field, text: `/${climb[1]}`, glob: /[*?[]/.test(climb[1]) };
   return { ...field, text: field.pattern, glob: true };
 }
 
