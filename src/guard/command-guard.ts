@@ -145,7 +145,9 @@ class Analyser {
       );
     }
     // As written (dash has no `time` keyword) and with bash's keywords blanked.
-    const reading = posixReading(source);
+    // dash has no `time` keyword: when bash's keywords were blanked, the text as written is what
+    // dash runs, read even if tree-sitter stumbles over it.
+    const reading = posixReading(source) ?? (text === source ? undefined : source);
     if (reading !== undefined) this.parse(reading, depth, cwd, "posix", true);
     const blanked = text === source ? undefined : posixReading(text);
     if (blanked !== undefined) this.parse(blanked, depth, cwd, "posix", true);

@@ -79,7 +79,11 @@ function sandboxArgs(scripts: string, work: string): string[] {
   ];
 }
 
-const EXECVE = /execve\("([^"]*)", .*\) = 0$/;
+const EXECVE = /execve\("([^"]*)", .*\)\s+= 0$/;
+// With several processes, strace splits a call: `[pid 7] execve("/bin/x", … <unfinished ...>`, then
+// `[pid 7] <... execve resumed>) = 0`.
+const UNFINISHED = /^\[pid\s+(\d+)\] execve\("([^"]*)", .*<unfinished \.\.\.>$/;
+const RESUMED = /^\[pid\s+(\d+)\] <\.\.\. execve resumed>.*\)\s+= 0$/;
 
 /** Runs one batch in one sandbox; resolves with the raw trace (stderr). */
 function runBatch(
@@ -121,6 +125,7 @@ function runBatch(
       const runs: TracedRun[] = scripts.map(() => ({ programs: [], ran: false }));
       let current: TracedRun | undefined;
       let skip = 0;
+      const pending = new Map<string, string>();
       for (const line of Buffer.concat(chunks).toString("utf8").split("\n")) {
         const marker = /^@@case (\d+)$/.exec(line);
         if (marker) {
@@ -130,13 +135,20 @@ function runBatch(
           skip = 2;
           continue;
         }
-        const exec = EXECVE.exec(line);
-        if (!exec || current === undefined) continue;
+        const unfinished = UNFINISHED.exec(line);
+        if (unfinished) {
+          pending.set(unfinished[1] as string, unfinished[2] as string);
+          continue;
+        }
+        const resumed = RESUMED.exec(line);
+        const path = resumed ? pending.get(resumed[1] as string) : EXECVE.exec(line)?.[1];
+        if (resumed) pending.delete(resumed[1] as string);
+        if (path === undefined || current === undefined) continue;
         if (skip > 0) {
           skip--;
           continue;
         }
-        current.programs.push(basename(exec[1] as string));
+        current.programs.push(basename(path));
       }
       resolve(runs);
     });

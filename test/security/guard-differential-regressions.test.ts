@@ -39,6 +39,12 @@ const CASES: ReadonlyArray<readonly [TraceShell, string, readonly string[]]> = [
   ["bash", "p='$(touch ran)'; echo \"${p@P}\"", ["touch"]],
   ["bash", "printf -v 'a[$(id -u)]' %s 1", ["id"]],
   ["bash", "[[ -v 'a[$(uname -a)]' ]]", ["uname"]],
+  // random seed 169837971, case 294: dash has no time keyword, also inside backquotes
+  [
+    "dash",
+    "echo `echo start; { time cp \\\\\n{/etc/hostname,}${IFS}./h; }` | tee log.txt",
+    ["time", "cp", "tee"],
+  ],
 ];
 
 let guard: CommandGuard;
