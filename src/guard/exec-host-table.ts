@@ -70,6 +70,7 @@ export const EXEC_HOST_TABLE: Readonly<Record<HardRule | SoftRule | ExecPolicyFi
     "soft.too-complex": CROSSES("the guard cannot tell what the command does"),
     "soft.shell-dialect": CROSSES("the guard cannot tell what the command does in the other shell"),
     "soft.shell-input": CROSSES("what is written to the shell later is not known now"),
+    "soft.unknown-parts": CROSSES("with some value it is a hard family; which one runs is not known"),
     "exec.allowlist-miss": CONTAINED(
       "not a safe bin: on the local host it needs a person, inside the sandbox holds it",
     ),

@@ -244,7 +244,9 @@ export function createExecPolicy(guard: CommandGuard, options: ExecPolicyOptions
       const script = decide(guard.analyse(input, { dialect: readers.shell }));
       verdict = { ...script, reason: `the input, run as a script: ${script.reason}`, safeBins: false };
     }
-    const interpreters = readers.programs.filter((p) => !SHELL_PROGRAMS.has(p));
+    const interpreters = readers.programs.filter(
+      (p) => !SHELL_PROGRAMS.has(p) && p !== "source" && p !== ".",
+    );
     if (interpreters.length > 0 && input.trim() !== "") {
       const code = ask(
         `${interpreters.join(", ")} may run the input as code, which the guard cannot analyse`,

@@ -5,6 +5,7 @@ export {
   commandGuardFromParser,
   createCommandGuard,
   MAX_COMMAND_LENGTH,
+  MAX_PIPES,
   MAX_SCRIPT_NESTING,
 } from "./command-guard.js";
 export {

@@ -20,6 +20,13 @@ export interface RuntimeEvaluation {
 }
 
 const ARITH_TEST_OPS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
+/** The binary operators of `[[ … ]]` besides the arithmetic and file tests. */
+const CONDITIONAL_OPERATORS = new Set(["==", "=", "!=", "<", ">", "=~", "&&", "||"]);
+
+function unnamedOperator(node: Node): string {
+  for (const child of node.children) if (child && !child.isNamed) return child.type;
+  return "";
+}
 /** Builtins whose operands are variable names (a subscript in one is evaluated). */
 const NAME_TAKERS = new Set([
   "declare",
@@ -65,6 +72,8 @@ const INTEGER_SPECIALS = new Set([
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const INTEGER = /^-?(0x[0-9a-fA-F]+|\d+)$/;
 const MAX_NODES = 20_000;
+const EVALUATION_HINT =
+  /\(\(|\[|\$\{|\b(let|declare|typeset|local|export|readonly|unset|read|mapfile|readarray|printf|test|wait|getopts|shift|return|exit)\b/;
 
 class Scan {
   /** Names with at least one assignment that is not an integer. */
@@ -75,9 +84,20 @@ class Scan {
   readonly literals: string[] = [];
   evaluates = false;
   visited = 0;
+  private readonly pending: Node[] = [];
 
-  assignments(node: Node): void {
-    if (++this.visited > MAX_NODES) return;
+  /** Records every assignment in the tree (iterative: a deep tree must not overflow the stack). */
+  assignments(root: Node): void {
+    const stack: Node[] = [root];
+    while (stack.length > 0) {
+      const node = stack.pop() as Node;
+      if (++this.visited > MAX_NODES) return;
+      this.assignment(node);
+      pushChildren(node, stack);
+    }
+  }
+
+  private assignment(node: Node): void {
     if (node.type === "variable_assignment") {
       const name = node.childForFieldName("name")?.text;
       const value = node.childForFieldName("value");
@@ -100,7 +120,6 @@ class Scan {
         for (const w of words.slice(1)) if (IDENT.test(w)) this.unsafe.add(w);
       }
     }
-    for (const child of node.namedChildren) if (child) this.assignments(child);
   }
 
   /** True when bash keeps `name`'s value an integer the guard can trust. */
@@ -149,27 +168,38 @@ class Scan {
     if (this.unsound.length < 8 && !this.unsound.includes(reason)) this.unsound.push(reason);
   }
 
-  contexts(node: Node): void {
-    if (++this.visited > MAX_NODES) {
-      this.flag("the script is too large to look for run-time evaluation");
-      return;
+  /** Looks for evaluation contexts (iterative, bounded by MAX_NODES). */
+  contexts(root: Node): void {
+    const stack = this.pending;
+    stack.push(root);
+    while (stack.length > 0) {
+      const node = stack.pop() as Node;
+      if (++this.visited > MAX_NODES) {
+        this.flag("the script is too large to look for run-time evaluation");
+        return;
+      }
+      if (this.context(node)) pushChildren(node, stack);
     }
+  }
+
+  /** Handles one node; false when its children need no further look. */
+  private context(node: Node): boolean {
     switch (node.type) {
       case "arithmetic_expansion":
         this.arithmetic(node, "an arithmetic expansion");
-        return;
+        return false;
       case "compound_statement":
         if (node.child(0)?.type === "((") {
           this.arithmetic(node, "an arithmetic command ((…))");
-          return;
+          return false;
         }
         break;
       case "c_style_for_statement":
         for (const field of ["initializer", "condition", "update"]) {
           for (const part of node.childrenForFieldName(field)) if (part) this.arithmetic(part, "for ((…))");
         }
-        for (const body of node.childrenForFieldName("body")) if (body) this.contexts(body);
-        return;
+        for (const body of node.childrenForFieldName("body")) if (body) this.pending.push(body);
+        return false;
       case "subscript": {
         const index = node.childForFieldName("index");
         if (index && !/^[@*]$/.test(index.text)) this.arithmetic(index, "an array subscript");
@@ -198,20 +228,19 @@ class Scan {
       }
       case "raw_string":
       case "ansi_c_string":
-      case "word": {
-        const text =
-          node.type === "raw_string"
-            ? node.text.slice(1, -1)
-            : node.type === "ansi_c_string"
-              ? decodeAnsiC(node.text.slice(2, -1))
-              : node.text.replace(/\\(.)/g, "$1");
-        if (/\$\(|`/.test(text)) this.literals.push(...substitutionSpans(text));
+      case "word":
+      case "concatenation": {
+        // A word spelt in pieces ('a[$(c'\''md)]') is decoded whole, then scanned.
+        const text = literalText(node);
+        // The whole text too: a span cut short (`$(case x in x) …)`) must not hide the rest.
+        if (/\$\(|`/.test(text)) this.literals.push(`: ${text}`, ...substitutionSpans(text));
+        if (node.type === "concatenation") return false;
         break;
       }
       default:
         break;
     }
-    for (const child of node.namedChildren) if (child) this.contexts(child);
+    return true;
   }
 
   private testCommand(node: Node): void {
@@ -221,7 +250,11 @@ class Scan {
       const n = stack.pop() as Node;
       if (++this.visited > MAX_NODES) return;
       if (n.type === "binary_expression" && double) {
-        const op = n.childForFieldName("operator")?.text ?? "";
+        const op = n.childForFieldName("operator")?.text ?? unnamedOperator(n);
+        // tree-sitter-bash accepts what bash rejects (`[[ 1 || touch /x ]]` reads as a division):
+        // a `[[` the guard cannot read as bash does is not judged sound.
+        if (!CONDITIONAL_OPERATORS.has(op) && !ARITH_TEST_OPS.has(op) && !/^-[a-z]{1,2}$/.test(op))
+          this.flag(`[[ … ]] holds ${n.text.slice(0, 40)}, which is not a conditional expression bash reads`);
         if (ARITH_TEST_OPS.has(op)) {
           for (const side of ["left", "right"]) {
             const operand = n.childForFieldName(side);
@@ -255,7 +288,14 @@ class Scan {
       this.arithmetic(args[0], name);
       return;
     }
+    // `declare -n r="$v"; r=1`: a name reference to a name known only at run time (`a[$(cmd)]`).
+    const nameref = /^(declare|typeset|local)$/.test(name) && args.some((a) => /^-[a-zA-Z]*n/.test(a.text));
     for (const arg of args) {
+      if (nameref && arg.type === "variable_assignment") {
+        const value = arg.childForFieldName("value");
+        if (value && /[$`[]/.test(value.text))
+          this.flag(`${name} -n ${arg.text.slice(0, 40)} makes a name reference known only at run time`);
+      }
       const target = arg.type === "variable_assignment" ? arg.childForFieldName("name") : arg;
       if (!target) continue;
       const text = target.text;
@@ -274,6 +314,34 @@ class Scan {
   }
 }
 
+/** Pushes a node's named children, never more than the node limit allows. */
+function pushChildren(node: Node, stack: Node[]): void {
+  // One array (`namedChild(i)` walks the siblings from the first: quadratic in a long list).
+  const kids = node.namedChildren;
+  for (let i = kids.length - 1; i >= 0 && stack.length < MAX_NODES; i--) {
+    const child = kids[i];
+    if (child) stack.push(child);
+  }
+}
+
+/** The text of a word's quoted and unquoted literal pieces, decoded; unknown parts as written. */
+function literalText(node: Node): string {
+  switch (node.type) {
+    case "raw_string":
+      return node.text.slice(1, -1);
+    case "ansi_c_string":
+      return decodeAnsiC(node.text.slice(2, -1));
+    case "word":
+      return node.text.replace(/\\\r?\n/g, "").replace(/\\(.)/g, "$1");
+    case "string":
+      return node.text.slice(1, -1).replace(/\\([$`"\\])/g, "$1");
+    case "concatenation":
+      return node.children.map((c) => (c ? literalText(c) : "")).join("");
+    default:
+      return node.text;
+  }
+}
+
 function commandWords(node: Node): string[] {
   const words: string[] = [];
   for (const child of node.namedChildren) {
@@ -285,6 +353,8 @@ function commandWords(node: Node): string[] {
 
 /** Scans a parsed bash script for strings bash evaluates at run time (see {@link RuntimeEvaluation}). */
 export function runtimeEvaluation(root: Node): RuntimeEvaluation {
+  // Nothing bash evaluates at run time can be there without one of these.
+  if (!EVALUATION_HINT.test(root.text)) return { unsound: [], literals: [] };
   const scan = new Scan();
   scan.assignments(root);
   scan.visited = 0;

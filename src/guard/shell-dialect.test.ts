@@ -59,6 +59,7 @@ describe("shell dialect: a script a POSIX shell runs is judged as dash reads it 
     expect(posixReading("ls")).toBeUndefined();
     expect(posixReading("[[ a || b ]]")).toBe("\\[[ a || b ]]");
     expect(posixReading("echo $((1)); ((x))")).toBe("echo $((1)); ( (x))");
+    expect(posixReading("(((x)))")).toBe("( ( (x)))");
     expect(bashOnlyConstructs("echo $((1+2))")).toEqual([]);
   });
 });

@@ -65,7 +65,7 @@ export function bashOnlyConstructs(text: string): string[] {
 export function posixReading(text: string): string | undefined {
   const out = text
     .replace(/\[\[/g, "\\[[")
-    .replace(/(^|[^$\\])\(\(/g, "$1( (")
+    .replace(/(?<![$\\])\((?=\()/g, "( ")
     .replace(/(^|[^\\])\$(['"])/g, "$1\\$$$2")
     .replace(/(^|[^>&])&>/g, "$1& >");
   return out === text ? undefined : out;

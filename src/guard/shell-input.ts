@@ -18,6 +18,7 @@ export interface InputReaders {
   bare: string[];
 }
 
+const BASH_READERS = new Set(["bash", "rbash", "source", "."]);
 const INFO_FLAG = /^(-V|-v|--version|-h|--help|-\?|-VV)$/;
 const CODE_FLAG = /^-[A-Za-z]*[cemrEp]$|^--(eval|print|command|module)(=|$)/;
 const SCRIPT_FROM_INPUT = new Set(["-", "-s", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
@@ -43,8 +44,9 @@ export function inputReaders(commands: readonly SimpleCommand[]): InputReaders {
     for (const inv of unwrapCommand(cmd).invocations) {
       if (!isInterpreter(inv.name)) continue;
       programs.push(inv.name);
-      if (SHELL_PROGRAMS.has(inv.name))
-        shell = inv.name === "bash" || inv.name === "rbash" ? (shell ?? "bash") : "posix";
+      // `source` / `.` run what they read in the shell itself (bash).
+      if (SHELL_PROGRAMS.has(inv.name) || inv.name === "source" || inv.name === ".")
+        shell = BASH_READERS.has(inv.name) ? (shell ?? "bash") : "posix";
       if (startedWithoutScript(inv)) bare.push(inv.name);
     }
   }

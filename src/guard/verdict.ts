@@ -36,6 +36,7 @@ export const SOFT_RULES = [
   "soft.partition-tool",
   "soft.shell-dialect",
   "soft.shell-input",
+  "soft.unknown-parts",
   "soft.hidden-characters",
   "soft.unparseable",
   "soft.too-complex",

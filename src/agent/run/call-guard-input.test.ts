@@ -66,6 +66,14 @@ describe("every input that reaches a shell or interpreter is judged", () => {
   });
 
   it.each([
+    [{ language: "bash", code: "sh", stdin: "rm -rf /" }, "deny"],
+    [{ language: "bash", code: "source /dev/stdin", stdin: "rm -rf /" }, "deny"],
+    [{ language: "bash", code: "wc -l", stdin: "rm -rf /" }, "allow"],
+  ])("execute_code %j → %s", async (args, expected) => {
+    expect(await verdict("execute_code", args)).toBe(expected);
+  });
+
+  it.each([
     [{ action: "start", command: "bash" }, "ask"],
     [{ action: "start", command: "python3" }, "ask"],
     [{ action: "start", command: "sh -s" }, "ask"],

@@ -103,8 +103,15 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
         }
         case "execute_code": {
           const code = typeof args.code === "string" ? args.code : "";
-          if (args.language === "bash" || args.language === "sh")
-            return fromExec(options.execPolicy.check(code), false);
+          if (args.language === "bash" || args.language === "sh") {
+            // The script's stdin reaches any shell or interpreter it starts (`sh`, `source /dev/stdin`).
+            const verdict = options.execPolicy.check(code, {
+              dialect: args.language === "sh" ? "posix" : "bash",
+            });
+            const input =
+              typeof args.stdin === "string" ? options.execPolicy.checkInput(code, args.stdin) : undefined;
+            return fromExec(stricterExecVerdict(verdict, input), false);
+          }
           if (hostEffect("exec.code", options.execHost ?? "local") === "contained") {
             return {
               verdict: "allow",

@@ -82,6 +82,13 @@ describe("echo-runner doctor", () => {
     expect(check("smtp")).toMatchObject({ status: "ok", reason: `${smtp.host}:${smtp.port} answered EHLO` });
     expect(check("http.public_url")?.status).toBe("ok");
     expect(check("tool:read_file")).toMatchObject({ status: "ok", reason: "ready" });
+    // The shell exec-class tools run commands with: bash's path and version (never /bin/sh).
+    expect(check("shell")).toMatchObject({
+      status: "ok",
+      reason: expect.stringMatching(
+        /^bash \/\S*\/bash \(GNU bash \d+\.\d+.*\), started with --noprofile --norc$/,
+      ),
+    });
   });
 
   it("says mails go to the log when no SMTP is configured, and accepts a loopback public URL then", async () => {
