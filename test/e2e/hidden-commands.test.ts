@@ -99,6 +99,8 @@ describe("hidden commands beside a safe bin, end to end", () => {
       redis: { url: "redis://127.0.0.1:6379", key_prefix: keyPrefix },
       security: { profile: "personal_cli" },
       permissions: { elevated: { allow_from: { cron: ["ann"] } } },
+      // The exec tools below run on the local host (uncontained): the guard must stop what hides.
+      tools: { exec: { host: "local" } },
       models: { scripted: { provider: "scripted", script: join(dir, "script.yaml") } },
       logging: { level: "silent", format: "json" },
     });
