@@ -3,6 +3,16 @@
 # production dependencies only, so no start compiles anything.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
+# exec, execute_code and process run commands with bash (the grammar the command guard parses),
+# never /bin/sh (dash here): the build fails if the base image ever lacks it.
+RUN test -x /bin/bash && /bin/bash --version | head -n1
+# tools.exec.host: sandbox (the default) runs every command in a bubblewrap sandbox, with socat
+# bridging the sandbox to the runner's filtering proxy. The container must allow unprivileged user
+# namespaces (docker-compose.yml: security_opt), or exec-class tools report not ready.
+RUN apt-get update -qq \
+  && apt-get install -y -qq --no-install-recommends bubblewrap socat util-linux \
+  && rm -rf /var/lib/apt/lists/* \
+  && bwrap --version
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./

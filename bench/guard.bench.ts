@@ -1,5 +1,13 @@
 import { performance } from "node:perf_hooks";
-import { BENIGN_COMMANDS, createCommandGuard, createShellParser } from "../src/guard/index.js";
+import {
+  BENIGN_COMMANDS,
+  type CommandGuard,
+  createCommandGuard,
+  createShellParser,
+  MAX_COMMAND_LENGTH,
+  MAX_PIPES,
+  type ShellParser,
+} from "../src/guard/index.js";
 
 /**
  * Guard benchmark (issue 4): command-guard verdicts per second on typical one-line commands, on
@@ -44,6 +52,79 @@ export interface GuardBenchResult {
   /** verdictsPerSec / baselineLoopPerSec. */
   ratioToLoop: number;
   benign: { total: number; flagged: number; falsePositiveRate: number };
+  /** Commands at the length cap (MAX_COMMAND_LENGTH): one verdict's p99 against a bare parse. */
+  lengthCap: LengthCapResult;
+}
+
+/** One verdict for a command at the length cap, per shape, against a bare parse in the same run. */
+export interface LengthCapResult {
+  chars: number;
+  shapes: { name: string; checkP99Ms: number; parseP99Ms: number; verdict: string }[];
+  /** The worst shape's p99, ms. */
+  checkP99Ms: number;
+  /** Target for that p99, ms (#15). */
+  targetMs: number;
+  /** Peak resident memory of the process after the length-cap runs, MB. */
+  peakRssMb: number;
+}
+
+const LENGTH_CAP_TARGET_MS = 50;
+
+function fill(unit: string, length: number): string {
+  return unit.repeat(Math.floor(length / unit.length));
+}
+
+/** Shapes of commands at the length cap: long lists, long words, nesting, substitutions, pipes. */
+export function lengthCapCommands(length = MAX_COMMAND_LENGTH): Record<string, string> {
+  return {
+    list: fill("echo a; ", length),
+    "and-list": fill("test -f x && ", length).concat("true"),
+    pipeline: fill("grep -v x | ", length).concat("cat"),
+    "broken pipeline": fill("a|", length),
+    word: `echo ${"a".repeat(length - 5)}`,
+    quoted: `echo '${"a b ".repeat(Math.floor((length - 8) / 4))}'`,
+    substitutions: fill('x="$(date)"; ', length),
+    script: fill('if [ -f "$f" ]; then\n  cat "$f" | wc -l\nfi\n', length),
+    nested: `echo ${"$(".repeat(2000)}x${")".repeat(2000)}`,
+  };
+}
+
+function p99(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? Number.NaN;
+}
+
+/** p99 of a verdict and of a bare parse for each length-cap shape (`runs` each, after one warm-up). */
+export function measureLengthCap(guard: CommandGuard, parser: ShellParser, runs = 20): LengthCapResult {
+  const shapes: LengthCapResult["shapes"] = [];
+  for (const [name, command] of Object.entries(lengthCapCommands())) {
+    const check: number[] = [];
+    const parse: number[] = [];
+    let verdict = "";
+    // The guard never parses a text with more pipes than MAX_PIPES (tree-sitter's error recovery
+    // is quadratic in them and aborts at this size), so there is no bare parse to compare with.
+    const parsable = command.split("|").length - 1 <= MAX_PIPES;
+    for (let i = 0; i <= runs; i++) {
+      let start = performance.now();
+      verdict = guard.check(command).rule;
+      const c = performance.now() - start;
+      start = performance.now();
+      if (parsable) parser.parse(command).dispose();
+      const p = parsable ? performance.now() - start : Number.NaN;
+      if (i > 0) {
+        check.push(c);
+        parse.push(p);
+      }
+    }
+    shapes.push({ name, checkP99Ms: p99(check), parseP99Ms: p99(parse), verdict });
+  }
+  return {
+    chars: MAX_COMMAND_LENGTH,
+    shapes,
+    checkP99Ms: Math.max(...shapes.map((s) => s.checkP99Ms)),
+    targetMs: LENGTH_CAP_TARGET_MS,
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+  };
 }
 
 /** Typical one-line commands an agent runs (mostly harmless, a few that the guard flags). */
@@ -123,6 +204,7 @@ export async function runGuardBench(options: GuardBenchOptions = {}): Promise<Gu
   const parsesPerSec = parses.cpu;
   const baselineLoopPerSec = loop.cpu;
   const flagged = BENIGN_COMMANDS.filter((c) => guard.check(c).verdict !== "allow").length;
+  const lengthCap = measureLengthCap(guard, parser);
   return {
     commands: n,
     verdictsPerSec,
@@ -135,6 +217,7 @@ export async function runGuardBench(options: GuardBenchOptions = {}): Promise<Gu
     baselineLoopPerSec,
     ratioToLoop: verdictsPerSec / baselineLoopPerSec,
     benign: { total: BENIGN_COMMANDS.length, flagged, falsePositiveRate: flagged / BENIGN_COMMANDS.length },
+    lengthCap,
   };
 }
 
@@ -146,6 +229,11 @@ export function formatGuardBench(r: GuardBenchResult): string {
     `  baseline tree-sitter parse only: ${k(r.parsesPerSec)} (guard/parse ratio ${r.ratioToParse.toFixed(2)})`,
     `  baseline plain loop (split + sum): ${k(r.baselineLoopPerSec)} (guard/loop ratio ${r.ratioToLoop.toExponential(2)})`,
     `  benign false positives: ${r.benign.flagged}/${r.benign.total} (${(r.benign.falsePositiveRate * 100).toFixed(1)}%)`,
+    `  at the length cap (${r.lengthCap.chars.toLocaleString("en-US")} chars): worst p99 verdict ${r.lengthCap.checkP99Ms.toFixed(1)} ms, target ${r.lengthCap.targetMs} ms: ${r.lengthCap.checkP99Ms <= r.lengthCap.targetMs ? "met" : "MISSED"}; peak RSS ${r.lengthCap.peakRssMb} MB`,
+    ...r.lengthCap.shapes.map(
+      (s) =>
+        `    ${s.name.padEnd(16)} verdict p99 ${s.checkP99Ms.toFixed(1).padStart(7)} ms, bare parse p99 ${s.parseP99Ms.toFixed(1).padStart(7)} ms (${s.verdict})`,
+    ),
   ].join("\n");
 }
 

@@ -16,6 +16,7 @@ import { formatGateBench, runGateBench } from "./gate.bench.js";
 import { formatGuardBench, runGuardBench } from "./guard.bench.js";
 import { formatInflightBench, runInflightBench } from "./inflight.bench.js";
 import { formatJournalBench, runJournalBench } from "./journal.bench.js";
+import { formatSandboxBench, runSandboxBench } from "./sandbox.bench.js";
 import { formatSchedulerBench, runSchedulerBench } from "./scheduler.bench.js";
 import { formatStartupBench, runStartupBench } from "./startup.bench.js";
 
@@ -51,6 +52,9 @@ try {
   const guard = await runGuardBench();
   console.log(formatGuardBench(guard));
   results.guard = guard;
+  const sandbox = await runSandboxBench();
+  console.log(formatSandboxBench(sandbox));
+  results.sandbox = sandbox;
   const journal = await runJournalBench({ redisUrl });
   console.log(formatJournalBench(journal));
   results.journal = journal;

@@ -20,6 +20,8 @@ export interface CallGuardFromConfigOptions {
   protectedPaths: readonly string[];
   /** DNS for the SSRF check; the system resolver by default. */
   resolver?: HostResolver;
+  /** The command of a run's background process (see CallGuardOptions.processCommand). */
+  processCommand?: (executionId: string, id: string) => string | undefined;
 }
 
 /**
@@ -38,14 +40,17 @@ export async function callGuardFromConfig(
     safeBins: config.tools.exec.safe_bins,
     // Relative program paths resolve against "/", never into a trusted directory by accident.
     resolveBinary: pathLookup(options.env, "/"),
+    host: config.tools.exec.host,
   });
   const fences = new Map<string, PathFence>();
   const fs = nodeFsView();
   return createCallGuard({
     execPolicy,
+    execHost: config.tools.exec.host,
     resolver: options.resolver ?? systemHostResolver(),
     networkPolicy: config.execution.network_policy,
     allowedHosts: config.execution.allowed_hosts,
+    ...(options.processCommand ? { processCommand: options.processCommand } : {}),
     commandPaths: (command) => commandPathOperands(commandGuard.analyse(command)),
     pathFence(workspace, workspaceOnly) {
       // The run's fence is the strictest of restrict_to_workspace and its session mode.

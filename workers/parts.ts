@@ -143,7 +143,11 @@ export async function startWorkerPart(
   const approvals = approvalsFromConfig(config, redis, ctx.env, logger, { sending: true });
   const { store, notifications } = approvals;
   const hooks = createScheduleRunHooks({ redis, keyPrefix });
-  const guard = await callGuardFromConfig(config, { env: ctx.env, protectedPaths: ctx.protectedPaths });
+  const guard = await callGuardFromConfig(config, {
+    env: ctx.env,
+    protectedPaths: ctx.protectedPaths,
+    ...(tools.processCommand ? { processCommand: tools.processCommand } : {}),
+  });
   const allowAlways = new RedisAllowAlwaysStore(redis, keyPrefix);
   const deps = await buildRunDeps({
     config,

@@ -145,6 +145,7 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
       return client;
     },
     guard: options.guard,
+    execHost: config.tools.exec.host,
     approvals: options.approvals,
     audit: auditTrailSink(trail),
     spill: redisSpillStore(redis, keyPrefix, retentionMs),

@@ -20,10 +20,12 @@ import {
   createToolRegistry,
   ProcessSupervisor,
   RedisSessionArchive,
+  type SandboxHost,
   type ToolRegistry,
 } from "../src/tools/index.js";
 import { approvalPolicyFromConfig } from "./approvals-from-config.js";
 import type { PartContext } from "./part-context.js";
+import { sandboxFromConfig } from "./sandbox-from-config.js";
 import { extraToolRuntimeFromConfig, mcpServersFromConfig } from "./tools-from-config.js";
 
 /** The tools of a worker process, and what must happen when its runs end or the process stops. */
@@ -31,6 +33,8 @@ export interface WorkerTools {
   registry: ToolRegistry;
   /** Stops the background processes a run started (run finished, failed or parked). */
   releaseRun(runId: string): Promise<void>;
+  /** The command a run's background process was started with (the guard judges writes by it). */
+  processCommand?(runId: string, id: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -59,6 +63,8 @@ export interface ToolSet {
   /** MCP servers or tools that did not connect, by `mcp__<server>__<tool>` (or `__*`) with the reason. */
   readonly absent: readonly { name: string; reason: string }[];
   releaseRun(runId: string): Promise<void>;
+  /** The command a run's background process was started with. */
+  processCommand(runId: string, id: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -97,6 +103,7 @@ export async function buildToolSet(ctx: ToolSetContext, options: ToolSetOptions)
     spill: redisSpillStore(redis, config.redis.key_prefix, retentionMs),
     processes,
     execHost: config.tools.exec.host,
+    ...sandboxOption(ctx),
     env: ctx.env,
     clock: systemClock,
   });
@@ -141,11 +148,22 @@ export async function buildToolSet(ctx: ToolSetContext, options: ToolSetOptions)
     releaseRun: async (runId) => {
       await processes.stopAllForRun(runId);
     },
+    processCommand: (runId, id) => processes.backgroundCommand(runId, id),
     close: async () => {
       await mcp?.close();
       await processes.close();
     },
   };
+}
+
+/** The sandbox host when `tools.exec.host` is sandbox (start-up error for a workspace that overlaps the runner's dirs). */
+function sandboxOption(ctx: ToolSetContext): { sandbox?: SandboxHost } {
+  const sandbox = sandboxFromConfig(ctx.config, {
+    protectedPaths: ctx.protectedPaths,
+    resolver: systemHostResolver(),
+    baseDir: ctx.baseDir,
+  });
+  return sandbox ? { sandbox } : {};
 }
 
 /** The run archive session_search reads (the worker's run deps write the same keys). */
@@ -164,5 +182,10 @@ export function sessionArchiveFor(
 export async function toolRegistryFor(ctx: PartContext): Promise<WorkerTools> {
   const set = await buildToolSet(ctx, { mcp: true, supervise: true });
   for (const absent of set.absent) ctx.logger.warn({ absent }, "an MCP server or tool is not available");
-  return { registry: createToolRegistry([...set.tools]), releaseRun: set.releaseRun, close: set.close };
+  return {
+    registry: createToolRegistry([...set.tools]),
+    releaseRun: set.releaseRun,
+    processCommand: set.processCommand,
+    close: set.close,
+  };
 }

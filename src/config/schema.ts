@@ -217,6 +217,15 @@ const ConfigObject = z.strictObject({
       security: z.enum(EXEC_SECURITY_LEVELS),
       ask: z.enum(EXEC_ASK_MODES),
       host: z.enum(EXEC_HOSTS),
+      sandbox: z.strictObject({
+        uid: positiveInt.max(2_147_483_646),
+        cpu_seconds: positiveInt,
+        memory_mb: positiveInt,
+        max_processes: positiveInt,
+        file_size_mb: positiveInt,
+        open_files: positiveInt,
+        tmp_mb: positiveInt,
+      }),
       safe_bins: z.record(z.string().regex(/^[a-zA-Z0-9_.+-]+$/, "a binary name"), SafeBinProfileConfig),
     }),
     credentials: z.record(

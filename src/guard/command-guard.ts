@@ -3,11 +3,15 @@ import { hardInvocationFindings, hardRedirectFindings } from "./hard-families.js
 import { DownloadTracker, wrappedHardFindings } from "./indirect-families.js";
 import { interpreterFindings } from "./interpreter-families.js";
 import { SHELL_PROGRAMS } from "./programs.js";
+import { runtimeEvaluation } from "./runtime-evaluation.js";
+import { bashOnlyConstructs, nestedDialect, posixReading, type ShellDialect } from "./shell-dialect.js";
+import { type InputReaders, inputReaders } from "./shell-input.js";
 import { createShellParser, type ShellParser, type ShellParserOptions } from "./shell-parser.js";
 import { type SimpleCommand, walkShell } from "./shell-walk.js";
 import { BRACE_MARK, literalField } from "./shell-words.js";
 import { softInvocationFindings, softRedirectFindings } from "./soft-families.js";
 import { hasHiddenCharacters } from "./text-normalise.js";
+import { redirectPatterns, variantsOf } from "./unknown-parts.js";
 import { type Invocation, programName, unwrapCommand } from "./unwrap.js";
 import {
   type CommandVerdict,
@@ -19,6 +23,14 @@ import {
 
 /** Longest command the guard parses; longer input needs approval. */
 export const MAX_COMMAND_LENGTH = 100_000;
+/**
+ * Most `|` characters a text may hold to be parsed: tree-sitter-bash's error recovery is quadratic
+ * in the pipes of a broken pipeline (49,000 of them took 20 s and 2.8 GB, 100 KB aborted the WASM
+ * parser), so past this the guard asks without parsing.
+ */
+export const MAX_PIPES = 300;
+/** Characters parsed in all for one check (every re-reading and nested script counts). */
+export const PARSE_BUDGET = 4 * 100_000;
 /** How deep `sh -c 'sh -c ...'` nesting is followed before the guard gives up and asks. */
 export const MAX_SCRIPT_NESTING = 6;
 
@@ -36,6 +48,11 @@ export interface CommandAnalysis {
   functionCount: number;
   /** False when the input could not be parsed as written. */
   parsed: boolean;
+  /**
+   * Constructs whose meaning depends on values known only at run time (see runtime-evaluation):
+   * the guard cannot judge them soundly, so such a command is never a safe-bin command.
+   */
+  unsound: string[];
 }
 
 /** The command guard for `exec`, `execute_code` and `process`. `check` is synchronous and pure. */
@@ -44,8 +61,13 @@ export interface CommandGuard {
   check(command: string): CommandVerdict;
   /** Verdict for an argv run without a shell (`execve`), e.g. `["rm", "-rf", "/"]`. */
   checkArgv(argv: readonly string[]): CommandVerdict;
-  /** Findings plus the simple commands, for callers that also apply safe-bin profiles. */
-  analyse(command: string): CommandAnalysis;
+  /**
+   * Findings plus the simple commands, for callers that also apply safe-bin profiles. `dialect`
+   * names the shell that runs the script (default bash, what exec-class tools run).
+   */
+  analyse(command: string, options?: { dialect?: ShellDialect }): CommandAnalysis;
+  /** The shells and interpreters of a command that may read its input (stdin), see shell-input. */
+  inputReaders(command: string): InputReaders;
   /** Like {@link analyse}, for an argv run without a shell. */
   analyseArgv(argv: readonly string[]): CommandAnalysis;
 }
@@ -54,12 +76,14 @@ class Analyser {
   readonly findings: GuardFinding[] = [];
   readonly commands: SimpleCommand[] = [];
   functionCount = 0;
+  readonly unsound: string[] = [];
+  private parsedChars = 0;
   private readonly downloads = new DownloadTracker();
   parsed = true;
 
   constructor(private readonly parser: ShellParser) {}
 
-  script(source: string, depth: number, cwd: string | undefined): void {
+  script(source: string, depth: number, cwd: string | undefined, dialect: ShellDialect = "bash"): void {
     if (source.length > MAX_COMMAND_LENGTH) {
       this.findings.push(
         softFinding(
@@ -91,21 +115,83 @@ class Analyser {
         );
       }
     }
-    const clean = this.parse(text, depth, cwd);
+    // Blanking works on the whole text, quoted scripts too (`sh -c '{ time x; }'`), and dash has no
+    // `time` keyword (`time` is /usr/bin/time there): the text as written is read as well, when it
+    // parses cleanly.
+    if (text !== source) this.parse(source, depth, cwd, dialect, true, true);
+    const clean = this.parse(text, depth, cwd, dialect);
     // `{rm,-rf,/}` is brace expansion to bash but an unclosed group to tree-sitter. A `{` followed
     // by a non-blank never opens a group in bash, so it is re-read as a plain word character.
     if (!clean && BRACE_WORD.test(text))
-      this.parse(text.replace(BRACE_WORD_ALL, `$1${BRACE_MARK}`), depth, cwd);
+      this.parse(text.replace(BRACE_WORD_ALL, `$1${BRACE_MARK}`), depth, cwd, dialect);
     // bash joins `\`-newline inside words (`r\<newline>m` is `rm`); tree-sitter splits them, so the
     // joined text is analysed as well and the stricter result stands.
-    if (/\\\r?\n/.test(text)) this.parse(text.replace(/\\\r?\n/g, ""), depth, cwd);
+    if (/\\\r?\n/.test(text)) this.parse(text.replace(/\\\r?\n/g, ""), depth, cwd, dialect);
+    if (dialect === "posix") this.posix(source, text, depth, cwd);
+  }
+
+  /**
+   * A script a POSIX shell (dash) runs: its bash-only constructs are flagged, and it is read again
+   * with them spelt as dash reads them (see shell-dialect); the stricter result stands.
+   */
+  private posix(source: string, text: string, depth: number, cwd: string | undefined): void {
+    const constructs = bashOnlyConstructs(source);
+    if (constructs.length > 0) {
+      this.findings.push(
+        softFinding(
+          "soft.shell-dialect",
+          `a script run by a POSIX shell (sh is dash here) uses bash-only ${constructs.join(", ")}, which dash reads differently`,
+        ),
+      );
+    }
+    // As written (dash has no `time` keyword) and with bash's keywords blanked.
+    // dash has no `time` keyword: when bash's keywords were blanked, the text as written is what
+    // dash runs, read even if tree-sitter stumbles over it.
+    const reading = posixReading(source) ?? (text === source ? undefined : source);
+    if (reading !== undefined) this.parse(reading, depth, cwd, "posix", true);
+    const blanked = text === source ? undefined : posixReading(text);
+    if (blanked !== undefined) this.parse(blanked, depth, cwd, "posix", true);
   }
 
   /** Parses and analyses one text; false when the parser had to recover from errors. */
-  private parse(source: string, depth: number, cwd: string | undefined, variant = false): boolean {
+  private parse(
+    source: string,
+    depth: number,
+    cwd: string | undefined,
+    dialect: ShellDialect,
+    variant = false,
+    onlyIfClean = false,
+  ): boolean {
+    this.parsedChars += source.length;
+    if (this.parsedChars > PARSE_BUDGET) {
+      this.parsed = false;
+      this.findings.push(
+        softFinding(
+          "soft.too-complex",
+          `the command and the scripts nested in it are more than ${PARSE_BUDGET} characters to analyse`,
+        ),
+      );
+      return false;
+    }
+    let pipes = 0;
+    for (let i = source.indexOf("|"); i !== -1 && pipes <= MAX_PIPES; i = source.indexOf("|", i + 1)) pipes++;
+    if (pipes > MAX_PIPES) {
+      this.parsed = false;
+      this.findings.push(
+        softFinding(
+          "soft.too-complex",
+          `the command has more than ${MAX_PIPES} pipes (|), more than the guard analyses`,
+        ),
+      );
+      return false;
+    }
     let tree: ReturnType<ShellParser["parse"]>;
     try {
       tree = this.parser.parse(source);
+      if (onlyIfClean && tree.hasError) {
+        tree.dispose();
+        return false;
+      }
     } catch {
       this.parsed = false;
       this.findings.push(
@@ -138,10 +224,14 @@ class Analyser {
             ),
           );
       }
-      for (const cmd of walked.commands) this.command(cmd, depth);
-      for (const script of walked.embeddedScripts) this.nested(script, depth, cwd);
+      for (const cmd of walked.commands) this.command(cmd, depth, dialect);
+      for (const script of walked.embeddedScripts) this.nested(script, depth, cwd, dialect);
+      const evaluation = runtimeEvaluation(tree.root);
+      for (const reason of evaluation.unsound) if (!this.unsound.includes(reason)) this.unsound.push(reason);
+      // `x='y[$(cmd)]'; echo $((x))`: bash runs the substitution when it evaluates the value.
+      for (const literal of evaluation.literals) this.nested(literal, depth, cwd, "bash");
       if (walked.strayDollar && !variant) {
-        this.parse(source.replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, "$${$1}"), depth, cwd, true);
+        this.parse(source.replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, "$${$1}"), depth, cwd, dialect, true);
       }
       return !tree.hasError;
     } finally {
@@ -149,9 +239,17 @@ class Analyser {
     }
   }
 
-  command(cmd: SimpleCommand, depth: number): void {
+  command(cmd: SimpleCommand, depth: number, dialect: ShellDialect = "bash"): void {
     this.commands.push(cmd);
     this.findings.push(...hardRedirectFindings(cmd), ...softRedirectFindings(cmd));
+    const redirectVariant = redirectPatterns(cmd);
+    if (redirectVariant !== undefined) {
+      for (const finding of [
+        ...hardRedirectFindings(redirectVariant),
+        ...softRedirectFindings(redirectVariant),
+      ])
+        this.findings.push(finding.verdict === "deny" ? softenUnknown(finding) : finding);
+    }
     const { invocations, scripts } = unwrapCommand(cmd);
     const env = environmentCommands(cmd.assignments);
     this.findings.push(...env.findings);
@@ -182,27 +280,31 @@ class Analyser {
           scripts.push({ text, dynamic: false, via: [...inv.via, inv.name] });
       }
     }
-    for (const script of scripts) this.nested(script.text, depth, cmd.cwd);
+    for (const script of scripts)
+      this.nested(script.text, depth, cmd.cwd, nestedDialect(script.via, dialect));
   }
 
-  private nested(text: string, depth: number, cwd: string | undefined): void {
+  private nested(text: string, depth: number, cwd: string | undefined, dialect: ShellDialect): void {
     if (depth >= MAX_SCRIPT_NESTING) {
       this.findings.push(
         softFinding("soft.too-complex", `scripts are nested more than ${MAX_SCRIPT_NESTING} levels deep`),
       );
       return;
     }
-    this.script(text, depth + 1, cwd);
+    this.script(text, depth + 1, cwd, dialect);
   }
 
   private invocation(inv: Invocation): void {
     this.downloads.observe(inv);
-    this.findings.push(
-      ...hardInvocationFindings(inv),
-      ...softInvocationFindings(inv),
-      ...interpreterFindings(inv),
-      ...wrappedHardFindings(inv),
-    );
+    this.findings.push(...familyFindings(inv));
+    // Unknown parts and globs as patterns: what some value could make the invocation be.
+    for (const variant of variantsOf(inv)) {
+      for (const finding of familyFindings(variant.invocation)) {
+        this.findings.push(
+          finding.verdict === "deny" && variant.kind === "unknown" ? softenUnknown(finding) : finding,
+        );
+      }
+    }
   }
 
   result(): CommandAnalysis {
@@ -212,8 +314,24 @@ class Analyser {
       commands: this.commands,
       functionCount: this.functionCount,
       parsed: this.parsed,
+      unsound: this.unsound,
     };
   }
+}
+
+/** A hard finding that holds only through unknown parts: a person looks (soft.unknown-parts). */
+function softenUnknown(finding: GuardFinding): GuardFinding {
+  const reason = `${finding.reason.charAt(0).toLowerCase()}${finding.reason.slice(1)}`;
+  return softFinding("soft.unknown-parts", `with some value of its unknown parts, ${reason}`);
+}
+
+function familyFindings(inv: Invocation): GuardFinding[] {
+  return [
+    ...hardInvocationFindings(inv),
+    ...softInvocationFindings(inv),
+    ...interpreterFindings(inv),
+    ...wrappedHardFindings(inv),
+  ];
 }
 
 function argvCommand(argv: readonly string[]): SimpleCommand {
@@ -232,9 +350,9 @@ function argvCommand(argv: readonly string[]): SimpleCommand {
 
 /** Builds a command guard over an already loaded parser. */
 export function commandGuardFromParser(parser: ShellParser): CommandGuard {
-  const analyse = (command: string): CommandAnalysis => {
+  const analyse = (command: string, options: { dialect?: ShellDialect } = {}): CommandAnalysis => {
     const analyser = new Analyser(parser);
-    analyser.script(command, 0, undefined);
+    analyser.script(command, 0, undefined, options.dialect ?? "bash");
     return analyser.result();
   };
   const analyseArgv = (argv: readonly string[]): CommandAnalysis => {
@@ -254,6 +372,7 @@ export function commandGuardFromParser(parser: ShellParser): CommandGuard {
   return {
     analyse,
     analyseArgv,
+    inputReaders: (command) => inputReaders(analyse(command).commands),
     check: (command) => decideCommand(analyse(command).findings),
     checkArgv: (argv) => decideCommand(analyseArgv(argv).findings),
   };

@@ -50,14 +50,33 @@ export function normaliseTarget(field: Field, cwd: string | undefined): string {
   if (text.startsWith("/") || text.startsWith("~")) path = text;
   else if (cwd !== undefined) path = posix.join(cwd, text);
   else path = text;
+  path = procRoot(path);
   path = posix.normalize(path);
-  path = path.replace(/^\/proc\/(?:self|thread-self|\d+)\/(?:root|cwd)(?=\/|$)/, "") || "/";
+  path = procRoot(path);
   if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
   if (path.startsWith("//")) path = path.replace(/^\/+/, "/");
   return path;
 }
 
-function segmentRegex(segment: string): RegExp {
+/** A regex for one path segment written as a glob (`*`, `?`, `[...]`), matching case-insensitively. */
+export // `/proc/<pid>/root` is a symlink to that process's `/` and `/proc/<pid>/cwd` to its directory (`/`
+// at worst): a path under them is the path they lead to, and `..` after them stays at `/`. Any pid
+// segment counts: `self`, a number, a glob (`/proc/*/root`) or an unknown part (`/proc/$p/root`).
+const PROC_ROOT = /^\/+proc\/+[^/]+\/+(?:root|cwd)(?=\/|$)/;
+
+function procRoot(path: string): string {
+  let out = path;
+  for (let i = 0; i < 8 && PROC_ROOT.test(out); i++) {
+    out = out.replace(PROC_ROOT, "");
+    // `..` right after the symlink's target `/` stays at `/`.
+    out = out.replace(/^(\/+\.\.(?=\/|$))+/, "") || "/";
+    if (!out.startsWith("/")) out = `/${out}`;
+  }
+  return out;
+}
+
+/** A regex for one path segment written as a glob (`*`, `?`, `[...]`), case-insensitive. */
+export function segmentRegex(segment: string): RegExp {
   let out = "^";
   for (let i = 0; i < segment.length; i++) {
     const ch = segment[i] as string;

@@ -2,11 +2,22 @@ import { posix } from "node:path";
 import type { ExecAsk, ExecSecurity } from "../policy/index.js";
 import { assertNever } from "../shared/index.js";
 import type { CommandAnalysis, CommandGuard } from "./command-guard.js";
+import { containedInSandbox } from "./exec-host-contained.js";
+import type { ExecHostKind } from "./exec-host-table.js";
+import { SHELL_PROGRAMS } from "./programs.js";
 import { resolveSafeBinProfiles } from "./safe-bin-profiles.js";
 import { type SafeBinProfile, type SafeBinProfileConfig, validateSafeBinArgv } from "./safe-bins.js";
+import type { ShellDialect } from "./shell-dialect.js";
 import type { SimpleCommand } from "./shell-walk.js";
 import { programName } from "./unwrap.js";
-import { type CommandRule, decideCommand, type GuardFinding, type GuardVerdictKind } from "./verdict.js";
+import {
+  type CommandRule,
+  decideCommand,
+  type GuardFinding,
+  type GuardVerdictKind,
+  softFinding,
+  verdictRank,
+} from "./verdict.js";
 
 /** Rules only the exec policy gives (the command guard's rules come through unchanged). */
 export const EXEC_RULES = [
@@ -14,6 +25,7 @@ export const EXEC_RULES = [
   "exec.ask-always",
   "exec.allowlist-miss",
   "exec.safe-bins",
+  "exec.sandbox-contained",
 ] as const;
 export type ExecRule = (typeof EXEC_RULES)[number];
 
@@ -39,6 +51,11 @@ export interface ExecPolicyOptions {
    * undefined when there is none. Injected so the policy stays pure.
    */
   resolveBinary: (command: string) => string | undefined;
+  /**
+   * `tools.exec.host`. Default local. In the sandbox, findings the exec-host table marks contained
+   * do not flag, and not being a safe bin does not flag (exec-host-table.ts).
+   */
+  host?: ExecHostKind;
 }
 
 /** The exec policy's answer. */
@@ -54,8 +71,24 @@ export interface ExecVerdict {
 
 /** `tools.exec.security` and `tools.exec.ask` applied on top of the command guard. */
 export interface ExecPolicy {
-  check(command: string): ExecVerdict;
+  /** A script; `dialect` is the shell that runs it (default bash, what exec-class tools run). */
+  check(command: string, options?: { dialect?: ShellDialect }): ExecVerdict;
   checkArgv(argv: readonly string[]): ExecVerdict;
+  /**
+   * The input a command's process is given: exec's `stdin`, `process write` (a string), or, for
+   * `process start`, input still to come (null). A shell that may read it runs it as a script, so
+   * it is judged as one; an interpreter runs it as code the guard cannot analyse (ask); a shell or
+   * interpreter started with no script will run whatever is written later (ask). Undefined when
+   * nothing in the command reads its input as code.
+   */
+  checkInput(command: string, input: string | null): ExecVerdict | undefined;
+}
+
+/** The stricter of two exec verdicts (the first on a tie); safe bins only if both are. */
+export function stricterExecVerdict(a: ExecVerdict, b: ExecVerdict | undefined): ExecVerdict {
+  if (b === undefined) return a;
+  const top = verdictRank(b.verdict) > verdictRank(a.verdict) ? b : a;
+  return { ...top, findings: [...a.findings, ...b.findings], safeBins: a.safeBins && b.safeBins };
 }
 
 const NULL_SINK = /^\/dev\/null$/;
@@ -103,6 +136,8 @@ export function createExecPolicy(guard: CommandGuard, options: ExecPolicyOptions
   function allowlistMiss(analysis: CommandAnalysis): string | undefined {
     if (!analysis.parsed) return "the command could not be parsed";
     if (analysis.functionCount > 0) return "the command defines shell functions";
+    if (analysis.unsound.length > 0)
+      return `what the command runs depends on values known only at run time: ${analysis.unsound[0]}`;
     if (analysis.commands.length === 0) return "the command is empty";
     for (const cmd of analysis.commands) {
       const miss = safeBinMiss(cmd);
@@ -112,6 +147,11 @@ export function createExecPolicy(guard: CommandGuard, options: ExecPolicyOptions
   }
 
   function decide(analysis: CommandAnalysis): ExecVerdict {
+    const verdict = decideLocal(analysis);
+    return options.host === "sandbox" ? containedInSandbox(verdict, options.ask) : verdict;
+  }
+
+  function decideLocal(analysis: CommandAnalysis): ExecVerdict {
     const guardVerdict = decideCommand(analysis.findings);
     const base = { findings: guardVerdict.findings };
     const miss = allowlistMiss(analysis);
@@ -186,8 +226,39 @@ export function createExecPolicy(guard: CommandGuard, options: ExecPolicyOptions
     }
   }
 
+  function checkInput(command: string, input: string | null): ExecVerdict | undefined {
+    const readers = guard.inputReaders(command);
+    if (readers.programs.length === 0) return undefined;
+    const ask = (reason: string): ExecVerdict => {
+      const finding = softFinding("soft.shell-input", reason);
+      return { verdict: "ask", rule: "soft.shell-input", reason, findings: [finding], safeBins: false };
+    };
+    if (input === null) {
+      if (readers.bare.length === 0) return undefined;
+      return ask(
+        `${readers.bare.join(", ")} started with no script runs whatever is written to its input later`,
+      );
+    }
+    let verdict: ExecVerdict | undefined;
+    if (readers.shell !== undefined) {
+      const script = decide(guard.analyse(input, { dialect: readers.shell }));
+      verdict = { ...script, reason: `the input, run as a script: ${script.reason}`, safeBins: false };
+    }
+    const interpreters = readers.programs.filter(
+      (p) => !SHELL_PROGRAMS.has(p) && p !== "source" && p !== ".",
+    );
+    if (interpreters.length > 0 && input.trim() !== "") {
+      const code = ask(
+        `${interpreters.join(", ")} may run the input as code, which the guard cannot analyse`,
+      );
+      verdict = verdict === undefined ? code : stricterExecVerdict(verdict, code);
+    }
+    return verdict;
+  }
+
   return {
-    check: (command) => decide(guard.analyse(command)),
+    check: (command, checkOptions) => decide(guard.analyse(command, checkOptions)),
     checkArgv: (argv) => decide(guard.analyseArgv(argv)),
+    checkInput,
   };
 }

@@ -189,3 +189,43 @@ export function randomString(rand: () => number): string {
   for (let i = 0; i < length; i++) out += ALPHABET[Math.floor(rand() * ALPHABET.length)];
   return out;
 }
+
+/**
+ * Harmless commands with the shapes of the hard ones, for running generated scripts for real
+ * (the differential test): each exec's a real program, none harms the sandbox it runs in.
+ */
+export const TRACEABLE_COMMANDS: readonly FuzzCommand[] = [
+  { name: "rm", rest: " -rf ./victim" },
+  { name: "touch", rest: " ran" },
+  { name: "mkdir", rest: " -p a/b" },
+  { name: "cat", rest: " /etc/hostname" },
+  { name: "cp", rest: " /etc/hostname ./h" },
+  { name: "dd", rest: " if=/dev/zero of=./z bs=1 count=1" },
+  { name: "id", rest: " -u" },
+  { name: "uname", rest: " -a" },
+  { name: "chmod", rest: " 600 ./missing" },
+  { name: "find", rest: " . -name nothing -delete" },
+  { name: "head", rest: " -c 1 /etc/hostname" },
+];
+
+/**
+ * The constructs of #15's findings 1 and 2 around a command: what dash reads differently from bash
+ * (`[[`, `((`, `&>`, `$'…'` in a script `sh` runs) and strings bash evaluates at run time
+ * (arithmetic, `[[ -eq ]]`, `-v`, `declare`, `printf -v`, `${x@P}`). Each runs `c` in bash or dash.
+ */
+export const EVALUATION_WRAPPERS: ReadonlyArray<(c: string) => string> = [
+  (c) => `sh -c ${singleQuoted(`[[ 1 || ${c} ]]`)}`,
+  (c) => `sh -c ${singleQuoted(`[[ -n x ]] || ${c} ]]`)}`,
+  (c) => `sh -c ${singleQuoted(`((${c}))`)}`,
+  (c) => `sh -c ${singleQuoted(`true &>/dev/null; ${c}`)}`,
+  (c) => `sh -c ${singleQuoted(`echo $''' ; ${c} ; '`)}`,
+  (c) => `x=${singleQuoted(`y[$(${c})]`)}; echo $((x))`,
+  (c) => `x=${singleQuoted(`y[$(${c})]`)}; (( x ))`,
+  (c) => `x=${singleQuoted(`y[$(${c})]`)}; [[ $x -eq 1 ]]`,
+  (c) => `[[ -v ${singleQuoted(`a[$(${c})]`)} ]]`,
+  (c) => `declare ${singleQuoted(`a[$(${c})]=1`)}`,
+  (c) => `printf -v ${singleQuoted(`a[$(${c})]`)} %s 1`,
+  (c) => `p=${singleQuoted(`$(${c})`)}; echo "\${p@P}"`,
+  (c) => `a=(); x=${singleQuoted(`a[$(${c})]`)}; echo "\${!x}"`,
+  (c) => `find . -maxdepth 0 -exec sh -c ${singleQuoted(`[[ 1 || ${c} ]]`)} \\;`,
+];

@@ -1,5 +1,11 @@
 import { parseArgs, pathCandidates } from "./command-facts.js";
-import { isBlockDevice, isProtectedDeleteTarget, isSystemSecret, normaliseTarget } from "./command-paths.js";
+import {
+  isBlockDevice,
+  isProtectedDeleteTarget,
+  isSystemSecret,
+  normaliseTarget,
+  pathRelation,
+} from "./command-paths.js";
 import { TEXT_ONLY_PROGRAMS } from "./programs.js";
 import type { Redirect, SimpleCommand } from "./shell-walk.js";
 import type { Field } from "./shell-words.js";
@@ -126,7 +132,7 @@ function deviceWrite(inv: Invocation): GuardFinding[] {
         hardFinding("hard.block-device-write", `${describe(inv)} writes to the block device ${t.path}`),
       ];
     }
-    if (t.path === SYSRQ) {
+    if (pathRelation(t.path, t.glob, SYSRQ) === "exact") {
       return [
         hardFinding(
           "hard.shutdown",
@@ -224,7 +230,7 @@ export function hardRedirectFindings(cmd: SimpleCommand): GuardFinding[] {
   for (const r of cmd.redirects) {
     for (const t of r.target) {
       const path = normaliseTarget(t, cmd.cwd);
-      if (isWriteRedirect(r) && path === SYSRQ)
+      if (isWriteRedirect(r) && pathRelation(path, t.glob, SYSRQ) === "exact")
         out.push(
           hardFinding(
             "hard.shutdown",

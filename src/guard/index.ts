@@ -5,9 +5,21 @@ export {
   commandGuardFromParser,
   createCommandGuard,
   MAX_COMMAND_LENGTH,
+  MAX_PIPES,
   MAX_SCRIPT_NESTING,
 } from "./command-guard.js";
 export { commandPathOperands, NEUTRAL_DEVICE_PATHS } from "./command-path-operands.js";
+export {
+  EXEC_HOST_KINDS,
+  EXEC_HOST_TABLE,
+  EXEC_POLICY_FINDINGS,
+  type ExecHostKind,
+  type ExecHostRow,
+  type ExecPolicyFinding,
+  HOST_EFFECTS,
+  type HostEffect,
+  hostEffect,
+} from "./exec-host-table.js";
 export {
   createExecPolicy,
   DEFAULT_TRUSTED_DIRS,
@@ -16,6 +28,7 @@ export {
   type ExecPolicyOptions,
   type ExecRule,
   type ExecVerdict,
+  stricterExecVerdict,
 } from "./exec-policy.js";
 export { FS_ENTRY_KINDS, type FsEntryKind, type FsView, memoryFsView } from "./fs-view.js";
 export {
@@ -46,6 +59,8 @@ export {
   type SafeBinProfileConfig,
   validateSafeBinArgv,
 } from "./safe-bins.js";
+export { SHELL_DIALECTS, type ShellDialect } from "./shell-dialect.js";
+export type { InputReaders } from "./shell-input.js";
 export { createShellParser, type ShellParser, type ShellParserOptions } from "./shell-parser.js";
 export {
   checkUrl,

@@ -16,6 +16,11 @@ export interface Field {
   dynamic: boolean;
   /** True when the field holds an unquoted glob character (`*`, `?`, `[`). */
   glob: boolean;
+  /**
+   * For a dynamic field: the text with each unknown part replaced by `*` (`/etc/sha${u}dow` →
+   * `/etc/sha*dow`), what the field could be; see unknown-parts.
+   */
+  pattern?: string;
 }
 
 /** What word expansion needs from its surroundings. */
@@ -29,6 +34,11 @@ export interface WordContext {
    * the guard then re-reads the text with `${X}` spelling.
    */
   strayDollar: boolean;
+  /**
+   * Set once the script assigns IFS: from there on, how an unquoted expansion splits is unknown,
+   * so every unquoted expansion is an unknown part (`IFS=,; x=rm,-rf,/; $x` runs `rm -rf /`).
+   */
+  ifsChanged?: boolean;
 }
 
 // Quoted ASCII characters are shifted into a private-use block so that brace expansion, splitting
@@ -155,6 +165,7 @@ function variableName(node: Node): string | undefined {
 
 function expansion(node: Node, quoted: boolean, ctx: WordContext): string {
   const name = variableName(node);
+  if (!quoted && ctx.ifsChanged) return dyn(node.text);
   if (name === "IFS") return quoted ? esc(" ") : SPLIT;
   const simple = node.type === "simple_expansion" || node.childCount === 3;
   if (name !== undefined && simple) {
@@ -296,10 +307,12 @@ function toField(encoded: string): Field {
   let glob = false;
   let inDyn = false;
   let plain = "";
+  let pattern = "";
   for (const ch of encoded) {
     if (ch === DYN_OPEN) {
       inDyn = true;
       dynamic = true;
+      if (!pattern.endsWith("*")) pattern += "*";
     } else if (ch === DYN_CLOSE) {
       inDyn = false;
     } else {
@@ -307,11 +320,19 @@ function toField(encoded: string): Field {
       if (!inDyn) {
         bare += ch;
         plain += ch;
+        pattern += ch;
       }
     }
   }
   glob = GLOB_CHARS.test(plain);
-  return { text: foldForMatching(unesc(text)), bare: foldForMatching(unesc(bare)), dynamic, glob };
+  const field: Field = {
+    text: foldForMatching(unesc(text)),
+    bare: foldForMatching(unesc(bare)),
+    dynamic,
+    glob,
+  };
+  if (dynamic) field.pattern = foldForMatching(unesc(pattern));
+  return field;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ResultPromise } from "execa";
-import type { Clock } from "../shared/index.js";
+import { type Clock, RunnerError } from "../shared/index.js";
+import { bashReadiness, bashScriptArgs, locateBash } from "./bash-shell.js";
 import { OutputLog, type OutputPage } from "./output-buffer.js";
 import { signalGroup } from "./process-group.js";
 
@@ -9,7 +10,13 @@ export interface ProcessSpawner {
     runId: string,
     file: string,
     args: readonly string[],
-    options: { cwd: string; env: Record<string, string>; stdin: "ignore" | "pipe" },
+    options: {
+      cwd: string;
+      env: Record<string, string>;
+      stdin: "ignore" | "pipe";
+      uid?: number;
+      gid?: number;
+    },
   ): ResultPromise;
   terminate(pid: number, signal?: NodeJS.Signals): Promise<void>;
 }
@@ -18,11 +25,25 @@ export interface ProcessSpawner {
 export interface BackgroundProcessOptions {
   /** Id within the worker (`p1`, `p2`, ...), what the model refers to. */
   readonly id: string;
-  /** The shell command, run with `/bin/sh -c`. */
+  /** The shell command, run with `bash --noprofile --norc -c`. */
   readonly command: string;
+  /** Absolute path of bash (default: bash-shell's locateBash). */
+  readonly bash?: string;
   /** Real path of its working directory (inside the workspace). */
   readonly cwd: string;
   readonly env: Record<string, string>;
+  /**
+   * How the exec host runs the command (a sandbox of its own: program, arguments, environment,
+   * identity); when given it replaces `bash -c command`, and `dispose` runs once the process ended.
+   */
+  readonly launch?: {
+    readonly file: string;
+    readonly args: readonly string[];
+    readonly env: Record<string, string>;
+    readonly uid?: number;
+    readonly gid?: number;
+    dispose(): Promise<void>;
+  };
   /** Output kept (the latest chars), chars. */
   readonly outputMaxChars: number;
   readonly startedAt: number;
@@ -69,15 +90,28 @@ export class BackgroundProcess {
     this.startedAt = options.startedAt;
     this.#spawner = spawner;
     this.#log = new OutputLog(options.outputMaxChars);
-    this.#subprocess = spawner.spawn(runId, "/bin/sh", ["-c", options.command], {
-      cwd: options.cwd,
-      env: options.env,
-      stdin: "pipe",
-    });
+    const bash = options.bash ?? locateBash()?.path;
+    // Never a fallback to /bin/sh: the guard judged the command as bash reads it.
+    if (bash === undefined) throw new RunnerError("TOOL_NOT_READY", bashReadiness().detail);
+    const launch = options.launch;
+    this.#subprocess = launch
+      ? spawner.spawn(runId, launch.file, launch.args, {
+          cwd: options.cwd,
+          env: launch.env,
+          stdin: "pipe",
+          ...(launch.uid === undefined ? {} : { uid: launch.uid }),
+          ...(launch.gid === undefined ? {} : { gid: launch.gid }),
+        })
+      : spawner.spawn(runId, bash, bashScriptArgs(options.command), {
+          cwd: options.cwd,
+          env: options.env,
+          stdin: "pipe",
+        });
     this.#subprocess.stdout?.on("data", (chunk: Buffer) => this.#log.append(chunk));
     this.#subprocess.stderr?.on("data", (chunk: Buffer) => this.#log.append(chunk));
     this.#subprocess.stdin?.on("error", () => undefined);
-    this.#done = this.#subprocess.then((result) => {
+    this.#done = this.#subprocess.then(async (result) => {
+      await launch?.dispose().catch(() => undefined);
       this.#log.end();
       this.#endedAt = clock.now();
       if (typeof result.exitCode === "number") this.#exitCode = result.exitCode;

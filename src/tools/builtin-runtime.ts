@@ -3,8 +3,9 @@ import type { Clock } from "../shared/index.js";
 import { RunnerError } from "../shared/index.js";
 import type { PathFenceFactory } from "./path-fence-port.js";
 import type { ProcessSupervisor } from "./process-supervisor.js";
+import type { SandboxHost } from "./sandbox/index.js";
 
-/** Where exec-class tools run (`tools.exec.host`). Only `local` is implemented. */
+/** Where exec-class tools run (`tools.exec.host`): local and sandbox are implemented, remote is not. */
 export const EXEC_HOSTS = ["local", "remote", "sandbox"] as const;
 export type ExecHost = (typeof EXEC_HOSTS)[number];
 
@@ -97,8 +98,10 @@ export interface BuiltinToolRuntime {
   readonly spill: SpillReader;
   /** Background and foreground processes of this worker (owns their process groups). */
   readonly processes: ProcessSupervisor;
-  /** `tools.exec.host`: exec, execute_code and process are not ready unless it is `local`. */
+  /** `tools.exec.host`: local, or sandbox (then `sandbox` must be given and ready); remote is never ready. */
   readonly execHost: ExecHost;
+  /** The bubblewrap sandbox host, for `tools.exec.host: sandbox`. */
+  readonly sandbox?: SandboxHost;
   /** The worker's environment; processes get only its allow-listed variables (see child-env). */
   readonly env: NodeJS.ProcessEnv;
   /** Extra variable names passed to processes; names that look like secrets are refused. */

@@ -28,6 +28,7 @@ export function createBuiltinTools(runtime: BuiltinToolRuntime): AnyTool[] {
     pathFence: runtime.pathFence,
     processes: runtime.processes,
     execHost: runtime.execHost,
+    ...(runtime.sandbox ? { sandbox: runtime.sandbox } : {}),
     env: runtime.env,
     envAllow: resolveEnvAllow(runtime.envAllow),
     limits,

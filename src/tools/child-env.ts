@@ -25,6 +25,20 @@ export const CHILD_ENV_ALLOW = [
 const SECRET_NAME =
   /(^|_)(KEY|KEYS|TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|AUTH|COOKIE|SESSION|PRIVATE|DSN|CERT)($|_)|^(REDIS|DATABASE|MONGO|POSTGRES|MYSQL|AMQP)_?URL$|_URL$/i;
 
+/**
+ * Variables that make a shell run code or change how it reads a script before the command starts:
+ * start-up files (`BASH_ENV`, `ENV`), options (`SHELLOPTS`, `BASHOPTS`: xtrace with `PS4`'s
+ * substitutions), exported functions (`BASH_FUNC_name%%`), and hooks (`PROMPT_COMMAND`, `PS4`).
+ * Never passed to a child, even when an operator allow-lists them.
+ */
+const SHELL_STARTUP_NAME =
+  /^(BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PROMPT_COMMAND|PS4|BASH_XTRACEFD|GLOBIGNORE|CDPATH|IFS|POSIXLY_CORRECT|EXECIGNORE)$|^BASH_FUNC_/;
+
+/** True for a variable that changes what a shell runs at start-up ({@link SHELL_STARTUP_NAME}). */
+export function isShellStartupEnvName(name: string): boolean {
+  return SHELL_STARTUP_NAME.test(name);
+}
+
 /** True when a variable name looks like it holds a secret (`*_KEY`, `*_TOKEN`, `REDIS_URL`, ...). */
 export function isSecretEnvName(name: string): boolean {
   return SECRET_NAME.test(name);
@@ -43,6 +57,13 @@ export function resolveEnvAllow(extra: readonly string[] = []): readonly string[
         {
           data: { field: "envAllow", name },
         },
+      );
+    }
+    if (isShellStartupEnvName(name)) {
+      throw new RunnerError(
+        "TOOL_DEFINITION_INVALID",
+        `environment variable ${name} changes what bash runs before a command starts and is never passed to processes`,
+        { data: { field: "envAllow", name } },
       );
     }
     if (isSecretEnvName(name)) {
@@ -68,8 +89,10 @@ export function childEnv(
   const env: Record<string, string> = {};
   for (const name of allow) {
     const value = source[name];
-    if (typeof value === "string" && !isSecretEnvName(name)) env[name] = value;
+    if (typeof value === "string" && !isSecretEnvName(name) && !isShellStartupEnvName(name))
+      env[name] = value;
   }
   if (env.PATH === undefined) env.PATH = "/usr/local/bin:/usr/bin:/bin";
-  return { ...env, ...extra };
+  for (const [name, value] of Object.entries(extra)) if (!isShellStartupEnvName(name)) env[name] = value;
+  return env;
 }

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createPathFence } from "../guard/index.js";
 import { nodeFsView } from "../platform/index.js";
+import { locateBash } from "./bash-shell.js";
 import {
   callContext,
   eventually,
@@ -89,22 +90,23 @@ describe("execute_code", () => {
     expect(await eventually(() => !isAlive(child))).toBe(true);
   });
 
-  it("says which interpreters exist when a language is missing, and is not ready with none", async () => {
+  it("says which interpreters exist when a language is missing; bash is never looked up on PATH", async () => {
     const ws = await tempWorkspace();
     const nodeOnly = await tempWorkspace("bin");
     await symlink(process.execPath, join(nodeOnly, "node"));
     const { tool } = await codeTool({ PATH: nodeOnly });
-    expect(tool.readinessDetail()).toEqual({ ready: true, detail: "ready (node)" });
+    expect(tool.readinessDetail()).toEqual({ ready: true, detail: "ready (node, bash)" });
     const result = await invokeTool(tool, { language: "python3", code: "print(1)" }, callContext(tool, ws));
     expect(result).toMatchObject({ success: false, errorKind: "business" });
-    expect(!result.success && result.error).toBe("python3 is not installed on this worker; available: node");
+    expect(!result.success && result.error).toBe(
+      "python3 is not installed on this worker; available: node, bash",
+    );
+    // bash is the one bash-shell located in fixed root-owned directories, whatever PATH says.
     const empty = await codeTool({ PATH: "/nonexistent" });
-    expect(empty.tool.readinessDetail().ready).toBe(false);
+    expect(empty.tool.readinessDetail()).toEqual({ ready: true, detail: "ready (bash)" });
     expect(
       await invokeTool(empty.tool, { language: "node", code: "1" }, callContext(empty.tool, ws)),
-    ).toMatchObject({
-      errorKind: "not_ready",
-    });
+    ).toMatchObject({ errorKind: "business" });
   });
 
   it.each([
@@ -141,6 +143,6 @@ describe("execute_code", () => {
     expect(findInterpreters(`relative:${dirname(process.execPath)}`).node).toBe(
       join(dirname(process.execPath), "node"),
     );
-    expect(findInterpreters(undefined)).toEqual({});
+    expect(findInterpreters(undefined)).toEqual({ bash: locateBash()?.path });
   });
 });

@@ -3,17 +3,20 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import Type, { type Static } from "typebox";
+import { BASH_FLAGS, locateBash } from "./bash-shell.js";
 import { defineTool } from "./define-tool.js";
 import {
   cwdPermission,
   execReadiness,
   execToolTimeoutSeconds,
+  launchForTool,
+  launchIdentity,
   type ProcessToolOptions,
-  processEnv,
   resolveProcessCwd,
   resolveTimeout,
 } from "./process-tool-support.js";
 import { commandResult, runForeground } from "./run-command.js";
+import { SANDBOX_CODE_DIR, SANDBOX_PATH } from "./sandbox/index.js";
 import type { Tool } from "./tool.js";
 import { toolFailure } from "./tool-result.js";
 
@@ -64,7 +67,11 @@ export interface ExecuteCodeToolOptions extends ProcessToolOptions {
 export function findInterpreters(path: string | undefined): Partial<Record<CodeLanguage, string>> {
   const found: Partial<Record<CodeLanguage, string>> = {};
   const dirs = (path ?? "").split(delimiter).filter((d) => d.startsWith("/"));
+  // bash is the one bash-shell located (fixed directories, never a PATH entry), run without rc files.
+  const bash = locateBash();
+  if (bash !== undefined) found.bash = bash.path;
   for (const language of CODE_LANGUAGES) {
+    if (language === "bash") continue;
     for (const dir of dirs) {
       const candidate = join(dir, language);
       try {
@@ -86,7 +93,8 @@ export function findInterpreters(path: string | undefined): Partial<Record<CodeL
  */
 export function createExecuteCodeTool(options: ExecuteCodeToolOptions): Tool<typeof ExecuteCodeParams> {
   const { limits } = options;
-  const interpreters = findInterpreters(options.env.PATH);
+  // In the sandbox only the system's interpreters exist (the worker's PATH may point into /root or /home).
+  const interpreters = findInterpreters(options.execHost === "sandbox" ? SANDBOX_PATH : options.env.PATH);
   const available = CODE_LANGUAGES.filter((l) => interpreters[l] !== undefined);
   return defineTool({
     name: "execute_code",
@@ -95,7 +103,7 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): Tool<typ
     parameters: ExecuteCodeParams,
     timeoutSeconds: execToolTimeoutSeconds(limits),
     readinessDetail() {
-      const host = execReadiness(options.execHost);
+      const host = execReadiness(options.execHost, options.sandbox);
       if (!host.ready) return host;
       if (available.length === 0) {
         return { ready: false, detail: `none of ${CODE_LANGUAGES.join(", ")} is on the worker's PATH` };
@@ -119,15 +127,27 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): Tool<typ
       try {
         const file = join(dir, FILE_NAMES[args.language]);
         await writeFile(file, args.code, { mode: 0o600, flag: "wx" });
-        const outcome = await runForeground(options.processes, ctx.executionId, interpreter, [file], {
-          cwd: cwd.path,
-          env: processEnv(options, cwd.path),
-          ...(args.stdin === undefined ? {} : { input: args.stdin }),
-          timeoutMs: timeout.seconds * 1000,
-          outputMaxBytes: limits.execOutputMaxBytes,
-          clock: options.clock,
-        });
-        return commandResult(outcome, timeout.seconds);
+        // In the sandbox the source directory is mounted read-only at SANDBOX_CODE_DIR.
+        const inside =
+          options.execHost === "sandbox" ? join(SANDBOX_CODE_DIR, FILE_NAMES[args.language]) : file;
+        const argv = args.language === "bash" ? [...BASH_FLAGS, inside] : [inside];
+        const launched = await launchForTool(options, ctx, cwd.path, [interpreter, ...argv], dir);
+        if (!launched.ok) return launched.result;
+        const { launch } = launched;
+        try {
+          const outcome = await runForeground(options.processes, ctx.executionId, launch.file, launch.args, {
+            cwd: cwd.path,
+            env: launch.env,
+            ...launchIdentity(launch),
+            ...(args.stdin === undefined ? {} : { input: args.stdin }),
+            timeoutMs: timeout.seconds * 1000,
+            outputMaxBytes: limits.execOutputMaxBytes,
+            clock: options.clock,
+          });
+          return commandResult(outcome, timeout.seconds);
+        } finally {
+          await launch.dispose();
+        }
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

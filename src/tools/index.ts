@@ -1,4 +1,5 @@
 export { missingForAction } from "./action-args.js";
+export { BASH_CANDIDATES, BASH_FLAGS, type BashShell, locateBash } from "./bash-shell.js";
 export {
   type BuiltinToolLimits,
   type BuiltinToolRuntime,
@@ -25,7 +26,7 @@ export {
   riskOf,
   toolsInProfile,
 } from "./catalog-lookup.js";
-export { CHILD_ENV_ALLOW, isSecretEnvName } from "./child-env.js";
+export { CHILD_ENV_ALLOW, isSecretEnvName, isShellStartupEnvName } from "./child-env.js";
 export {
   assertValidTool,
   defineMcpTool,
@@ -81,6 +82,19 @@ export type { FetchFn } from "./provider-http.js";
 export { type AbsentTool, createToolRegistry, type PresentTools, type ToolRegistry } from "./registry.js";
 export { reservedToolResult } from "./reserved-tools.js";
 export { maxRisk, RISK_LEVELS, type RiskLevel, riskSeverity } from "./risk.js";
+export {
+  checkWorkspaceOverlap,
+  createSandboxHost,
+  DEFAULT_SANDBOX_LIMITS,
+  type EgressProxyOptions,
+  probeSandbox,
+  SANDBOX_NETWORK_POLICIES,
+  type SandboxHost,
+  type SandboxHostOptions,
+  type SandboxLimits,
+  type SandboxNetworkPolicy,
+  type SandboxProbe,
+} from "./sandbox/index.js";
 export { type ArchivedRun, RedisSessionArchive, type RedisSessionArchiveOptions } from "./session-archive.js";
 export {
   createSessionSearchTool,

@@ -103,10 +103,20 @@ export class ProcessSupervisor {
     runId: string,
     file: string,
     args: readonly string[],
-    options: { cwd: string; env: Record<string, string>; stdin: "ignore" | "pipe"; input?: string },
+    options: {
+      cwd: string;
+      env: Record<string, string>;
+      stdin: "ignore" | "pipe";
+      input?: string;
+      /** Start the process as this uid / gid (the sandbox's, when the worker is root). */
+      uid?: number;
+      gid?: number;
+    },
   ): ResultPromise {
     const subprocess = execa(file, args, {
       cwd: options.cwd,
+      ...(options.uid === undefined ? {} : { uid: options.uid }),
+      ...(options.gid === undefined ? {} : { gid: options.gid }),
       env: options.env,
       extendEnv: false,
       detached: true,
@@ -168,6 +178,11 @@ export class ProcessSupervisor {
   /** A background process of `runId` by id; another run's processes are invisible. */
   background(runId: string, id: string): BackgroundProcess | undefined {
     return this.#background.get(`${runId}\u0000${id}`);
+  }
+
+  /** The command a background process of `runId` was started with (what reads its input). */
+  backgroundCommand(runId: string, id: string): string | undefined {
+    return this.background(runId, id)?.command;
   }
 
   /** The background processes of `runId`, oldest first. */

@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
-import { assertNever, type Clock } from "../shared/index.js";
+import { assertNever, type Clock, RunnerError } from "../shared/index.js";
+import { bashReadiness } from "./bash-shell.js";
 import type { BuiltinToolLimits, ExecHost } from "./builtin-runtime.js";
 import { childEnv } from "./child-env.js";
 import type { ToolExecutionContext } from "./execution-context.js";
@@ -11,8 +12,9 @@ import {
   realWorkspace,
 } from "./path-fence-port.js";
 import type { ProcessSupervisor } from "./process-supervisor.js";
+import type { SandboxHost } from "./sandbox/index.js";
 import { PASSTHROUGH, type ToolPermissionDecision, type ToolReadiness } from "./tool.js";
-import { toolFailure } from "./tool-result.js";
+import { type ToolResult, toolFailure } from "./tool-result.js";
 
 /** What exec, execute_code and process share. */
 export interface ProcessToolOptions {
@@ -26,21 +28,37 @@ export interface ProcessToolOptions {
   envAllow: readonly string[];
   limits: BuiltinToolLimits;
   clock: Clock;
+  /** The sandbox host (`tools.exec.host: sandbox`); without it a sandbox host is not ready. */
+  sandbox?: SandboxHost;
 }
 
 /** The longest command string accepted (the command guard's own limit). */
 export const MAX_COMMAND_CHARS = 100_000;
 
-/** Exec-class tools run only on a local host: remote and sandbox hosts are not implemented. */
-export function execReadiness(host: ExecHost): ToolReadiness {
+/**
+/**
+ * Whether exec-class tools can run: on the local host with bash found (see bash-shell); in the
+ * sandbox only when bubblewrap can make one here (never a silent fallback to the host); a remote
+ * host is not implemented.
+ */
+export function execReadiness(host: ExecHost, sandbox?: SandboxHost): ToolReadiness {
   switch (host) {
-    case "local":
-      return { ready: true, detail: "ready (tools.exec.host is local)" };
-    case "remote":
+    case "local": {
+      const bash = bashReadiness();
+      if (!bash.ready) return bash;
+      return { ready: true, detail: `ready (tools.exec.host is local; ${bash.detail})` };
+    }
     case "sandbox":
+      return (
+        sandbox?.readiness() ?? {
+          ready: false,
+          detail: "tools.exec.host is sandbox, but this worker built no sandbox host",
+        }
+      );
+    case "remote":
       return {
         ready: false,
-        detail: `tools.exec.host is ${host}, and only local execution is implemented; set it to local to run processes on this host`,
+        detail: `tools.exec.host is ${host}, and remote execution is not implemented; set it to sandbox or local`,
       };
     default:
       return assertNever(host, "tools.exec.host");
@@ -84,6 +102,79 @@ export async function resolveProcessCwd(
     };
   }
   return { ok: true, path: verdict.resolvedPath };
+}
+
+/** How to start one program of a tool: where and as whom, and what to clean up after it. */
+export interface CommandLaunch {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly env: Record<string, string>;
+  readonly uid?: number;
+  readonly gid?: number;
+  /** Stops what the launch started (the sandbox's proxy); call when the program has exited. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * `command` (program and arguments) as the configured host runs it: as is on the local host, inside
+ * a fresh bubblewrap sandbox (one per call, one per process) on the sandbox host. Throws
+ * TOOL_NOT_READY when the host cannot run it (never falls back to the local host).
+ */
+export async function launchCommand(
+  options: ProcessToolOptions,
+  ctx: ToolExecutionContext,
+  cwd: string,
+  env: Record<string, string>,
+  command: readonly [string, ...string[]],
+  codeDir?: string,
+): Promise<CommandLaunch> {
+  const host = options.execHost;
+  switch (host) {
+    case "local":
+      return { file: command[0], args: command.slice(1), env, dispose: async () => undefined };
+    case "sandbox": {
+      const sandbox = options.sandbox;
+      const readiness = execReadiness(host, sandbox);
+      if (sandbox === undefined || !readiness.ready)
+        throw new RunnerError("TOOL_NOT_READY", readiness.detail);
+      const workspace = realWorkspace(fenceOf(options.pathFence, ctx));
+      return sandbox.prepare({ workspace, cwd, env, command, ...(codeDir === undefined ? {} : { codeDir }) });
+    }
+    case "remote":
+      throw new RunnerError("TOOL_NOT_READY", execReadiness(host).detail);
+    default:
+      return assertNever(host, "tools.exec.host");
+  }
+}
+
+/**
+ * {@link launchCommand} as a tool result: a host that cannot run the command (sandbox not ready, a
+ * workspace the sandbox refuses) is a `not_ready` failure naming why, never a run on another host.
+ */
+export async function launchForTool(
+  options: ProcessToolOptions,
+  ctx: ToolExecutionContext,
+  cwd: string,
+  command: readonly [string, ...string[]],
+  codeDir?: string,
+): Promise<{ ok: true; launch: CommandLaunch } | { ok: false; result: ToolResult }> {
+  const env = processEnv(options, cwd);
+  // In the sandbox the tool's own credentials (tools.credentials) join the scrubbed environment.
+  const withCredentials = options.execHost === "sandbox" ? { ...env, ...ctx.credentials } : env;
+  try {
+    return { ok: true, launch: await launchCommand(options, ctx, cwd, withCredentials, command, codeDir) };
+  } catch (err) {
+    if (err instanceof RunnerError) return { ok: false, result: toolFailure("not_ready", err.message) };
+    throw err;
+  }
+}
+
+/** Where a launch's program runs as: the sandbox's uid / gid when set (spawn options). */
+export function launchIdentity(launch: CommandLaunch): { uid?: number; gid?: number } {
+  return {
+    ...(launch.uid === undefined ? {} : { uid: launch.uid }),
+    ...(launch.gid === undefined ? {} : { gid: launch.gid }),
+  };
 }
 
 /** The scrubbed environment of a tool's process, with PWD set to its cwd. */

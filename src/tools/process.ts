@@ -2,11 +2,13 @@ import Type, { type Static } from "typebox";
 import { assertNever } from "../shared/index.js";
 import { missingForAction } from "./action-args.js";
 import { BackgroundProcess, type BackgroundProcessStatus } from "./background-process.js";
+import { bashReadiness, bashScriptArgs, locateBash } from "./bash-shell.js";
 import { defineTool } from "./define-tool.js";
 import type { ToolExecutionContext } from "./execution-context.js";
 import {
   cwdPermission,
   execReadiness,
+  launchForTool,
   MAX_COMMAND_CHARS,
   type ProcessToolOptions,
   processEnv,
@@ -41,7 +43,7 @@ const ProcessParams = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: MAX_COMMAND_CHARS,
-        description: "start: shell command (/bin/sh -c)",
+        description: "start: shell command (bash -c)",
       }),
     ),
     cwd: Type.Optional(
@@ -123,7 +125,7 @@ export function createProcessTool(options: ProcessToolOptions): Tool<typeof Proc
       "Manage background processes of this run: start a shell command, check its status, read its output in pages, write to its stdin, send it a signal or stop it.",
     parameters: ProcessParams,
     timeoutSeconds: Math.ceil(limits.killGraceMs / 1000) + 30,
-    readinessDetail: () => execReadiness(options.execHost),
+    readinessDetail: () => execReadiness(options.execHost, options.sandbox),
     isReadOnly: (args) => READ_ONLY_ACTIONS.has(args.action),
     isDestructive: (args) => args.action === "start" || args.action === "write",
     checkPermissions: (args, ctx) =>
@@ -141,13 +143,26 @@ export function createProcessTool(options: ProcessToolOptions): Tool<typeof Proc
               `this run already has ${live} running processes (the limit is ${limits.processMaxPerRun}); stop one first`,
             );
           }
+          const bash = locateBash();
+          if (bash === undefined) return toolFailure("internal", bashReadiness().detail);
           const cwd = await resolveProcessCwd(options, ctx, args.cwd);
           if (!cwd.ok) return cwd.result;
+          // On the sandbox host each background process gets a sandbox of its own.
+          const launched =
+            options.execHost === "local"
+              ? undefined
+              : await launchForTool(options, ctx, cwd.path, [
+                  bash.path,
+                  ...bashScriptArgs(args.command as string),
+                ]);
+          if (launched && !launched.ok) return launched.result;
           const started = processes.startBackground(ctx.executionId, {
             command: args.command as string,
+            bash: bash.path,
             cwd: cwd.path,
             env: processEnv(options, cwd.path),
             outputMaxChars: limits.processOutputMaxChars,
+            ...(launched?.ok ? { launch: launched.launch } : {}),
           });
           return toolSuccess(
             `Started ${started.id} (pid ${started.pid ?? "-"}): ${started.command}`,

@@ -26,6 +26,9 @@ export interface RunForegroundOptions {
   readonly timeoutMs: number;
   readonly outputMaxBytes: number;
   readonly clock: Clock;
+  /** Start the process as this uid / gid (the sandbox's, when the worker is root). */
+  readonly uid?: number;
+  readonly gid?: number;
 }
 
 /**
@@ -47,6 +50,8 @@ export async function runForeground(
     env: options.env,
     stdin: "ignore",
     ...(options.input === undefined ? {} : { input: options.input }),
+    ...(options.uid === undefined ? {} : { uid: options.uid }),
+    ...(options.gid === undefined ? {} : { gid: options.gid }),
   });
   subprocess.stdout?.on("data", (chunk: Buffer) => output.push(chunk));
   subprocess.stderr?.on("data", (chunk: Buffer) => output.push(chunk));

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Job, Queue } from "bullmq";
@@ -52,6 +52,8 @@ function pidAlive(pid: number): boolean {
 describe("the demo that npm start runs", () => {
   it("parks for approval, is approved through the printed link in Chromium, finishes, and survives a clean restart", async () => {
     const cwd = await mkdtemp(join(tmpdir(), "echo-demo-"));
+    // As root the sandbox runs commands as uid 65534, which must reach the workspace (mkdtemp is 0700).
+    await chmod(cwd, 0o755);
     const dataDir = join(cwd, "fresh-data");
     const [httpPort, redisPort] = [await freePort(), await freePort()];
     const publicUrl = `http://127.0.0.1:${httpPort}`;
@@ -93,7 +95,8 @@ describe("the demo that npm start runs", () => {
       expect(await runNow.exited).toBe(0);
       const { runId } = JSON.parse(runNow.output()) as { runId: string };
 
-      // The run parks at its exec; the mail, link included, is printed as plain text.
+      // tar ran unattended in the sandbox; the run parks at `rm -rf drafts`; the mail, link
+      // included, is printed as plain text.
       await cli.waitForOutput(new RegExp(`Run: +${runId}`), 60_000);
       await expect.poll(() => linkFor(cli.output(), runId), { timeout: 10_000 }).toBeDefined();
       const link = linkFor(cli.output(), runId)!;
@@ -107,11 +110,13 @@ describe("the demo that npm start runs", () => {
         .toBe("delayed");
       const workspace = join(dataDir, "demo-workspace");
       expect(existsSync(join(workspace, "report.md"))).toBe(true);
-      expect(existsSync(join(workspace, "report.tar.gz"))).toBe(false);
+      expect(existsSync(join(workspace, "report.tar.gz"))).toBe(true);
 
       const page = await browser.newPage();
       await page.goto(link);
-      expect(await page.locator("#args").textContent()).toContain("tar -czf report.tar.gz report.md");
+      const shown = await page.locator("#args").textContent();
+      expect(shown).toContain("rm -rf drafts");
+      expect(shown).toContain('"execHost": "sandbox"');
       await page.screenshot({ path: await artifactPath("demo-approval.png"), fullPage: true });
       await Promise.all([page.waitForURL("**/approvals/*/decision"), page.click("#approve")]);
       expect(await page.locator("#notice").textContent()).toContain("Your decision (approve) was recorded");
@@ -140,7 +145,8 @@ describe("the demo that npm start runs", () => {
         "read_file:allow",
         "write_file:allow",
         "cronjob:deny",
-        "exec:ask",
+        "exec:allow", // tar, unattended in the sandbox under the cron grant
+        "exec:ask", // rm -rf drafts: parks for a person
         "exec:allow",
         "delegate_task:allow",
         "read_file:allow", // the sub-agent's
@@ -148,9 +154,11 @@ describe("the demo that npm start runs", () => {
       ]);
       const child = entries.find((e) => e.tool === "read_file" && e.runId !== runId);
       expect(child?.runId).toMatch(/^child-/);
-      expect(
-        entries.find((e) => e.kind === "decision" && e.tool === "exec" && e.verdict === "allow"),
-      ).toMatchObject({ approvalSource: "human" });
+      const execAllows = entries.filter(
+        (e) => e.kind === "decision" && e.tool === "exec" && e.verdict === "allow",
+      );
+      expect(execAllows[0]).toMatchObject({ approvalSource: "auto", step: 4 });
+      expect(execAllows[1]).toMatchObject({ approvalSource: "human" });
 
       // A clean stop: exit 0, the local redis-server gone.
       cli.child.kill("SIGTERM");

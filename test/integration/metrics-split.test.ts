@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue } from "bullmq";
@@ -26,6 +26,7 @@ function series(text: string, pattern: RegExp): number {
 describe("/metrics with worker, scheduler and server in separate processes", () => {
   it("the serving process reports the scheduler's firings and the worker's runs and decisions", async () => {
     const dir = await mkdtemp(join(tmpdir(), "echo-split-"));
+    await mkdir(join(dir, "ws"));
     const keyPrefix = uniquePrefix("split").replace(/:/g, "-");
     await writeFile(
       join(dir, "script.yaml"),
@@ -42,7 +43,8 @@ describe("/metrics with worker, scheduler and server in separate processes", () 
         http: { port, public_url: `http://127.0.0.1:${port}` },
         logging: { level: "info", format: "json" },
         models: { scripted: { provider: "scripted", script: "script.yaml" } },
-        agents: { nightly: { model: "scripted", task: "file the report", workspace: dir } },
+        // The workspace is a directory of its own: one holding the runner's config is refused at start.
+        agents: { nightly: { model: "scripted", task: "file the report", workspace: join(dir, "ws") } },
         schedules: [
           {
             id: "every-second",

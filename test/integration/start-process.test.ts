@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Job, Queue } from "bullmq";
@@ -23,6 +23,7 @@ describe("echo-runner start runs worker, scheduler and HTTP server together", ()
         { content: "report filed" },
       ]),
     );
+    await mkdir(join(dir, "ws"));
     const port = await freePort();
     await writeFile(
       join(dir, "echo.yaml"),
@@ -31,7 +32,8 @@ describe("echo-runner start runs worker, scheduler and HTTP server together", ()
         http: { port, public_url: `http://127.0.0.1:${port}` },
         logging: { level: "info", format: "json" },
         models: { scripted: { provider: "scripted", script: "script.yaml" } },
-        agents: { nightly: { model: "scripted", task: "file the report", workspace: dir } },
+        // The workspace is a directory of its own: one holding the runner's config is refused at start.
+        agents: { nightly: { model: "scripted", task: "file the report", workspace: join(dir, "ws") } },
         schedules: [
           {
             id: "every-second",
@@ -68,7 +70,7 @@ describe("echo-runner start runs worker, scheduler and HTTP server together", ()
       const entries = await new AuditTrail({ redis, keyPrefix }).readByTrace(scheduled?.data.traceId);
       expect(entries[0]?.entry).toMatchObject({ kind: "decision", tool: "exec", verdict: "deny" });
 
-      const payload = testPayload({}, { workspace: dir });
+      const payload = testPayload({}, { workspace: join(dir, "ws") });
       await enqueueAgentRun(queue, payload);
       await expect
         .poll(async () => (await Job.fromId(queue, payload.runId))?.getState(), { timeout: 15_000 })

@@ -1,11 +1,14 @@
 import type { GuardAssessment } from "../../gate/index.js";
 import {
   checkUrl,
+  type ExecHostKind,
   type ExecPolicy,
   findInvisibleCharacters,
   type HostResolver,
+  hostEffect,
   type PathAccess,
   type PathFence,
+  stricterExecVerdict,
 } from "../../guard/index.js";
 import { isHostAllowed, type NetworkPolicy } from "../../policy/index.js";
 import type { ToolExecutionContext } from "../../tools/index.js";
@@ -29,6 +32,14 @@ export interface CallGuardOptions {
   commandPaths?: (command: string) => readonly string[];
   networkPolicy: NetworkPolicy;
   allowedHosts: readonly string[];
+  /** `tools.exec.host` (default local): in the sandbox, code the guard cannot read is contained. */
+  execHost?: ExecHostKind;
+  /**
+   * The command a background process of a run was started with (`process start`), by run
+   * (execution id) and process id; what `process write` feeds is judged by who reads it. Without
+   * it (or for an unknown process) a write asks.
+   */
+  processCommand?: (executionId: string, id: string) => string | undefined;
 }
 
 /** Path arguments of the file tools, and whether the tool writes through them. */
@@ -79,6 +90,23 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
     return verdict;
   }
 
+  function processWrite(
+    args: Readonly<Record<string, unknown>>,
+    executionId: string,
+  ): GuardAssessment | undefined {
+    if (typeof args.input !== "string" || typeof args.id !== "string") return undefined;
+    const command = options.processCommand?.(executionId, args.id);
+    if (command === undefined) {
+      return {
+        verdict: "ask",
+        rule: "soft.shell-input",
+        reason: `the program of process ${args.id} is not known here, so what its input would run cannot be judged`,
+      };
+    }
+    const verdict = options.execPolicy.checkInput(command, args.input);
+    return verdict === undefined ? undefined : fromExec(verdict, false);
+  }
+
   const byTool: CallGuard = {
     async assess(tool, args, ctx) {
       switch (tool) {
@@ -86,19 +114,43 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
           const command = args.command;
           if (typeof command !== "string")
             return { verdict: "ask", rule: "exec.no-command", reason: "no command to check" };
-          const verdict = options.execPolicy.check(command);
+          let verdict = options.execPolicy.check(command);
+          // stdin reaches the command: a shell in it may run it as a script, an interpreter as code.
+          if (typeof args.stdin === "string")
+            verdict = stricterExecVerdict(verdict, options.execPolicy.checkInput(command, args.stdin));
           return fenced(command, fromExec(verdict, verdict.safeBins), ctx);
         }
         case "process": {
+          if (args.action === "write") return processWrite(args, ctx.executionId);
           const command = args.command;
           if (typeof command !== "string") return undefined;
-          // A background process is never judged safe by safe-bin profiles.
-          return fenced(command, fromExec(options.execPolicy.check(command), false), ctx);
+          // A background process is never judged safe by safe-bin profiles; a shell or
+          // interpreter started with no script runs whatever `write` feeds it later.
+          const verdict = stricterExecVerdict(
+            options.execPolicy.check(command),
+            options.execPolicy.checkInput(command, null),
+          );
+          return fenced(command, fromExec(verdict, false), ctx);
         }
         case "execute_code": {
           const code = typeof args.code === "string" ? args.code : "";
-          if (args.language === "bash" || args.language === "sh")
-            return fenced(code, fromExec(options.execPolicy.check(code), false), ctx);
+          if (args.language === "bash" || args.language === "sh") {
+            // The script's stdin reaches any shell or interpreter it starts (`sh`, `source /dev/stdin`).
+            const verdict = options.execPolicy.check(code, {
+              dialect: args.language === "sh" ? "posix" : "bash",
+            });
+            const input =
+              typeof args.stdin === "string" ? options.execPolicy.checkInput(code, args.stdin) : undefined;
+            return fenced(code, fromExec(stricterExecVerdict(verdict, input), false), ctx);
+          }
+          if (hostEffect("exec.code", options.execHost ?? "local") === "contained") {
+            return {
+              verdict: "allow",
+              rule: "exec.sandbox-contained",
+              reason: `runs ${String(args.language ?? "unknown")} code in the sandbox (tools.exec.host is sandbox), which contains it`,
+              safeBins: false,
+            };
+          }
           return {
             verdict: "ask",
             rule: "exec.code",

@@ -34,6 +34,11 @@ export interface ParkRequest {
   readonly call: GateCall;
   readonly decision: GateDecision | undefined;
   readonly reason: string;
+  /**
+   * What the approver sees and the call's argsHash covers, when more than the arguments (an
+   * exec-class call: its arguments, exec host and working directory; see approval-hash.ts).
+   */
+  readonly subject?: unknown;
 }
 
 /** Two-phase approvals as the run sees them (implemented over src/approvals by the worker). */

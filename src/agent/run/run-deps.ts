@@ -10,6 +10,7 @@ import type { UsageIndex } from "../budget/usage-index.js";
 import type { ModelPrice } from "../budget/usage-totals.js";
 import type { ModelClient } from "../model/model-client.js";
 import type { ModelRetryPolicy } from "../model/model-retry.js";
+import type { ApprovalExecHost } from "./approval-hash.js";
 import type { ApprovalPort, AuditSink, CallGuard, ChildrenPort, SpillStore } from "./ports.js";
 import type { SessionRecorder } from "./session-transcript.js";
 import type { BeforeToolBatchHook } from "./tool-batch-hook.js";
@@ -26,6 +27,8 @@ export interface RunDeps {
   /** The model client for a model name of config `models`; throws for an unknown name. */
   model(name: string): ModelClient;
   guard: CallGuard;
+  /** `tools.exec.host` (default local): bound into exec-class calls' approval hash. */
+  execHost?: ApprovalExecHost;
   approvals: ApprovalPort;
   audit: AuditSink;
   spill: SpillStore;

@@ -82,7 +82,7 @@ export function storeApprovals(options: {
         traceId: payload.traceId,
         idempotencyKey: request.idempotencyKey,
         tool: call.tool,
-        args: call.args,
+        args: request.subject ?? call.args,
         risk: call.risk,
         flags: request.decision?.flagged ? [request.reason] : [],
         reason: request.reason,

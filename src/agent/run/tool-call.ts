@@ -1,7 +1,6 @@
 import type { GateCall, GateContext, GateDecision, HumanApproval } from "../../gate/index.js";
 import { resolveInDoubt } from "../../journal/index.js";
 import { checkToolCall } from "../../policy/index.js";
-import { hashCanonical } from "../../shared/index.js";
 import {
   type AnyTool,
   createToolExecutionContext,
@@ -12,6 +11,7 @@ import {
   validateAnyToolArgs,
 } from "../../tools/index.js";
 import type { ModelToolCall } from "../model/model-client.js";
+import { type ApprovalExecHost, approvalArgsHash, approvalSubject } from "./approval-hash.js";
 import { claimAndRun } from "./claim-and-run.js";
 import { clarifyResult } from "./clarify.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
@@ -131,7 +131,10 @@ export async function runToolCall(
         : undefined;
 
   const doubtKey = `${key}-in-doubt`;
-  const doubtCall = plan.kind === "execute" ? plan.gateCall : fallbackGateCall(name, params);
+  const doubtCall =
+    plan.kind === "execute"
+      ? plan.gateCall
+      : fallbackGateCall(name, params, payload.agent.workspace, deps.execHost);
   const doubtLookup = {
     runId: payload.runId,
     idempotencyKey: doubtKey,
@@ -181,6 +184,7 @@ export async function runToolCall(
         jobId: scope.jobId,
         idempotencyKey: doubtKey,
         call: doubtCall,
+        subject: approvalSubject(name, params, payload.agent.workspace, deps.execHost),
         decision: undefined,
         reason: `in doubt: "${name}" may have run before a crash. Approve to run it again, deny to not run it.`,
       });
@@ -229,8 +233,13 @@ export async function runToolCall(
   return { result: claimed.value as ToolResult, replay: claimed.replay };
 }
 
-function fallbackGateCall(tool: string, params: Record<string, unknown>): GateCall {
-  return { tool, args: params, risk: "exec", argsHash: hashCanonical(params) };
+function fallbackGateCall(
+  tool: string,
+  params: Record<string, unknown>,
+  workspace: string,
+  execHost: ApprovalExecHost | undefined,
+): GateCall {
+  return { tool, args: params, risk: "exec", argsHash: approvalArgsHash(tool, params, workspace, execHost) };
 }
 
 /** A call of a vetoed batch: audited as a denial before the gate (step 0), its result journalled. */
@@ -321,7 +330,7 @@ async function planCall(
     tool: name,
     args,
     risk,
-    argsHash: hashCanonical(args),
+    argsHash: approvalArgsHash(name, args, scope.payload.agent.workspace, scope.deps.execHost),
     ...(guard ? { guard } : {}),
     toolPermission,
   };
@@ -385,6 +394,7 @@ async function planCall(
       jobId: scope.jobId,
       idempotencyKey: ctx.idempotencyKey,
       call: gateCall,
+      subject: approvalSubject(name, args, payload.agent.workspace, deps.execHost),
       decision,
       reason: decision.reason,
     });

@@ -82,6 +82,13 @@ describe("echo-runner doctor", () => {
     expect(check("smtp")).toMatchObject({ status: "ok", reason: `${smtp.host}:${smtp.port} answered EHLO` });
     expect(check("http.public_url")?.status).toBe("ok");
     expect(check("tool:read_file")).toMatchObject({ status: "ok", reason: "ready" });
+    // The shell exec-class tools run commands with: bash's path and version (never /bin/sh).
+    expect(check("shell")).toMatchObject({
+      status: "ok",
+      reason: expect.stringMatching(
+        /^bash \/\S*\/bash \(GNU bash \d+\.\d+.*\), started with --noprofile --norc$/,
+      ),
+    });
   });
 
   it("says mails go to the log when no SMTP is configured, and accepts a loopback public URL then", async () => {
@@ -181,6 +188,20 @@ describe("echo-runner doctor", () => {
       fix: expect.stringContaining("echo-runner config check"),
     });
     expect(report.checks).toHaveLength(1);
+  });
+
+  it("runs a probe inside the sandbox and reports what it found; warns on the local host", async () => {
+    const { check } = await doctor(healthy());
+    expect(check("exec.host")).toMatchObject({
+      status: "ok",
+      reason: expect.stringContaining("read-only system, writable workspace, no network, no capabilities"),
+    });
+    expect(check("tool:exec")?.status).toBe("ok");
+    const local = await doctor(healthy({ tools: { exec: { host: "local" } } }));
+    expect(local.check("exec.host")).toMatchObject({
+      status: "warn",
+      reason: expect.stringContaining("uncontained"),
+    });
   });
 
   it("warns about a tool that is configured but not ready (web_search without its API key)", async () => {

@@ -9,6 +9,8 @@ import { DOCTOR_STATUSES, type DoctorCheck, fail, ok } from "./doctor-check.js";
 import { checkPublicUrl, checkSmtp } from "./doctor-mail.js";
 import { checkScheduleOwners } from "./doctor-owners.js";
 import { checkRedis } from "./doctor-redis.js";
+import { checkSandbox } from "./doctor-sandbox.js";
+import { checkShell } from "./doctor-shell.js";
 import { checkTools } from "./doctor-tools.js";
 import { wholeNumberOption } from "./whole-number-option.js";
 
@@ -88,12 +90,22 @@ export async function runDoctor(options: {
             source: options.env.REDIS_URL ? "REDIS_URL" : "redis.url",
             timeoutMs: options.timeoutMs,
           });
-    const [redis, smtp, tools] = await Promise.all([
+    const baseDir = project ? dirname(project.origin) : options.cwd;
+    const [redis, smtp, tools, sandbox] = await Promise.all([
       redisChecks,
       checkSmtp(config, options.env, options.timeoutMs),
-      checkTools(config, options.env, project ? dirname(project.origin) : options.cwd),
+      checkTools(config, options.env, baseDir),
+      checkSandbox(config, baseDir),
     ]);
-    checks.push(...redis, smtp, checkPublicUrl(config), checkScheduleOwners(config), ...tools);
+    checks.push(
+      ...redis,
+      smtp,
+      checkPublicUrl(config),
+      checkScheduleOwners(config),
+      checkShell(),
+      sandbox,
+      ...tools,
+    );
   }
   const counts = { ok: 0, warn: 0, fail: 0 };
   for (const c of checks) counts[c.status] += 1;

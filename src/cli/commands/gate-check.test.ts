@@ -295,3 +295,28 @@ execution:
     expect(out.stdout()).toMatch(/1 static_guard: deny — .*outside the workspace/);
   });
 });
+
+describe("gate check on the sandbox host", () => {
+  it("lets a cron grant cover a command that is not a safe bin, naming the sandbox; a flagged one still needs a person", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "echo-gate-sandbox-"));
+    const path = join(dir, "echo.yaml");
+    await writeFile(
+      path,
+      "security: {profile: personal_cli}\npermissions: {elevated: {allow_from: {cron: [ann]}}}\n",
+    );
+    const ctx = { unattended: true, cronAuthorized: true, channel: "cron", userId: "ann", workspace: dir };
+    const tar = await check(path, dir, { tool: "exec", args: { command: "tar -czf r.tgz r.md" }, ctx });
+    expect(tar.decision).toMatchObject({ verdict: "allow", step: 4 });
+    expect(tar.decision.reason).toContain("runs in the sandbox");
+    const rm = await check(path, dir, { tool: "exec", args: { command: "rm -rf src" }, ctx });
+    expect(rm.decision).toMatchObject({ verdict: "deny", step: 4 });
+    expect(rm.decision.reason).toContain("the sandbox does not contain this");
+    await writeFile(
+      path,
+      "security: {profile: personal_cli}\npermissions: {elevated: {allow_from: {cron: [ann]}}}\ntools: {exec: {host: local}}\n",
+    );
+    const local = await check(path, dir, { tool: "exec", args: { command: "tar -czf r.tgz r.md" }, ctx });
+    expect(local.decision).toMatchObject({ verdict: "deny", step: 4 });
+    expect(local.decision.reason).toContain("tar is not a safe bin");
+  });
+});

@@ -105,7 +105,23 @@ export async function checkOneCall(
     },
     gateCtx,
   );
-  return { tool: request.tool, ...decision, steps };
+  // Step 1 passes on silently; say what the guard found there (the sandbox's containment included).
+  const traced = assessment
+    ? steps.map((s) =>
+        s.step === 1 && s.verdict === "next" ? { ...s, reason: `passed on; guard: ${assessment.reason}` } : s,
+      )
+    : steps;
+  const reason =
+    assessment?.rule === "exec.sandbox-contained" && decision.verdict === "allow"
+      ? `${decision.reason}; guard: ${assessment.reason}`
+      : decision.reason;
+  return {
+    tool: request.tool,
+    ...decision,
+    reason,
+    ...(assessment ? { guard: { rule: assessment.rule, reason: assessment.reason } } : {}),
+    steps: traced,
+  };
 }
 
 function parseRequest(text: string, where: string): GateCheckRequest {

@@ -20,7 +20,7 @@ export function execPolicyInputFromConfig(
   resolveBinary: ExecPolicyOptions["resolveBinary"],
 ): ExecPolicyOptions {
   const exec = config.tools.exec;
-  return { security: exec.security, ask: exec.ask, safeBins: exec.safe_bins, resolveBinary };
+  return { security: exec.security, ask: exec.ask, safeBins: exec.safe_bins, resolveBinary, host: exec.host };
 }
 
 function parseArgv(value: unknown): string[] {

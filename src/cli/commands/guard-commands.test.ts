@@ -70,7 +70,9 @@ describe("echo-runner guard argv", () => {
   }
 
   it("allows a safe bin within its profile and asks for anything else (allowlist, on-miss)", async () => {
-    const { dir, path, env } = await setup("tools:\n  exec:\n    security: allowlist\n    ask: on-miss\n");
+    const { dir, path, env } = await setup(
+      "tools:\n  exec:\n    host: local\n    security: allowlist\n    ask: on-miss\n",
+    );
     const stdin = [
       '{"argv": ["head", "-n", "5"]}',
       '{"argv": ["sort", "-o", "out.txt"]}',
@@ -87,7 +89,7 @@ describe("echo-runner guard argv", () => {
 
   it("uses operator safe bins from the config file", async () => {
     const { dir, path, env } = await setup(
-      "tools:\n  exec:\n    security: allowlist\n    ask: off\n    safe_bins:\n      seq:\n        max_positional: 2\n",
+      "tools:\n  exec:\n    host: local\n    security: allowlist\n    ask: off\n    safe_bins:\n      seq:\n        max_positional: 2\n",
     );
     const ok = bufferIo("", env, dir);
     expect(await runCli(["guard", "argv", '["seq", "1", "3"]', "--config", path, "--json"], ok.io)).toBe(0);

@@ -1,0 +1,244 @@
+import { spawnSync } from "node:child_process";
+import { accessSync, chownSync, constants, mkdtempSync, rmSync } from "node:fs";
+import { chown, mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { RunnerError } from "../../shared/index.js";
+import type { ToolReadiness } from "../tool.js";
+import { adoptWorkspace } from "./adopt-workspace.js";
+import { buildBwrapArgs, proxyEnv, SANDBOX_PATH, SANDBOX_PROXY_SOCKET } from "./bwrap-args.js";
+import { type EgressProxyOptions, startEgressProxy } from "./egress-proxy.js";
+import { resolveSandboxLimits, type SandboxLimits } from "./sandbox-settings.js";
+import { resolveSystemMounts, type SandboxMount } from "./system-mounts.js";
+import { checkWorkspaceOverlap } from "./workspace-overlap.js";
+
+/** `execution.network_policy` as the sandbox applies it. */
+export const SANDBOX_NETWORK_POLICIES = ["deny", "restricted", "allow"] as const;
+export type SandboxNetworkPolicy = (typeof SANDBOX_NETWORK_POLICIES)[number];
+
+/** Options of {@link createSandboxHost}. */
+export interface SandboxHostOptions {
+  /** `tools.exec.sandbox.*`; missing fields take the defaults. */
+  readonly limits?: Partial<SandboxLimits>;
+  /** `execution.network_policy`: deny → no network at all; restricted / allow → through the proxy. */
+  readonly network: SandboxNetworkPolicy;
+  /** The proxy's ports (the guard's SSRF check and the network policy), needed unless network is deny. */
+  readonly egress?: EgressProxyOptions;
+  /** Paths of the programs the sandbox needs (injected so readiness can be tested). Defaults under /usr/bin. */
+  readonly bwrap?: string;
+  readonly socat?: string;
+  readonly prlimit?: string;
+  readonly bash?: string;
+  /** Where per-call directories (the proxy's socket) are made. Default: the OS temp directory. */
+  readonly tempDir?: string;
+  /** The worker's uid (default process.getuid()): as root, commands run as `limits.uid`. */
+  readonly workerUid?: number;
+  /** The runner's own config and data paths: a workspace overlapping them is refused. */
+  readonly runnerDirs?: readonly string[];
+}
+
+/** How to start one sandboxed program: spawn `file args` with `env` (and `uid`/`gid` if set), then `dispose`. */
+export interface SandboxLaunch {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly env: Record<string, string>;
+  /** Set when the worker is root: the OS identity bwrap is started as. */
+  readonly uid?: number;
+  readonly gid?: number;
+  /** Stops the call's proxy and removes its directory. Safe to call twice. */
+  dispose(): Promise<void>;
+}
+
+/** One call's request for a sandbox. */
+export interface SandboxRequest {
+  /** Real path of the workspace (the only writable path). */
+  readonly workspace: string;
+  /** Real path of the working directory, inside the workspace. */
+  readonly cwd: string;
+  /** The scrubbed child environment (and the tool's credentials); HOME and TMPDIR are replaced. */
+  readonly env: Record<string, string>;
+  readonly command: readonly [string, ...string[]];
+  /** A directory mounted read-only at /run/echo-code (execute_code's source). */
+  readonly codeDir?: string;
+}
+
+/** The sandbox host of exec-class tools (`tools.exec.host: sandbox`). */
+export interface SandboxHost {
+  /** Whether bwrap is there and can make a sandbox here; the reason says how to fix it if not. */
+  readiness(): ToolReadiness;
+  /** Everything one call needs: a fresh sandbox, its own proxy when it has network. */
+  prepare(request: SandboxRequest): Promise<SandboxLaunch>;
+  readonly limits: SandboxLimits;
+  readonly network: SandboxNetworkPolicy;
+  /** Uid/gid bwrap is started as, when the worker is root. */
+  readonly runAs: { uid: number; gid: number } | undefined;
+}
+
+const INSTALL_HINT =
+  "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap socat; Fedora: dnf install bubblewrap socat) and allow unprivileged user namespaces (in a container: --security-opt seccomp=unconfined or a profile that permits clone(CLONE_NEWUSER), and no AppArmor restriction), or set tools.exec.host: local knowingly to run commands on this host without containment";
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * As root, bwrap starts as the sandbox uid, which must be able to reach the workspace: every
+ * ancestor must be searchable by others. Throws naming the directory and the fix.
+ */
+async function assertReachable(workspace: string, uid: number): Promise<void> {
+  for (let dir = dirname(workspace); ; dir = dirname(dir)) {
+    const info = await stat(dir);
+    if ((info.mode & 0o001) === 0 && info.uid !== uid) {
+      throw new RunnerError(
+        "TOOL_NOT_READY",
+        `the sandbox runs commands as uid ${uid}, which cannot reach the workspace ${workspace}: ${dir} is not searchable by others; chmod o+x ${dir} or move the workspace`,
+        { data: { workspace, dir } },
+      );
+    }
+    if (dir === "/") return;
+  }
+}
+
+/** The variables every sandbox sets itself: HOME and TMPDIR on the private /tmp. */
+function sandboxEnv(env: Record<string, string>, network: boolean): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (/^(HOME|TMPDIR|PWD|OLDPWD|(HTTPS?|ALL|NO)_PROXY|(https?|all|no)_proxy)$/.test(name)) continue;
+    out[name] = value;
+  }
+  out.HOME = "/tmp";
+  out.TMPDIR = "/tmp";
+  out.PATH = SANDBOX_PATH;
+  return network ? { ...out, ...proxyEnv() } : out;
+}
+
+/**
+ * Builds the sandbox host. Nothing is started here; readiness is probed once, on first ask, by
+ * running `true` in a real sandbox (bwrap present is not enough: user namespaces may be off).
+ */
+export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
+  const limits = resolveSandboxLimits(options.limits);
+  const bwrap = options.bwrap ?? "/usr/bin/bwrap";
+  const socat = options.socat ?? "/usr/bin/socat";
+  const prlimit = options.prlimit ?? "/usr/bin/prlimit";
+  const bash = options.bash ?? "/usr/bin/bash";
+  const workerUid = options.workerUid ?? process.getuid?.() ?? 0;
+  const runAs = workerUid === 0 ? { uid: limits.uid, gid: limits.uid } : undefined;
+  const inside = runAs ?? { uid: workerUid, gid: process.getgid?.() ?? workerUid };
+  let system: readonly SandboxMount[] | undefined;
+  let ready: ToolReadiness | undefined;
+
+  function probe(): ToolReadiness {
+    for (const [what, path] of [
+      ["bwrap", bwrap],
+      ["prlimit", prlimit],
+      ["bash", bash],
+      ...(options.network === "deny" ? [] : [["socat", socat]]),
+    ] as const) {
+      if (!executable(path)) {
+        return {
+          ready: false,
+          detail: `tools.exec.host is sandbox, but ${what} (${path}) is not installed; ${INSTALL_HINT}`,
+        };
+      }
+    }
+    system ??= resolveSystemMounts();
+    const dir = mkdtempSync(join(options.tempDir ?? tmpdir(), "echo-sbx-probe-"));
+    if (runAs) chownSync(dir, runAs.uid, runAs.gid);
+    const args = buildBwrapArgs({
+      system,
+      workspace: dir,
+      cwd: dir,
+      uid: inside.uid,
+      gid: inside.gid,
+      limits,
+      prlimit,
+      bash,
+      command: ["/usr/bin/true"],
+    });
+    const result = spawnSync(bwrap, args, {
+      encoding: "utf8",
+      timeout: 10_000,
+      env: { PATH: "/usr/bin:/bin" },
+      ...(runAs ?? {}),
+    });
+    rmSync(dir, { recursive: true, force: true });
+    if (result.status !== 0) {
+      const why = (result.stderr || result.error?.message || `exit ${String(result.status)}`)
+        .trim()
+        .split("\n")[0];
+      return {
+        ready: false,
+        detail: `tools.exec.host is sandbox, but bubblewrap cannot create a sandbox here (${why}); ${INSTALL_HINT}`,
+      };
+    }
+    const who = runAs ? `, commands run as uid ${runAs.uid}` : "";
+    return {
+      ready: true,
+      detail: `ready (tools.exec.host is sandbox: bubblewrap, network ${options.network}${who})`,
+    };
+  }
+
+  return {
+    limits,
+    network: options.network,
+    runAs,
+    readiness() {
+      ready ??= probe();
+      return ready;
+    },
+    async prepare(request) {
+      system ??= resolveSystemMounts();
+      checkWorkspaceOverlap(request.workspace, options.runnerDirs ?? []);
+      if (runAs) {
+        await assertReachable(request.workspace, runAs.uid);
+        await adoptWorkspace(request.workspace, runAs.uid, runAs.gid);
+      }
+      const withNetwork = options.network !== "deny";
+      let proxyDir: string | undefined;
+      let close: (() => Promise<void>) | undefined;
+      if (withNetwork) {
+        if (options.egress === undefined)
+          throw new Error("a sandbox with network needs the egress proxy's ports");
+        proxyDir = await mkdtemp(join(options.tempDir ?? tmpdir(), "echo-sbx-"));
+        if (runAs) await chown(proxyDir, runAs.uid, runAs.gid);
+        const proxy = await startEgressProxy(join(proxyDir, SANDBOX_PROXY_SOCKET), options.egress);
+        if (runAs) await chown(proxy.socketPath, runAs.uid, runAs.gid);
+        close = () => proxy.close();
+      }
+      if (request.codeDir !== undefined && runAs) await adoptWorkspace(request.codeDir, runAs.uid, runAs.gid);
+      const args = buildBwrapArgs({
+        system,
+        workspace: request.workspace,
+        cwd: request.cwd,
+        uid: inside.uid,
+        gid: inside.gid,
+        limits,
+        prlimit,
+        bash,
+        socat,
+        command: request.command,
+        ...(proxyDir === undefined ? {} : { proxyDir }),
+        ...(request.codeDir === undefined ? {} : { codeDir: request.codeDir }),
+      });
+      let disposed = false;
+      return {
+        file: bwrap,
+        args,
+        env: sandboxEnv(request.env, withNetwork),
+        ...(runAs ?? {}),
+        async dispose() {
+          if (disposed) return;
+          disposed = true;
+          await close?.();
+          if (proxyDir !== undefined) await rm(proxyDir, { recursive: true, force: true });
+        },
+      };
+    },
+  };
+}

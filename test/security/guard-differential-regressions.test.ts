@@ -1,0 +1,89 @@
+/** biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell scripts, not templates */
+import { beforeAll, describe, expect, it } from "vitest";
+import { type CommandGuard, createCommandGuard } from "../../src/guard/index.js";
+import { unwrapCommand } from "../../src/guard/unwrap.js";
+import { execTraceAvailable, type TraceShell, traceExecs } from "../helpers/exec-trace.js";
+
+/**
+ * Regressions of the differential test (guard-differential.test.ts): scripts whose programs the
+ * shell really ran while the guard did not name them, found with its fixed seed (99352597) while
+ * the guard was being fixed. Each must now be named; the sandbox run checks the list is real.
+ */
+const CASES: ReadonlyArray<readonly [TraceShell, string, readonly string[]]> = [
+  ["bash", "sh -c '{ time stdbuf -o0 \\id${IFS}-u; }'", ["time", "stdbuf", "id"]],
+  [
+    "bash",
+    "declare 'a[$(cat <(bash -c \"chmod 600 ./missing\") | tee log.txt)]=1'",
+    ["cat", "bash", "chmod", "tee"],
+  ],
+  [
+    "bash",
+    "x='y[$(nice -n 5 $'\\''\\x74\\x6f\\x75\\x63\\x68'\\'' \\\nr'\\'''\\''an)]'; echo $((x))",
+    ["nice", "touch"],
+  ],
+  ["bash", "x='y[$(nice -n 5 u'\\'''\\''name -a)]'; [[ $x -eq 1 ]]", ["nice", "uname"]],
+  [
+    "bash",
+    "x='y[$({ time case x in x) for i in 1 2; do echo ok\n\"uname\" -a; done;; esac; })]'; echo $((x))",
+    ["uname"],
+  ],
+  ["bash", "sh -c '((( stdbuf -o0 \"cp\" /etc/hostname ./h )))'", ["sh", "stdbuf", "cp"]],
+  ["bash", "declare 'a[$(case x in x) false || head -c 1 /etc/hostname;; esac)]=1'", ["head"]],
+  [
+    "bash",
+    "sh -c '(({ time nice -n 5 \"dd\" if=/dev/zero of=./z bs=1 count=1; }))'",
+    ["sh", "time", "nice", "dd"],
+  ],
+  ["dash", "[[ 1 || uname -a ]]", ["uname"]],
+  ["dash", "true &>/dev/null; id -u", ["id"]],
+  ["bash", "p='$(touch ran)'; echo \"${p@P}\"", ["touch"]],
+  ["bash", "printf -v 'a[$(id -u)]' %s 1", ["id"]],
+  ["bash", "[[ -v 'a[$(uname -a)]' ]]", ["uname"]],
+  // random seed 169837971, case 294: dash has no time keyword, also inside backquotes
+  [
+    "dash",
+    "echo `echo start; { time cp \\\\\n{/etc/hostname,}${IFS}./h; }` | tee log.txt",
+    ["time", "cp", "tee"],
+  ],
+];
+
+let guard: CommandGuard;
+beforeAll(async () => {
+  guard = await createCommandGuard();
+});
+
+function named(script: string, shell: TraceShell): Set<string> {
+  const names = new Set<string>();
+  for (const cmd of guard.analyse(script, { dialect: shell === "dash" ? "posix" : "bash" }).commands)
+    for (const inv of unwrapCommand(cmd).invocations) names.add(inv.name);
+  return names;
+}
+
+describe("guard differential regressions", () => {
+  it.each(CASES.map((c) => [...c]))("%s %j names %j", (shell, script, programs) => {
+    const names = named(script as string, shell as TraceShell);
+    for (const p of programs as string[]) expect([...names], p).toContain(p);
+  });
+
+  it.skipIf(!execTraceAvailable() && !process.env.CI)(
+    "the shells really run those programs",
+    { timeout: 120_000 },
+    async () => {
+      const runs = await traceExecs(
+        CASES.map((c) => c[1]),
+        CASES.map((c) => c[0]),
+        1,
+      );
+      runs.forEach((run, i) => {
+        const [shell, script, programs] = CASES[i] as (typeof CASES)[number];
+        expect(run.ran, script).toBe(true);
+        for (const p of programs) expect(run.programs, `${shell} ${script}`).toContain(p);
+        const names = named(script, shell);
+        expect(
+          run.programs.filter((p) => !names.has(p)),
+          `${shell} ${script}`,
+        ).toEqual([]);
+      });
+    },
+  );
+});

@@ -1,0 +1,85 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  EVALUATION_WRAPPERS,
+  randomHardScript,
+  TRACEABLE_COMMANDS,
+} from "../../src/guard/fuzz-generators.fixture.js";
+import { type CommandGuard, createCommandGuard } from "../../src/guard/index.js";
+import { namesMatching } from "../../src/guard/unknown-parts.js";
+import { unwrapCommand } from "../../src/guard/unwrap.js";
+import { execTraceAvailable, type TraceShell, traceExecs } from "../helpers/exec-trace.js";
+import { iterations, pick, prng, suiteSeed } from "./seeded.js";
+
+/**
+ * The differential test of #15: what the guard says a script will run against what the shell
+ * really runs. Generated scripts (the fuzz generator's obfuscations and wrappers, plus the
+ * constructs of findings 1 and 2: dash-only readings and run-time evaluation) run inside bubblewrap
+ * under strace; a program really exec'd that the guard did not name is a failing case, printed
+ * with its seed. Most run under bash (what exec-class tools run); a fifth under dash, judged in
+ * the POSIX dialect (what a nested `sh` runs). CI uses a fixed seed; SECURITY_SEED=random draws one.
+ */
+const N = iterations("GUARD_DIFFERENTIAL_ITERATIONS", 5000);
+
+let guard: CommandGuard;
+beforeAll(async () => {
+  guard = await createCommandGuard();
+});
+
+/** Every program the guard names for a script: invocations, wrappers included, and name patterns. */
+function namedPrograms(script: string, shell: TraceShell): Set<string> {
+  const analysis = guard.analyse(script, { dialect: shell === "dash" ? "posix" : "bash" });
+  const names = new Set<string>();
+  for (const cmd of analysis.commands) {
+    for (const inv of unwrapCommand(cmd).invocations) {
+      names.add(inv.name);
+      for (const n of namesMatching(inv.nameField.pattern ?? inv.nameField.text)) names.add(n);
+    }
+  }
+  return names;
+}
+
+/** One generated script and the shell that runs it. */
+export function generateCase(rand: () => number): { script: string; shell: TraceShell } {
+  let script = randomHardScript(rand, TRACEABLE_COMMANDS);
+  if (rand() < 0.35) {
+    const simple = `${pick(rand, TRACEABLE_COMMANDS).name}${pick(rand, TRACEABLE_COMMANDS).rest}`;
+    script = pick(rand, EVALUATION_WRAPPERS)(rand() < 0.5 ? simple : script);
+  }
+  return { script, shell: rand() < 0.2 ? "dash" : "bash" };
+}
+
+describe.skipIf(!execTraceAvailable() && !process.env.CI)(
+  "guard differential test: named programs vs programs exec'd",
+  () => {
+    it(`every program ${N} generated scripts exec under bash and dash is one the guard named`, {
+      timeout: 900_000,
+    }, async () => {
+      const seed = suiteSeed("guard-differential", 0x5ec0015);
+      const rand = prng(seed);
+      const cases = Array.from({ length: N }, () => generateCase(rand));
+      const runs = await traceExecs(
+        cases.map((c) => c.script),
+        cases.map((c) => c.shell),
+      );
+      const failures: string[] = [];
+      let ran = 0;
+      let execs = 0;
+      runs.forEach((run, i) => {
+        const c = cases[i] as { script: string; shell: TraceShell };
+        if (!run.ran) return;
+        ran++;
+        execs += run.programs.length;
+        const named = namedPrograms(c.script, c.shell);
+        const hidden = run.programs.filter((p) => !named.has(p.toLowerCase()));
+        if (hidden.length > 0)
+          failures.push(
+            `seed ${seed} case ${i} (${c.shell}): ran ${[...new Set(hidden)].join(", ")} unnamed; named ${[...named].join(", ")}; script ${JSON.stringify(c.script)}`,
+          );
+      });
+      // The harness must really run the scripts and see their execs, or the test proves nothing.
+      expect(ran, `seed ${seed}: cases that ran`).toBe(N);
+      expect(execs, `seed ${seed}: programs exec'd`).toBeGreaterThan(N / 2);
+      expect(failures.slice(0, 20), `seed ${seed}: ${failures.length} failing cases`).toEqual([]);
+    });
+  },
+);
