@@ -45,6 +45,13 @@ const CASES: ReadonlyArray<readonly [TraceShell, string, readonly string[]]> = [
     "echo `echo start; { time cp \\\\\n{/etc/hostname,}${IFS}./h; }` | tee log.txt",
     ["time", "cp", "tee"],
   ],
+  // random seeds 109039183 (case 23) and 551940078 (case 219): a backquote tree-sitter cannot parse
+  ["bash", "echo `false || x=$( false || $'\\\\x63\\\\x61\\\\x74' /etc/hostname )`", ["cat"]],
+  [
+    "bash",
+    "echo `false || x=$( $'\\\\x63\\\\x68\\\\x6d\\\\x6f\\\\x64' 600 ./missing )` 2>/dev/null",
+    ["chmod"],
+  ],
 ];
 
 let guard: CommandGuard;
