@@ -10,6 +10,7 @@ import { createShellParser, type ShellParser, type ShellParserOptions } from "./
 import { type SimpleCommand, walkShell } from "./shell-walk.js";
 import { BRACE_MARK, literalField } from "./shell-words.js";
 import { softInvocationFindings, softRedirectFindings } from "./soft-families.js";
+import { substitutionSpans } from "./substitution-spans.js";
 import { hasHiddenCharacters } from "./text-normalise.js";
 import { redirectPatterns, variantsOf } from "./unknown-parts.js";
 import { type Invocation, programName, unwrapCommand } from "./unwrap.js";
@@ -122,6 +123,10 @@ class Analyser {
     const clean = this.parse(text, depth, cwd, dialect);
     // `{rm,-rf,/}` is brace expansion to bash but an unclosed group to tree-sitter. A `{` followed
     // by a non-blank never opens a group in bash, so it is re-read as a plain word character.
+    // A backquote tree-sitter could not parse is no substitution node, so its unescaped text
+    // (inside backquotes bash drops the `\` before `\`, `` ` `` and `$`) is read from the text.
+    if (!clean && text.includes("`"))
+      for (const span of substitutionSpans(text)) this.nested(span, depth, cwd, dialect);
     if (!clean && BRACE_WORD.test(text))
       this.parse(text.replace(BRACE_WORD_ALL, `$1${BRACE_MARK}`), depth, cwd, dialect);
     // bash joins `\`-newline inside words (`r\<newline>m` is `rm`); tree-sitter splits them, so the

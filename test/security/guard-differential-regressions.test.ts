@@ -45,6 +45,19 @@ const CASES: ReadonlyArray<readonly [TraceShell, string, readonly string[]]> = [
     "echo `echo start; { time cp \\\\\n{/etc/hostname,}${IFS}./h; }` | tee log.txt",
     ["time", "cp", "tee"],
   ],
+  // random seeds 109039183 (case 23) and 551940078 (case 219): a backquote tree-sitter cannot parse
+  ["bash", "echo `false || x=$( false || $'\\\\x63\\\\x61\\\\x74' /etc/hostname )`", ["cat"]],
+  [
+    "bash",
+    "echo `false || x=$( $'\\\\x63\\\\x68\\\\x6d\\\\x6f\\\\x64' 600 ./missing )` 2>/dev/null",
+    ["chmod"],
+  ],
+  // random seed 1196873740 (case 61): sh -c inside a backquote tree-sitter cannot parse
+  [
+    "bash",
+    "echo `while true; do sh -c 'eval '\\\\''$'\\\\''\\\\'\\\\'''\\\\''\\\\x75\\\\x6e\\\\x61\\\\x6d\\\\x65'\\\\''\\\\'\\\\'''\\\\'' -\\\\a'\\\\'''; break; done`",
+    ["sh"],
+  ],
 ];
 
 let guard: CommandGuard;
