@@ -139,6 +139,10 @@ class Analyser {
           );
       }
       for (const cmd of walked.commands) this.command(cmd, depth);
+      // `export LD_PRELOAD=…` / `export GIT_CONFIG_KEY_0=…` set the environment of later commands.
+      const shellEnv = environmentCommands(walked.assignments);
+      this.findings.push(...shellEnv.findings);
+      for (const c of shellEnv.commands) this.nested(c.text, depth, cwd);
       for (const script of walked.embeddedScripts) this.nested(script, depth, cwd);
       if (walked.strayDollar && !variant) {
         this.parse(source.replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, "$${$1}"), depth, cwd, true);
