@@ -164,7 +164,7 @@ export function environmentCommands(env: ReadonlyArray<{ name: string; value: Fi
 /** The `NAME=value` operands `env` sets before running a program. */
 export function envCommandAssignments(inv: Invocation): Array<{ name: string; value: Field }> {
   // `export X=...` (and declare -x, typeset -x) sets the environment of every later command.
-  if (!/^(env|export|declare|typeset|readonly|local)$/.test(inv.name)) return [];
+  if (!/^(env|export|declare|typeset|readonly|local|sudo)$/.test(inv.name)) return [];
   const out: Array<{ name: string; value: Field }> = [];
   for (const a of inv.args) {
     const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(a.text);

@@ -2,6 +2,7 @@ import { posix } from "node:path";
 import type { ExecAsk, ExecSecurity } from "../policy/index.js";
 import { assertNever } from "../shared/index.js";
 import type { CommandAnalysis, CommandGuard } from "./command-guard.js";
+import { commandNetworkTargets, type NetworkTarget } from "./network-targets.js";
 import { resolveSafeBinProfiles } from "./safe-bin-profiles.js";
 import { type SafeBinProfile, type SafeBinProfileConfig, validateSafeBinArgv } from "./safe-bins.js";
 import type { SimpleCommand } from "./shell-walk.js";
@@ -50,6 +51,8 @@ export interface ExecVerdict {
   findings: readonly GuardFinding[];
   /** True when every simple command is a safe bin with an argv that fits its profile. */
   safeBins: boolean;
+  /** Hosts the command's network programs connect to, for the per-call network check. */
+  networkTargets: readonly NetworkTarget[];
 }
 
 /** `tools.exec.security` and `tools.exec.ask` applied on top of the command guard. */
@@ -113,7 +116,10 @@ export function createExecPolicy(guard: CommandGuard, options: ExecPolicyOptions
 
   function decide(analysis: CommandAnalysis): ExecVerdict {
     const guardVerdict = decideCommand(analysis.findings);
-    const base = { findings: guardVerdict.findings };
+    const base = {
+      findings: guardVerdict.findings,
+      networkTargets: commandNetworkTargets(analysis.commands),
+    };
     const miss = allowlistMiss(analysis);
     const safeBins = miss === undefined;
     const security = options.security;

@@ -8,6 +8,13 @@ export {
   MAX_SCRIPT_NESTING,
 } from "./command-guard.js";
 export {
+  checkExecNetwork,
+  EXEC_NETWORK_RULES,
+  type ExecNetworkOptions,
+  type ExecNetworkRule,
+  type ExecNetworkVerdict,
+} from "./exec-network.js";
+export {
   createExecPolicy,
   DEFAULT_TRUSTED_DIRS,
   EXEC_RULES,
@@ -18,6 +25,7 @@ export {
 } from "./exec-policy.js";
 export { FS_ENTRY_KINDS, type FsEntryKind, type FsView, memoryFsView } from "./fs-view.js";
 export { type AddressClass, classifyAddress } from "./ip-ranges.js";
+export { commandNetworkTargets, type NetworkTarget } from "./network-targets.js";
 export {
   createPathFence,
   isInside,
@@ -42,10 +50,13 @@ export {
 } from "./safe-bins.js";
 export { createShellParser, type ShellParser, type ShellParserOptions } from "./shell-parser.js";
 export {
+  checkHost,
+  checkHostWithAddresses,
   checkUrl,
   checkUrlWithAddresses,
   FETCHABLE_SCHEMES,
   type HostResolver,
+  inspectHost,
   inspectUrl,
   URL_RULES,
   type UrlRule,

@@ -110,7 +110,11 @@ export function interpreterInlineFlag(inv: Invocation): string | undefined {
     if (t === "--") return undefined;
     if (spec.codeWords.test(t)) return t;
     if (t.startsWith("--")) {
-      if (!t.includes("=") && spec.valueWords.test(t)) i++;
+      if (!t.includes("=") && spec.valueWords.test(t)) {
+        // `node --import 'data:text/javascript,…'` runs the data URL as a module.
+        if (/^data:/i.test(args[i + 1]?.text ?? "")) return `${t} ${args[i + 1]?.text}`;
+        i++;
+      }
       continue;
     }
     if (t.startsWith("-") && t.length > 1) {

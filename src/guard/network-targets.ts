@@ -179,8 +179,40 @@ function gitTargets(inv: Invocation): NetworkTarget[] {
   return out;
 }
 
+const NETWORK_PROGRAMS = new Set([
+  "curl",
+  "wget",
+  "aria2c",
+  "lwp-request",
+  "lwp-download",
+  "http",
+  "https",
+  "xh",
+  "xhs",
+  "nc",
+  "ncat",
+  "netcat",
+  "telnet",
+  "ftp",
+  "tftp",
+  "socat",
+  "ssh",
+  "sftp",
+  "mosh",
+  "scp",
+  "rsync",
+]);
+
 /** Hosts one invocation connects to. */
 export function invocationTargets(inv: Invocation): NetworkTarget[] {
+  const listed = listedTargets(inv);
+  // `xargs curl < urls`, `find -exec curl {}`: operands read at run time may be hosts too.
+  if ((inv.via.includes("xargs") || inv.via.includes("find")) && NETWORK_PROGRAMS.has(inv.name))
+    listed.push({ program: inv.name, host: "(operands read at run time)", dynamic: true, sshAlias: false });
+  return listed;
+}
+
+function listedTargets(inv: Invocation): NetworkTarget[] {
   switch (inv.name) {
     case "curl":
       return curlTargets(inv);

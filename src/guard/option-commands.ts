@@ -36,8 +36,8 @@ const GIT_SUB_COMMAND_OPTIONS = ["--upload-pack", "--receive-pack", "--exec"];
 export function invocationEnv(inv: Invocation): Map<string, Field> {
   const env = new Map<string, Field>();
   for (const a of inv.source.assignments) env.set(a.name, a.value);
-  // `env X=1 git ...`: the wrapper's operands.
-  if (inv.via.includes("env") || inv.name === "env") {
+  // `env X=1 git ...`, `sudo X=1 git ...`: the wrapper's operands.
+  if (inv.via.includes("env") || inv.via.includes("sudo")) {
     for (const a of inv.source.argv) {
       const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(a.text);
       if (m) env.set(m[1] as string, { ...a, text: m[2] ?? "" });

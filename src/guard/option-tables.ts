@@ -227,6 +227,43 @@ conflict= detach/d force/f guess ignore-other-worktrees ignore-skip-worktree-bit
 orphan= ours/2 overlay overwrite-ignore patch/p pathspec-file-nul pathspec-from-file= progress
 quiet/q recurse-submodules? theirs/3 track?/t`,
   },
+  head: {
+    long: `
+bytes=/c help lines=/n quiet/q silent verbose/v version zero-terminated/z`,
+  },
+  tail: {
+    long: `
+bytes=/c follow=/f help lines=/n max-unchanged-stats= pid= quiet/q retry silent
+sleep-interval=/s verbose/v version zero-terminated/z`,
+  },
+  wc: {
+    long: `
+bytes/c chars/m files0-from= help lines/l max-line-length/L version words/w`,
+  },
+  cut: {
+    long: `
+bytes=/b characters=/c complement delimiter=/d fields=/f help only-delimited/s output-delimiter=
+version zero-terminated/z`,
+  },
+  uniq: {
+    long: `
+all-repeated? check-chars=/w count/c group? help ignore-case/i repeated/d skip-chars=/s
+skip-fields=/f unique/u version zero-terminated/z`,
+  },
+  tr: {
+    long: `
+complement/C delete/d help squeeze-repeats/s truncate-set1/t version`,
+  },
+  grep: {
+    long: `
+after-context=/A basic-regexp/G before-context=/B binary/U binary-files= byte-offset/b color?
+colour? context=/C count/c dereference-recursive/R devices=/D directories=/d exclude=
+exclude-dir= exclude-from= extended-regexp/E file=/f files-with-matches/l files-without-match/L
+fixed-strings/F group-separator= help ignore-case/i include= initial-tab/T invert-match/v label=
+line-buffered line-number/n line-regexp/x max-count=/m no-filename/h no-group-separator
+no-ignore-case no-messages/s null/Z null-data/z only-matching/o perl-regexp/P quiet/q
+recursive/r regexp=/e silent text/a version/V with-filename/H word-regexp/w`,
+  },
   dd: { long: "help version" },
   socat: { long: "help version" },
 };
@@ -234,7 +271,7 @@ quiet/q recurse-submodules? theirs/3 track?/t`,
 const SHORT: Readonly<Record<string, string>> = {
   tar: "b:C:f:F:g:H:I:K:L:N:T:V:X:",
   sort: "k:o:S:t:T:",
-  curl: "a:b:c:C:d:D:e:E:F:H:K:m:o:P:Q:r:t:T:u:U:w:x:X:Y:y:z:",
+  curl: "b:c:C:d:D:e:E:F:H:K:m:o:P:Q:r:t:T:u:U:w:x:X:Y:y:z:",
   wget: "a:A:B:D:e:i:I:l:o:O:P:Q:R:t:T:U:w:X:",
   install: "g:m:o:S:t:",
   cp: "S:t:",

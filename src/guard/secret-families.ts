@@ -48,8 +48,11 @@ function judge(path: string, glob: boolean, who: string): GuardFinding | undefin
     /^\/etc\/ssh\/ssh_host_[^/]*_key$/i.test(path) ||
     (glob && pathRelation(path, true, HOST_KEY) === "exact") ||
     (glob && /^\/etc\/ssh\/[^/]*[*?[][^/]*$/.test(path) && !path.endsWith(".pub"));
-  if (hostKey)
-    return hardFinding("hard.system-secret-read", `${who} reads ${path}, the machine's SSH private host key`);
+  if (hostKey || /^\/etc\/ssh$/i.test(path))
+    return hardFinding(
+      "hard.system-secret-read",
+      `${who} reads ${path}, the machine's SSH private host keys`,
+    );
   if (SOFT_SECRETS.some((re) => re.test(path)))
     return softFinding("soft.secret-read", `${who} reads ${path}, a secret of the host or the cluster`);
   if (PROC_OTHER.test(path))

@@ -1,7 +1,9 @@
 import type { GuardAssessment } from "../../gate/index.js";
 import {
+  checkExecNetwork,
   checkUrl,
   type ExecPolicy,
+  type ExecVerdict,
   type HostResolver,
   type PathAccess,
   type PathFence,
@@ -42,12 +44,27 @@ function fromExec(
   return { verdict: verdict.verdict, rule: verdict.rule, reason: verdict.reason, safeBins };
 }
 
+const RANK = { allow: 0, ask: 1, deny: 2 } as const;
+
 /**
  * The guard as the gate's step 1 sees it: commands of exec / process / execute_code through the
  * exec policy (command guard + safe bins), URLs through the SSRF check (resolved once) and the
  * restricted-network host list, and path arguments of file tools through the path fence.
  */
 export function createCallGuard(options: CallGuardOptions): CallGuard {
+  /** The exec verdict, made stricter by the network check of the hosts it connects to. */
+  async function execWithNetwork(verdict: ExecVerdict, safeBins: boolean): Promise<GuardAssessment> {
+    const base = fromExec(verdict, safeBins);
+    if (base.verdict === "deny") return base;
+    const network = await checkExecNetwork(verdict.networkTargets, {
+      networkPolicy: options.networkPolicy,
+      allowedHosts: options.allowedHosts,
+      resolver: options.resolver,
+    });
+    if (network === undefined || RANK[network.verdict] <= RANK[base.verdict]) return base;
+    return { verdict: network.verdict, rule: network.rule, reason: network.reason, safeBins: false };
+  }
+
   return {
     async assess(tool, args, ctx) {
       switch (tool) {
@@ -56,18 +73,18 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
           if (typeof command !== "string")
             return { verdict: "ask", rule: "exec.no-command", reason: "no command to check" };
           const verdict = options.execPolicy.check(command);
-          return fromExec(verdict, verdict.safeBins);
+          return execWithNetwork(verdict, verdict.safeBins);
         }
         case "process": {
           const command = args.command;
           if (typeof command !== "string") return undefined;
           // A background process is never judged safe by safe-bin profiles.
-          return fromExec(options.execPolicy.check(command), false);
+          return execWithNetwork(options.execPolicy.check(command), false);
         }
         case "execute_code": {
           const code = typeof args.code === "string" ? args.code : "";
           if (args.language === "bash" || args.language === "sh")
-            return fromExec(options.execPolicy.check(code), false);
+            return execWithNetwork(options.execPolicy.check(code), false);
           return {
             verdict: "ask",
             rule: "exec.code",
