@@ -59,6 +59,14 @@ function erases(inv: Invocation): string | undefined {
       return verb && /^(destroy|labelclear)$/.test(verb) ? `${verb} wipes a ZFS pool` : undefined;
     case "mdadm":
       return texts.some((t) => t === "--zero-superblock") ? "wipes a RAID superblock" : undefined;
+    case "parted":
+      return inv.args.some((a) => /^(mklabel|mktable|rm)$/i.test(a.text))
+        ? "replaces or removes entries of the partition table"
+        : undefined;
+    case "sfdisk":
+      return texts.some((t) => /^(--delete|--wipe(=always)?)$/.test(t))
+        ? "deletes partitions or wipes signatures"
+        : undefined;
     case "flashrom":
       return texts.some((t) => /^(-w|--write|-E|--erase)$/.test(t)) ? "rewrites the firmware" : undefined;
     default:

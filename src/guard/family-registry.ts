@@ -4,6 +4,7 @@ import { networkFindings } from "./network-families.js";
 import { persistenceFindings, persistenceRedirectFindings } from "./persistence-families.js";
 import { remoteCodeFindings } from "./remote-code-families.js";
 import { secretFindings, secretRedirectFindings } from "./secret-families.js";
+import { remoteShellFindings, shellNetworkRedirectFindings } from "./shell-network-families.js";
 import type { SimpleCommand } from "./shell-walk.js";
 import type { Invocation } from "./unwrap.js";
 import type { GuardFinding } from "./verdict.js";
@@ -21,6 +22,7 @@ export function familyFindings(inv: Invocation): GuardFinding[] {
     ...rawDiskReadFindings(inv),
     ...secretFindings(inv),
     ...networkFindings(inv),
+    ...remoteShellFindings(inv),
   ];
 }
 
@@ -30,5 +32,6 @@ export function familyRedirectFindings(cmd: SimpleCommand): GuardFinding[] {
     ...persistenceRedirectFindings(cmd),
     ...rawDiskRedirectFindings(cmd),
     ...secretRedirectFindings(cmd),
+    ...shellNetworkRedirectFindings(cmd),
   ];
 }

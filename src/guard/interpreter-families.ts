@@ -142,7 +142,11 @@ function scriptSourceFindings(inv: Invocation): GuardFinding[] {
       out.push(softFinding("soft.remote-script", `a script downloaded with ${dl} is run by ${inv.name}`));
       break;
     }
-    if ((inv.name === "source" || inv.name === ".") && a === operands(inv.args)[0]) {
+    // `python3 <(printf 'code')`, `bash <(echo cmd)`, `source <(...)`: the script is another command's output.
+    if (
+      a === operands(inv.args)[0] &&
+      (inv.name === "source" || inv.name === "." || (isInterpreter(inv.name) && /^[<>]\(/.test(a.text)))
+    ) {
       out.push(
         softFinding("soft.piped-interpreter", `${inv.name} runs a script produced by another command`),
       );

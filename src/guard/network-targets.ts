@@ -1,9 +1,10 @@
+import { normaliseTarget } from "./command-paths.js";
 import { gitCommandLine } from "./git-config.js";
 import { readOptions } from "./option-reader.js";
 import { optionSpec } from "./option-tables.js";
 import type { SimpleCommand } from "./shell-walk.js";
 import type { Field } from "./shell-words.js";
-import { type Invocation, skipOptions, unwrapCommand } from "./unwrap.js";
+import { type Invocation, programName, skipOptions, unwrapCommand } from "./unwrap.js";
 
 /**
  * The hosts an exec'd network program connects to: URL operands of curl / wget / httpie / aria2c
@@ -140,9 +141,10 @@ function sshTargets(inv: Invocation): NetworkTarget[] {
   const i = skipOptions(inv.args, 0, { short: "BbcDEeFIiJLlmOoPpQRSWw" });
   for (let k = 0; k < i; k++) {
     const t = (inv.args[k] as Field).text;
-    if (t === "-J" || t === "-o") {
-      const v = inv.args[k + 1];
-      const jump = v && (t === "-J" ? v.text : /^(ProxyJump|HostName)[= ](.*)$/i.exec(v.text)?.[2]);
+    const attached = /^-[Jo](.+)$/.exec(t);
+    if (t === "-J" || t === "-o" || attached) {
+      const v = attached ? { ...(inv.args[k] as Field), text: attached[1] as string } : inv.args[k + 1];
+      const jump = v && (t.startsWith("-J") ? v.text : /^(ProxyJump|HostName)[= ](.*)$/i.exec(v.text)?.[2]);
       if (v && jump)
         for (const j of jump.split(","))
           out.push(target(inv.name, j.replace(/^.*@/, "").replace(/:\d+$/, ""), v));
@@ -261,10 +263,29 @@ function listedTargets(inv: Invocation): NetworkTarget[] {
   }
 }
 
+const DEV_NET = /^\/dev\/(tcp|udp)\/([^/]+)\/[^/]+$/i;
+
+/** Hosts a command's redirections connect to (`/dev/tcp/HOST/PORT`). */
+export function redirectTargets(cmd: SimpleCommand): NetworkTarget[] {
+  const out: NetworkTarget[] = [];
+  const program = cmd.argv[0] ? programName(cmd.argv[0]) : "bash";
+  for (const r of cmd.redirects) {
+    for (const t of r.target) {
+      const m = DEV_NET.exec(normaliseTarget(t, undefined));
+      if (!m) continue;
+      const host = (m[2] as string).toLowerCase();
+      out.push({ program: `${program} (/dev/${m[1]})`, host, dynamic: /[$`*?]/.test(host), sshAlias: false });
+    }
+  }
+  return out;
+}
+
 /** Every host the simple commands connect to, through whatever wrappers they use. */
 export function commandNetworkTargets(commands: readonly SimpleCommand[]): NetworkTarget[] {
   const out: NetworkTarget[] = [];
-  for (const cmd of commands)
+  for (const cmd of commands) {
     for (const inv of unwrapCommand(cmd).invocations) out.push(...invocationTargets(inv));
+    out.push(...redirectTargets(cmd));
+  }
   return out;
 }

@@ -50,6 +50,30 @@ function fromValue(value: Field): EmbeddedCommand {
   return { text: value.text.replace(/^!/, ""), dynamic: value.dynamic };
 }
 
+/**
+ * Commands network programs run with the connection as their input and output: `nc -e PROG`,
+ * `nc -c CMD`, `ncat --sh-exec CMD`, socat `EXEC:` / `SYSTEM:` addresses.
+ */
+function networkProgramCommands(inv: Invocation): EmbeddedCommand[] {
+  const out: EmbeddedCommand[] = [];
+  if (/^(nc|ncat|netcat)$/.test(inv.name)) {
+    for (let i = 0; i < inv.args.length; i++) {
+      const t = (inv.args[i] as Field).text;
+      const m = /^(-e|-c|--exec|--sh-exec|--lua-exec)(?:=(.*))?$/.exec(t) ?? /^-([ec])(.+)$/.exec(t);
+      if (!m) continue;
+      const value = m[2] !== undefined ? { ...(inv.args[i] as Field), text: m[2] } : inv.args[i + 1];
+      if (value && !t.startsWith("--lua")) out.push({ text: value.text, dynamic: value.dynamic });
+    }
+  }
+  if (inv.name === "socat") {
+    for (const a of inv.args) {
+      const m = /^(exec|system):(.*)$/is.exec(a.text);
+      if (m) out.push({ text: (m[2] ?? "").split(",")[0] ?? "", dynamic: a.dynamic });
+    }
+  }
+  return out;
+}
+
 /** Command texts in an invocation's options, read with its option table. */
 export function tableOptionCommands(inv: Invocation): EmbeddedCommand[] {
   const out: EmbeddedCommand[] = [];
@@ -66,8 +90,14 @@ export function tableOptionCommands(inv: Invocation): EmbeddedCommand[] {
       }
     }
   }
+  out.push(...networkProgramCommands(inv));
   if (inv.name === "git") {
     const line = gitCommandLine(inv.args);
+    // `git clone 'ext::sh -c cmd'`: the ext transport runs its URL as a command.
+    for (const a of line.args) {
+      if (/^ext::/i.test(a.text))
+        out.push({ text: a.text.slice(5).replace(/%[sSGV%]/g, " "), dynamic: a.dynamic });
+    }
     out.push(...judgeGitSettings(gitCommandLineSettings(line, invocationEnv(inv)).settings).commands);
     const sub = line.subcommand ? optionSpec(`git ${line.subcommand}`) : undefined;
     if (sub)

@@ -23,6 +23,8 @@ const STARTUP = new RegExp(
   "i",
 );
 const AUTHORIZED_KEYS = /(^|\/)authorized_keys2?$/i;
+// git runs hooks, and its config can name commands (core.fsmonitor), in any repository.
+const GIT_CODE = /(^|\/)\.git\/(hooks\/.+|config)$/i;
 const CRON = /^\/(etc\/(cron|anacrontab)|var\/spool\/(cron|at|anacron))/i;
 const SYSTEM_CONFIG = /^\/(etc|boot|usr\/lib\/systemd|lib\/systemd|usr\/local\/lib\/systemd)(\/|$)/i;
 
@@ -36,6 +38,11 @@ export function classifyWrite(
   if (CRON.test(path)) return { rule: "soft.crontab", what: `${path}, a cron or at table` };
   if (AUTHORIZED_KEYS.test(path))
     return { rule: "soft.persistence", what: `${path}, which lets a key log in` };
+  if (GIT_CODE.test(path))
+    return {
+      rule: "soft.persistence",
+      what: `${path}, which git runs or reads commands from on later git commands`,
+    };
   if (STARTUP.test(path))
     return {
       rule: "soft.persistence",
@@ -89,9 +96,30 @@ function scheduled(inv: Invocation): GuardFinding[] {
   return [];
 }
 
+const HOME_ROOT = /^(~[^/]*|\/home\/[^/]+|\/Users\/[^/]+|\/root)$/i;
+
+/** `cp -r dotfiles/. ~`, `rsync -a dotfiles/ ~/`: a directory's contents, dot files included, into a home. */
+function homeContentsCopy(inv: Invocation): GuardFinding[] {
+  if (!/^(cp|rsync|mv)$/.test(inv.name)) return [];
+  const ops = inv.args.filter((a) => !a.text.startsWith("-"));
+  const dest = ops[ops.length - 1];
+  if (!dest || ops.length < 2 || !HOME_ROOT.test(normaliseTarget(dest, inv.source.cwd))) return [];
+  const contents = ops
+    .slice(0, -1)
+    .some((s) => /\/\.$/.test(s.text) || (inv.name === "rsync" && s.text.endsWith("/")) || s.text === ".");
+  return contents
+    ? [
+        softFinding(
+          "soft.persistence",
+          `${describe(inv)} copies a directory's contents into ${dest.text}, replacing its start-up files`,
+        ),
+      ]
+    : [];
+}
+
 /** Soft persistence and configuration findings for one invocation. */
 export function persistenceFindings(inv: Invocation): GuardFinding[] {
-  const out = scheduled(inv);
+  const out = [...scheduled(inv), ...homeContentsCopy(inv)];
   for (const target of writeTargets(inv)) {
     const c = classifyWrite(target, inv.source.cwd);
     if (c) out.push(softFinding(c.rule, `${describe(inv)} writes ${c.what}`));

@@ -208,6 +208,13 @@ export function isDestructiveSql(sql: string): string | undefined {
     )
       return "DROP";
     if (/\btruncate\b/i.test(s)) return "TRUNCATE";
+    // A statement built from strings at run time hides its keywords from any match.
+    if (
+      /\bprepare\s+\w+\s+from\b|\bexecute\s+immediate\b|\bsp_executesql\b|\bexec(ute)?\s*\(|\bexecute\s+format\s*\(/i.test(
+        s,
+      )
+    )
+      return "dynamic SQL built at run time";
     if (/\bdelete\b[\s\S]*?\bfrom\b/i.test(s) && !hasRealWhere(s)) return "DELETE without a real WHERE";
     if (/\bupdate\s+\S+[\s\S]*?\bset\b/i.test(s) && !hasRealWhere(s)) return "UPDATE without a real WHERE";
   }
@@ -223,6 +230,25 @@ function hasRealWhere(statement: string): boolean {
   const m = /\bwhere\b([\s\S]*)$/i.exec(statement);
   if (!m) return false;
   const cond = m[1] ?? "";
+  if (/^\s*\(?\s*(null\s+is\s+null|'[^']*'\s+like\s+'%+')/i.test(cond)) return false;
+  // `WHERE 2>1`: a comparison of two numbers is decided before any row is read.
+  const cmp =
+    /^\s*\(?\s*(-?\d+(?:\.\d+)?)\s*(<=|>=|<>|!=|=|<|>)\s*(-?\d+(?:\.\d+)?)\s*\)?\s*($|\b(limit|order|returning|or|and)\b)/i.exec(
+      cond,
+    );
+  if (cmp) {
+    const [a, b] = [Number(cmp[1]), Number(cmp[3])];
+    const truth = {
+      "<=": a <= b,
+      ">=": a >= b,
+      "<>": a !== b,
+      "!=": a !== b,
+      "=": a === b,
+      "<": a < b,
+      ">": a > b,
+    }[cmp[2] as "="];
+    if (truth) return false;
+  }
   return !TAUTOLOGY.test(cond) && !OR_TAUTOLOGY.test(cond);
 }
 

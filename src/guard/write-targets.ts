@@ -93,6 +93,11 @@ function wgetTargets(r: ReadArgs): Field[] {
     "--hsts-file",
     "--warc-file",
   );
+  // `wget -e output_document=FILE`: wgetrc commands given on the command line.
+  for (const e of optionValuesOf(r, "--execute")) {
+    const m = /^\s*(output_?document|logfile|append_?output)\s*=\s*(.*)$/i.exec(e.text);
+    if (m) out.push({ ...e, text: m[2] as string });
+  }
   if (optionValuesOf(r, "--output-document").length > 0) return out;
   const prefix = optionValuesOf(r, "--directory-prefix")[0];
   for (const u of r.operands) {
