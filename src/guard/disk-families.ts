@@ -117,9 +117,17 @@ const DEVICE_NAMING = new Set([
   "parted",
 ]);
 
+/** Cheap pre-check: could any argument name something under /dev (a glob, `..`, or a cwd there)? */
+function mayNameDevice(inv: Invocation): boolean {
+  if (inv.source.cwd?.startsWith("/dev")) return true;
+  return [...inv.args, ...inv.implicitOperands].some(
+    (a) => a.glob || a.text.includes("dev") || a.text.includes(".."),
+  );
+}
+
 /** Soft raw-disk reads for one invocation. */
 export function rawDiskReadFindings(inv: Invocation): GuardFinding[] {
-  if (DEVICE_NAMING.has(inv.name) || erases(inv)) return [];
+  if (DEVICE_NAMING.has(inv.name) || !mayNameDevice(inv) || erases(inv)) return [];
   const written = new Set(writeTargets(inv).map((t) => normaliseTarget(t, inv.source.cwd)));
   const candidates =
     inv.name === "dd"

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { longCandidates, readOptions } from "./option-reader.js";
 import { optionSpec } from "./option-tables.js";
+import { DEFAULT_SAFE_BIN_PROFILES } from "./safe-bin-profiles.js";
 import { literalField } from "./shell-words.js";
 
 /**
@@ -84,6 +85,34 @@ describe("option tables agree with the real programs on abbreviations", () => {
           const real = programAnswer(c.argv(written), cwd);
           const ours = guardAnswer(c.table, written);
           if (real !== ours) mismatches.push(`--${written}: ${program} ${real}, guard ${ours}`);
+        }
+      }
+      expect(mismatches).toEqual([]);
+    });
+  }
+});
+
+describe("safe-bin profiles' long options agree with the real programs", () => {
+  for (const bin of ["head", "tail", "wc", "cut", "uniq", "tr", "sort", "grep"]) {
+    const profile = DEFAULT_SAFE_BIN_PROFILES[bin];
+    const names = [
+      ...(profile?.flags ?? []),
+      ...(profile?.value_flags ?? []),
+      ...(profile?.denied_flags ?? []),
+    ].filter((f) => f.startsWith("--"));
+    it.skipIf(!installed(bin))(`${bin}: every prefix of the profile's ${names.length} long options`, () => {
+      const mismatches: string[] = [];
+      for (const name of names) {
+        const takesValue =
+          [...(profile?.value_flags ?? [])].includes(name) ||
+          /pid|sleep|files0|output$|temporary|compress|random-source|file$|include|exclude|directories|devices/.test(
+            name,
+          );
+        for (const written of prefixes(name.slice(2))) {
+          const argv = takesValue ? [bin, `--${written}=1`, "--help"] : [bin, `--${written}`, "--help"];
+          const real = programAnswer(argv);
+          const ours = guardAnswer(bin, written);
+          if (real !== ours) mismatches.push(`--${written}: ${bin} ${real}, guard ${ours}`);
         }
       }
       expect(mismatches).toEqual([]);

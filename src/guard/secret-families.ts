@@ -66,6 +66,13 @@ function judge(path: string, glob: boolean, who: string): GuardFinding | undefin
 /** Secret-read findings for one invocation. */
 export function secretFindings(inv: Invocation): GuardFinding[] {
   if (NOT_READING.has(inv.name)) return [];
+  // Cheap pre-check before normalising every candidate path.
+  const cwd = inv.source.cwd ?? "";
+  if (
+    !/^\/(etc|run|var|proc)/.test(cwd) &&
+    ![...inv.args, ...inv.implicitOperands].some((a) => a.glob || /ssh|secret|kube|proc|\.\./.test(a.text))
+  )
+    return [];
   for (const f of pathCandidates(inv)) {
     const found = judge(normaliseTarget(f, inv.source.cwd), f.glob, describe(inv));
     if (found) return [found];

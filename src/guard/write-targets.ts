@@ -107,8 +107,20 @@ function wgetTargets(r: ReadArgs): Field[] {
   return out;
 }
 
+const MEMO = new WeakMap<Invocation, Field[]>();
+
 /** Every file `inv` writes, as written (relative paths are resolved by the caller). */
 export function writeTargets(inv: Invocation): Field[] {
+  // Several families ask for the same invocation's targets; they are read once.
+  let found = MEMO.get(inv);
+  if (found === undefined) {
+    found = computeWriteTargets(inv);
+    MEMO.set(inv, found);
+  }
+  return found;
+}
+
+function computeWriteTargets(inv: Invocation): Field[] {
   switch (inv.name) {
     case "tee":
       return read(inv).operands;
