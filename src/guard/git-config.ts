@@ -54,7 +54,12 @@ export function judgeGitSettings(settings: readonly GitSetting[]): GitConfigEffe
           ),
         );
       } else {
-        commands.push({ text: s.value.text.replace(/^!/, ""), dynamic: s.value.dynamic });
+        // An alias without `!` is a git command line (`alias.p=push --force` runs `git push --force`).
+        const text =
+          /^alias\./i.test(s.key) && !s.value.text.startsWith("!")
+            ? `git ${s.value.text}`
+            : s.value.text.replace(/^!/, "");
+        commands.push({ text, dynamic: s.value.dynamic });
         if (s.value.dynamic)
           findings.push(
             softFinding(

@@ -96,6 +96,7 @@ describe("git configuration however it is given", () => {
     ["git fetch --upload-p=reboot origin", "deny", "hard.shutdown"],
     ["git clone --upload-pack reboot https://x.example/y", "deny", "hard.shutdown"],
     ["git clone -u reboot https://x.example/y", "deny", "hard.shutdown"],
+    ["git -c alias.p='push --force' p", "ask", "soft.git-history"],
     ["git clone 'ext::sh -c reboot' x", "deny", "hard.shutdown"],
     ["git -c protocol.ext.allow=always fetch 'ext::sh -c reboot%s'", "deny", "hard.shutdown"],
   ])("%j → %s (%s)", (command, verdict, rule) => expectFinding(guard, command, verdict, rule));

@@ -214,7 +214,20 @@ export function invocationTargets(inv: Invocation): NetworkTarget[] {
   return listed;
 }
 
+/** `wget -i urls.txt`, `curl -K config`, `aria2c -i list`: targets read from a file at run time. */
+function fromFiles(inv: Invocation): NetworkTarget[] {
+  const fileOption = /^(-i|--input-file|-K|--config)(=|$)|^-[iK]./;
+  if (!/^(wget|curl|aria2c)$/.test(inv.name) || !inv.args.some((a) => fileOption.test(a.text))) return [];
+  return [{ program: inv.name, host: "(hosts read from a file)", dynamic: true, sshAlias: false }];
+}
+
 function listedTargets(inv: Invocation): NetworkTarget[] {
+  const fromFile = fromFiles(inv);
+  if (fromFile.length > 0) return [...fromFile, ...knownTargets(inv)];
+  return knownTargets(inv);
+}
+
+function knownTargets(inv: Invocation): NetworkTarget[] {
   switch (inv.name) {
     case "curl":
       return curlTargets(inv);

@@ -98,6 +98,8 @@ describe("network programs aimed at internal or unknown hosts (no DNS needed)", 
     ['curl "http://$HOST/x"', "soft.network-unknown-host"],
     ["curl https://$(cat h)/", "soft.network-unknown-host"],
     ["xargs curl < urls.txt", "soft.network-unknown-host"],
+    ["wget -i urls.txt", "soft.network-unknown-host"],
+    ["curl -K curl.cfg", "soft.network-unknown-host"],
   ])("asks for %j (%s)", (command, rule) => expectFinding(guard, command, "ask", rule));
 
   it.each([
