@@ -108,6 +108,8 @@ describe("remote code however it arrives", () => {
   it.each([
     ["npx tsc --noEmit"],
     ['node "$(pwd)/index.js"'],
+    ['npx tsc -p "$TSCONFIG"'],
+    ["npx eslint -p x"],
     ["npx vitest run"],
     ["pip install -r requirements.txt"],
     ["npm install"],

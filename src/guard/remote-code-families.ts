@@ -29,8 +29,10 @@ function remote(inv: Invocation, what: string): GuardFinding[] {
 
 /** `npx` / `npm exec`: flagged when it may fetch a package (yes-flags, a version, a URL). */
 function packageRunner(inv: Invocation, args: readonly Field[]): GuardFinding[] {
-  const texts = args.map((a) => a.text);
-  if (texts.some((t) => /^(-y|--yes|-p|--package(=.*)?)$/.test(t) || t.startsWith("--package=")))
+  // npx's own options come before the package; later words are the package's (`npx tsc -p x`).
+  const first = args.findIndex((a) => !a.text.startsWith("-"));
+  const own = (first < 0 ? args : args.slice(0, first)).map((a) => a.text);
+  if (own.some((t) => /^(-y|--yes|-p|--package(=.*)?)$/.test(t) || t.startsWith("--package=")))
     return remote(inv, "fetches a package from the registry and runs it");
   const pkg = args.find((a) => !a.text.startsWith("-"));
   if (pkg && (REMOTE_SPEC.test(pkg.text) || /^@?[^@/\s]+(\/[^@\s]+)?@[^@\s]+$/.test(pkg.text)))
