@@ -273,7 +273,6 @@ export const BENIGN_COMMANDS: readonly string[] = [
   "ssh-keygen -t ed25519 -C me@example.com -f ./deploy_key -N ''",
   "openssl req -x509 -newkey rsa:2048 -keyout key.pem -out cert.pem -days 365 -nodes",
   "chmod 600 ~/.ssh/config",
-  'echo "export PATH=$HOME/bin:$PATH" >> ~/.bashrc',
   "jq --arg v \"$VERSION\" '.version = $v' package.json > tmp.json && mv tmp.json package.json",
   "xargs -n1 echo < files.txt",
   "find . -name node_modules -prune -o -name '*.js' -print | head",

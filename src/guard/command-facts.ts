@@ -75,6 +75,9 @@ export function pathCandidates(inv: Invocation): Field[] {
     if (eq > 0) out.push({ ...arg, text: value });
     // `curl -d @file`, `curl -F f=@file`, `mysql < file` spelled as an argument.
     if (/^[@<]/.test(value)) out.push({ ...arg, text: value.slice(1) });
+    // `curl file:///etc/shadow`, `file://localhost/etc/shadow`: a URL that names a local file.
+    const file = /^file:\/\/(?:localhost)?(\/.*)$/i.exec(value);
+    if (file) out.push({ ...arg, text: decodeURIComponent(file[1] as string) });
   }
   out.push(...inv.implicitOperands);
   return out;

@@ -230,6 +230,10 @@ class Analyser {
           );
       }
       for (const cmd of walked.commands) this.command(cmd, depth, dialect);
+      // `export LD_PRELOAD=…` / `export GIT_CONFIG_KEY_0=…` set the environment of later commands.
+      const shellEnv = environmentCommands(walked.assignments);
+      this.findings.push(...shellEnv.findings);
+      for (const c of shellEnv.commands) this.nested(c.text, depth, cwd, dialect);
       for (const script of walked.embeddedScripts) this.nested(script, depth, cwd, dialect);
       const evaluation = runtimeEvaluation(tree.root);
       for (const reason of evaluation.unsound) if (!this.unsound.includes(reason)) this.unsound.push(reason);

@@ -1,3 +1,5 @@
+import { gitEnvironmentSettings, judgeGitSettings } from "./git-config.js";
+import { tableOptionCommands } from "./option-commands.js";
 import type { Field } from "./shell-words.js";
 import type { Invocation } from "./unwrap.js";
 import { type GuardFinding, softFinding } from "./verdict.js";
@@ -62,8 +64,6 @@ const OPTION_COMMANDS: Record<string, readonly string[]> = {
 };
 
 const SSH_OPTIONS = /^(ProxyCommand|LocalCommand|KnownHostsCommand|RemoteCommand)\s*[= ]\s*(.*)$/is;
-const GIT_CONFIG_COMMAND =
-  /^(core\.(pager|editor|sshcommand|fsmonitor|askpass|hookspath)|pager\..+|alias\..+|diff\..+\.(command|textconv)|diff\.external|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential\..*helper|sequence\.editor|gpg\.(.+\.)?program|uploadpack\.packobjectshook|core\.gitproxy)$/i;
 
 /** Environment variables whose value is a command line the program runs. */
 const COMMAND_ENV = new Set([
@@ -91,7 +91,7 @@ const COMMAND_ENV = new Set([
 
 /** Environment variables that make a program load code from elsewhere. */
 const LOADER_ENV =
-  /^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES|BASH_ENV|ENV|PERL5OPT|RUBYOPT|PYTHONSTARTUP)$/;
+  /^(LD_PRELOAD|LD_AUDIT|LD_LIBRARY_PATH|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|GCONV_PATH|BASH_ENV|ENV|PERL5OPT|RUBYOPT|PYTHONSTARTUP)$/;
 
 function fromValue(value: Field): EmbeddedCommand {
   // git aliases and some helpers mark a shell command with a leading `!`.
@@ -100,7 +100,7 @@ function fromValue(value: Field): EmbeddedCommand {
 
 /** Command texts hidden in an invocation's options (and, for awk, its `system()` calls). */
 export function optionCommands(inv: Invocation): EmbeddedCommand[] {
-  const out: EmbeddedCommand[] = [];
+  const out: EmbeddedCommand[] = tableOptionCommands(inv);
   const names = OPTION_COMMANDS[inv.name];
   if (names) for (const v of optionValues(inv.args, names)) out.push(fromValue(v));
   if (inv.name === "tar") {
@@ -112,13 +112,6 @@ export function optionCommands(inv: Invocation): EmbeddedCommand[] {
     for (const v of optionValues(inv.args, ["-o"])) {
       const m = SSH_OPTIONS.exec(v.text);
       if (m) out.push({ text: m[2] ?? "", dynamic: v.dynamic });
-    }
-  }
-  if (inv.name === "git") {
-    for (const v of optionValues(inv.args, ["-c"])) {
-      const eq = v.text.indexOf("=");
-      if (eq > 0 && GIT_CONFIG_COMMAND.test(v.text.slice(0, eq)))
-        out.push(fromValue({ ...v, text: v.text.slice(eq + 1) }));
     }
   }
   if (/^(vim?|nvim|view|ex|gdb|strace|ltrace)$/.test(inv.name)) {
@@ -146,8 +139,10 @@ export function environmentCommands(env: ReadonlyArray<{ name: string; value: Fi
   commands: EmbeddedCommand[];
   findings: GuardFinding[];
 } {
-  const commands: EmbeddedCommand[] = [];
-  const findings: GuardFinding[] = [];
+  const git = gitEnvironmentSettings(env);
+  const judged = judgeGitSettings(git.settings);
+  const commands: EmbeddedCommand[] = [...judged.commands];
+  const findings: GuardFinding[] = [...git.findings, ...judged.findings];
   for (const { name, value } of env) {
     if (COMMAND_ENV.has(name)) commands.push(fromValue(value));
     else if (LOADER_ENV.test(name)) {
@@ -168,7 +163,8 @@ export function environmentCommands(env: ReadonlyArray<{ name: string; value: Fi
 
 /** The `NAME=value` operands `env` sets before running a program. */
 export function envCommandAssignments(inv: Invocation): Array<{ name: string; value: Field }> {
-  if (inv.name !== "env") return [];
+  // `export X=...` (and declare -x, typeset -x) sets the environment of every later command.
+  if (!/^(env|export|declare|typeset|readonly|local|sudo)$/.test(inv.name)) return [];
   const out: Array<{ name: string; value: Field }> = [];
   for (const a of inv.args) {
     const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(a.text);

@@ -4,6 +4,7 @@ import { assertNever } from "../shared/index.js";
 import type { CommandAnalysis, CommandGuard } from "./command-guard.js";
 import { containedInSandbox } from "./exec-host-contained.js";
 import type { ExecHostKind } from "./exec-host-table.js";
+import { commandNetworkTargets, type NetworkTarget } from "./network-targets.js";
 import { SHELL_PROGRAMS } from "./programs.js";
 import { resolveSafeBinProfiles } from "./safe-bin-profiles.js";
 import { type SafeBinProfile, type SafeBinProfileConfig, validateSafeBinArgv } from "./safe-bins.js";
@@ -67,6 +68,8 @@ export interface ExecVerdict {
   findings: readonly GuardFinding[];
   /** True when every simple command is a safe bin with an argv that fits its profile. */
   safeBins: boolean;
+  /** Hosts the command's network programs connect to, for the per-call network check. */
+  networkTargets: readonly NetworkTarget[];
 }
 
 /** `tools.exec.security` and `tools.exec.ask` applied on top of the command guard. */
@@ -88,7 +91,13 @@ export interface ExecPolicy {
 export function stricterExecVerdict(a: ExecVerdict, b: ExecVerdict | undefined): ExecVerdict {
   if (b === undefined) return a;
   const top = verdictRank(b.verdict) > verdictRank(a.verdict) ? b : a;
-  return { ...top, findings: [...a.findings, ...b.findings], safeBins: a.safeBins && b.safeBins };
+  return {
+    ...top,
+    findings: [...a.findings, ...b.findings],
+    safeBins: a.safeBins && b.safeBins,
+    // Both sides' hosts are checked: a script fed on stdin connects as much as the command does.
+    networkTargets: [...a.networkTargets, ...b.networkTargets],
+  };
 }
 
 const NULL_SINK = /^\/dev\/null$/;
@@ -153,7 +162,10 @@ export function createExecPolicy(guard: CommandGuard, options: ExecPolicyOptions
 
   function decideLocal(analysis: CommandAnalysis): ExecVerdict {
     const guardVerdict = decideCommand(analysis.findings);
-    const base = { findings: guardVerdict.findings };
+    const base = {
+      findings: guardVerdict.findings,
+      networkTargets: commandNetworkTargets(analysis.commands),
+    };
     const miss = allowlistMiss(analysis);
     const safeBins = miss === undefined;
     const security = options.security;
@@ -231,7 +243,14 @@ export function createExecPolicy(guard: CommandGuard, options: ExecPolicyOptions
     if (readers.programs.length === 0) return undefined;
     const ask = (reason: string): ExecVerdict => {
       const finding = softFinding("soft.shell-input", reason);
-      return { verdict: "ask", rule: "soft.shell-input", reason, findings: [finding], safeBins: false };
+      return {
+        verdict: "ask",
+        rule: "soft.shell-input",
+        reason,
+        findings: [finding],
+        safeBins: false,
+        networkTargets: [],
+      };
     };
     if (input === null) {
       if (readers.bare.length === 0) return undefined;

@@ -6,6 +6,8 @@ import {
   normaliseTarget,
   pathRelation,
 } from "./command-paths.js";
+import { diskHardFindings } from "./disk-families.js";
+import { powerFindings } from "./power-families.js";
 import { TEXT_ONLY_PROGRAMS } from "./programs.js";
 import type { Redirect, SimpleCommand } from "./shell-walk.js";
 import type { Field } from "./shell-words.js";
@@ -216,6 +218,8 @@ export function hardInvocationFindings(inv: Invocation): GuardFinding[] {
     ...formatting(inv),
     ...shutdown(inv),
     ...systemSecretRead(inv),
+    ...diskHardFindings(inv),
+    ...powerFindings(inv),
   ];
 }
 

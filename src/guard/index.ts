@@ -21,6 +21,13 @@ export {
   hostEffect,
 } from "./exec-host-table.js";
 export {
+  checkExecNetwork,
+  EXEC_NETWORK_RULES,
+  type ExecNetworkOptions,
+  type ExecNetworkRule,
+  type ExecNetworkVerdict,
+} from "./exec-network.js";
+export {
   createExecPolicy,
   DEFAULT_TRUSTED_DIRS,
   EXEC_RULES,
@@ -37,6 +44,7 @@ export {
   type InvisibleCharactersFinding,
 } from "./invisible-characters.js";
 export { type AddressClass, classifyAddress } from "./ip-ranges.js";
+export { commandNetworkTargets, type NetworkTarget } from "./network-targets.js";
 export {
   createPathFence,
   isInside,
@@ -63,10 +71,13 @@ export { SHELL_DIALECTS, type ShellDialect } from "./shell-dialect.js";
 export type { InputReaders } from "./shell-input.js";
 export { createShellParser, type ShellParser, type ShellParserOptions } from "./shell-parser.js";
 export {
+  checkHost,
+  checkHostWithAddresses,
   checkUrl,
   checkUrlWithAddresses,
   FETCHABLE_SCHEMES,
   type HostResolver,
+  inspectHost,
   inspectUrl,
   URL_RULES,
   type UrlRule,

@@ -4,6 +4,7 @@ import { DOWNLOADERS, isInterpreter, TEXT_ONLY_PROGRAMS } from "./programs.js";
 import type { Field } from "./shell-words.js";
 import { type Invocation, programName } from "./unwrap.js";
 import { type GuardFinding, softFinding } from "./verdict.js";
+import { writeTargets } from "./write-targets.js";
 
 /**
  * Indirect routes to a dangerous command that the direct rules cannot see: a program the guard does
@@ -12,7 +13,7 @@ import { type GuardFinding, softFinding } from "./verdict.js";
  */
 
 const HARD_PROGRAMS =
-  /^(rm|find|dd|tee|cp|mv|shutdown|reboot|halt|poweroff|kexec|init|telinit|systemctl|loginctl|mkfs(\..*)?|mke2fs|mkswap|wipefs|blkdiscard|shred|wipe|diskutil|sgdisk)$/;
+  /^(rm|find|dd|tee|cp|mv|shutdown|reboot|halt|poweroff|kexec|init|telinit|systemctl|loginctl|mk[a-z0-9_-]*fs(\..*)?|mkswap|wipefs|blkdiscard|shred|wipe|diskutil|sgdisk|nvme|badblocks|cryptsetup|hdparm|sg_format|sg_sanitize|zpool|mdadm|flashrom|socat|dbus-send|gdbus|busctl|qdbus|rtcwake|openrc-shutdown)$/;
 
 /** Programs whose arguments name things rather than run them (`grep reboot log`, `git rm -r x`). */
 const NAMING_PROGRAMS = new Set([
@@ -118,9 +119,10 @@ export class DownloadTracker {
   observe(inv: Invocation): void {
     const cwd = inv.source.cwd;
     if (DOWNLOADERS.has(inv.name)) {
+      // curl -o / -O, wget -O or its default file name, read with the programs' option tables.
       const outputs =
-        inv.name === "wget"
-          ? optionValue(inv.args, "-O", "--output-document")
+        inv.name === "curl" || inv.name === "wget"
+          ? writeTargets(inv)
           : optionValue(inv.args, "-o", "--output");
       for (const r of inv.source.redirects)
         if (r.op === ">" || r.op === ">>" || r.op === ">|") outputs.push(...r.target);

@@ -1,3 +1,4 @@
+import { interpreterInlineFlag, shellInlineFlag } from "./inline-code.js";
 import { DOWNLOADERS, isInterpreter, SHELL_PROGRAMS } from "./programs.js";
 import type { SimpleCommand } from "./shell-walk.js";
 import type { Field } from "./shell-words.js";
@@ -38,15 +39,7 @@ export function hasDownloader(cmds: readonly SimpleCommand[]): string | undefine
   return undefined;
 }
 
-const INLINE: Array<[RegExp, RegExp]> = [
-  [/^(python[\d.]*|pypy[\d.]*)$/, /^-[A-Za-z]*c/],
-  [/^(node|nodejs|bun)$/, /^(-[a-z]*[ep]|--eval|--print)(=|$)/],
-  [/^(perl[\d.]*)$/, /^-[A-Za-z]*[eE]/],
-  [/^(ruby[\d.]*)$/, /^-[A-Za-z]*e/],
-  [/^(php[\d.]*)$/, /^-r$/],
-  [/^(lua[\d.]*|luajit|osascript|rscript)$/, /^-e$/],
-  [/^(pwsh|powershell)$/, /^-(c|command|encodedcommand|ec|e)$/i],
-];
+const POWERSHELL_INLINE = /^-(c|command|encodedcommand|ec|e)$/i;
 
 function inlineFindings(inv: Invocation): GuardFinding[] {
   if (inv.name === "eval")
@@ -57,22 +50,18 @@ function inlineFindings(inv: Invocation): GuardFinding[] {
       ),
     ];
   if (SHELL_PROGRAMS.has(inv.name)) {
-    for (const a of inv.args) {
-      if (!a.text.startsWith("-")) break;
-      if (/^-[a-z]*c[a-z]*$/i.test(a.text))
-        return [softFinding("soft.inline-interpreter", `${describe(inv)} -c runs an inline script`)];
-    }
-    return [];
+    const flag = shellInlineFlag(inv.args);
+    return flag
+      ? [softFinding("soft.inline-interpreter", `${describe(inv)} ${flag} runs an inline script`)]
+      : [];
   }
   if (inv.name === "deno" && inv.args[0]?.text === "eval")
     return [softFinding("soft.inline-interpreter", "deno eval runs inline code")];
-  for (const [names, flag] of INLINE) {
-    if (!names.test(inv.name)) continue;
-    for (const a of inv.args) {
-      if (flag.test(a.text))
-        return [softFinding("soft.inline-interpreter", `${describe(inv)} ${a.text} runs inline code`)];
-      if (!a.text.startsWith("-")) break;
-    }
+  const flag = interpreterInlineFlag(inv);
+  if (flag) return [softFinding("soft.inline-interpreter", `${describe(inv)} ${flag} runs inline code`)];
+  if (/^(pwsh|powershell)$/.test(inv.name)) {
+    const a = inv.args.find((x) => POWERSHELL_INLINE.test(x.text));
+    if (a) return [softFinding("soft.inline-interpreter", `${describe(inv)} ${a.text} runs inline code`)];
   }
   if (/^(awk|gawk|mawk|nawk|busybox-awk)$/.test(inv.name)) {
     const program = inv.args.map((a) => a.text).join(" ");
@@ -122,8 +111,14 @@ function scriptSourceFindings(inv: Invocation): GuardFinding[] {
     }
     if (src.stdinText.length > 0) {
       const dl = hasDownloader(src.stdinInner);
-      if (dl)
-        out.push(softFinding("soft.remote-script", `a script downloaded with ${dl} is fed to ${inv.name}`));
+      out.push(
+        dl
+          ? softFinding("soft.remote-script", `a script downloaded with ${dl} is fed to ${inv.name}`)
+          : softFinding(
+              "soft.piped-interpreter",
+              `${describe(inv)} runs code given on its standard input (a here-document or here-string)`,
+            ),
+      );
     }
     for (const r of src.redirects) {
       if ((r.op === "<" || r.op === "<&") && r.target.some((t) => t.dynamic)) {
@@ -147,7 +142,11 @@ function scriptSourceFindings(inv: Invocation): GuardFinding[] {
       out.push(softFinding("soft.remote-script", `a script downloaded with ${dl} is run by ${inv.name}`));
       break;
     }
-    if ((inv.name === "source" || inv.name === ".") && a === operands(inv.args)[0]) {
+    // `python3 <(printf 'code')`, `bash <(echo cmd)`, `source <(...)`: the script is another command's output.
+    if (
+      a === operands(inv.args)[0] &&
+      (inv.name === "source" || inv.name === "." || (isInterpreter(inv.name) && /^[<>]\(/.test(a.text)))
+    ) {
       out.push(
         softFinding("soft.piped-interpreter", `${inv.name} runs a script produced by another command`),
       );

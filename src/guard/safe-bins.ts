@@ -1,4 +1,5 @@
 import { RunnerError } from "../shared/index.js";
+import { optionSpec } from "./option-tables.js";
 import type { Field } from "./shell-words.js";
 
 /**
@@ -38,8 +39,13 @@ export interface SafeBinProfile {
   readonly valueFlags: ReadonlySet<string>;
   readonly twoValueFlags: ReadonlySet<string>;
   readonly deniedFlags: ReadonlySet<string>;
-  /** Every long flag the profile names (allowed or denied), for unique-prefix resolution. */
+  /** Every long flag the profile names (allowed or denied). */
   readonly knownLong: readonly string[];
+  /**
+   * Every long option of the real program (its option table), for resolving abbreviations the way
+   * the program does; undefined when the guard has no table for it, and then only full names count.
+   */
+  readonly programLong: readonly string[] | undefined;
   readonly numericFlag: boolean;
   readonly minPositional: number;
   readonly maxPositional: number;
@@ -173,7 +179,16 @@ export function compileSafeBinProfile(bin: string, config: SafeBinProfileConfig)
     fail(bin, "denied_operand_words must be a list of words", words);
   }
   const all = [...flags, ...valueFlags, ...twoValueFlags, ...deniedFlags];
+  const table = optionSpec(bin.toLowerCase());
   return {
+    programLong: table
+      ? [
+          ...new Set([
+            ...[...table.long.keys()].map((n) => `--${n}`),
+            ...all.filter((f) => f.startsWith("--")),
+          ]),
+        ]
+      : undefined,
     flags: new Set(flags),
     valueFlags: new Set(valueFlags),
     twoValueFlags: new Set(twoValueFlags),
@@ -190,9 +205,24 @@ export function compileSafeBinProfile(bin: string, config: SafeBinProfileConfig)
 /** Result of {@link validateSafeBinArgv}: ok, or the first reason the argv does not fit. */
 export type SafeBinCheck = { ok: true } | { ok: false; reason: string };
 
+/**
+ * Resolves a long flag as the program's own parser would: an exact name of the program wins, else a
+ * unique prefix among the program's options (not only the profile's: `--fo` must not pass as an
+ * allowed `--format` when the program also has `--force`). Without a table for the program only the
+ * full name is accepted, since the guard cannot tell which option an abbreviation would pick.
+ */
 function resolveLongFlag(name: string, profile: SafeBinProfile): string | { error: string } {
-  if (profile.knownLong.includes(name)) return name;
-  const matches = profile.knownLong.filter((f) => f.startsWith(name));
+  const known = profile.programLong;
+  if (known === undefined) {
+    if (profile.knownLong.includes(name)) return name;
+    return {
+      error: profile.knownLong.some((f) => f.startsWith(name))
+        ? `${name} must be written in full`
+        : `${name} is not an allowed flag`,
+    };
+  }
+  if (known.includes(name)) return name;
+  const matches = known.filter((f) => f.startsWith(name));
   if (matches.length === 1) return matches[0] as string;
   if (matches.length > 1) return { error: `${name} is ambiguous (${matches.join(", ")})` };
   return { error: `${name} is not an allowed flag` };
@@ -234,6 +264,8 @@ export function validateSafeBinArgv(args: readonly Field[], profile: SafeBinProf
       const resolved = resolveLongFlag(eq === -1 ? text : text.slice(0, eq), profile);
       if (typeof resolved !== "string") return { ok: false, reason: resolved.error };
       if (profile.deniedFlags.has(resolved)) return { ok: false, reason: `${resolved} is denied` };
+      if (!profile.knownLong.includes(resolved))
+        return { ok: false, reason: `${resolved} is not an allowed flag` };
       if (profile.valueFlags.has(resolved)) {
         const value = eq === -1 ? args[++i] : text.slice(eq + 1);
         const check = checkValue(resolved, value);

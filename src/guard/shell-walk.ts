@@ -53,6 +53,8 @@ export interface WalkResult {
   strayDollar: boolean;
   /** Substitutions in here-document bodies the parser did not see; the guard analyses them. */
   embeddedScripts: string[];
+  /** Assignments that stand alone (`X=1`, `export X=1`): they set the environment of later commands. */
+  assignments: Assignment[];
 }
 
 interface Frame {
@@ -102,6 +104,7 @@ class Walker {
   readonly commands: SimpleCommand[] = [];
   readonly functions: FunctionDefinition[] = [];
   readonly embeddedScripts: string[] = [];
+  readonly shellAssignments: Assignment[] = [];
   readonly words: WordContext;
   cwd: string | undefined;
   selfCalls = 0;
@@ -355,6 +358,15 @@ class Walker {
     if (value) this.inner(value, frame);
     if (name === undefined) return;
     if (name === "IFS") this.words.ifsChanged = true;
+    {
+      // Kept for the environment checks: `export LD_PRELOAD=…`, `GIT_CONFIG_KEY_0=…; export …`.
+      const fields = value ? this.expand(value) : [];
+      const text = fields.map((f) => f.text).join(" ");
+      this.shellAssignments.push({
+        name,
+        value: { text, bare: text, dynamic: fields.some((f) => f.dynamic), glob: false },
+      });
+    }
     if (value && LITERAL_VALUE_TYPES.has(value.type)) {
       const fields = this.expand(value);
       if (fields.every((f) => !f.dynamic)) {
@@ -396,5 +408,6 @@ export function walkShell(root: Node, vars = new Map<string, string>(), cwd?: st
     tooComplex: walker.words.tooComplex,
     strayDollar: walker.words.strayDollar,
     embeddedScripts: walker.embeddedScripts,
+    assignments: walker.shellAssignments,
   };
 }

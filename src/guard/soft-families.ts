@@ -1,5 +1,6 @@
 import { parseArgs, pathCandidates } from "./command-facts.js";
 import { isCredentialFile, isPrivateKey, isSystemPath, normaliseTarget } from "./command-paths.js";
+import { familyFindings, familyRedirectFindings } from "./family-registry.js";
 import { isWriteRedirect } from "./hard-families.js";
 import { TEXT_ONLY_PROGRAMS } from "./programs.js";
 import type { SimpleCommand } from "./shell-walk.js";
@@ -15,33 +16,56 @@ function operands(args: readonly Field[]): Field[] {
   return args.filter((a) => !a.text.startsWith("-") || a.text === "-");
 }
 
-function chmodFindings(inv: Invocation): GuardFinding[] {
-  if (inv.name !== "chmod") return [];
-  const mode = operands(inv.args)[0]?.text;
-  if (mode === undefined) return [];
+/** Findings for a file mode as chmod, install -m and mkdir -m read it (`06755`, `u+s,o+w`). */
+export function modeFindings(mode: string, who: string): GuardFinding[] {
   const out: GuardFinding[] = [];
-  if (/^[0-7]{1,4}$/.test(mode)) {
-    const digits = mode.padStart(4, "0");
+  // chmod reads any number of leading zeros: 06755 and 00777 are 6755 and 0777.
+  const octal = /^0*([0-7]{1,4})$/.exec(mode);
+  if (octal) {
+    const digits = (octal[1] as string).padStart(4, "0");
     if (Number(digits[3]) & 2)
-      out.push(softFinding("soft.world-writable", `chmod ${mode} lets every user write the files`));
-    if (Number(digits[0]) & 4) out.push(softFinding("soft.setuid", `chmod ${mode} sets the set-user-id bit`));
+      out.push(softFinding("soft.world-writable", `${who} ${mode} lets every user write the files`));
+    if (Number(digits[0]) & 6)
+      out.push(softFinding("soft.setuid", `${who} ${mode} sets the set-user-id or set-group-id bit`));
     return out;
   }
   for (const clause of mode.split(",")) {
-    const m = /^([ugoa]*)((?:[-+=][rwxXst]*)+)$/.exec(clause);
+    const m = /^([ugoa]*)((?:[-+=][rwxXstugo]*)+)$/.exec(clause);
     if (!m) continue;
-    const who = m[1] ?? "";
-    for (const op of (m[2] ?? "").match(/[-+=][rwxXst]*/g) ?? []) {
+    const whom = m[1] ?? "";
+    for (const op of (m[2] ?? "").match(/[-+=][rwxXstugo]*/g) ?? []) {
       if (op[0] === "-") continue;
-      if (op.includes("w") && (who.includes("a") || who.includes("o"))) {
-        out.push(softFinding("soft.world-writable", `chmod ${mode} lets every user write the files`));
+      if (op.includes("w") && (whom.includes("a") || whom.includes("o"))) {
+        out.push(softFinding("soft.world-writable", `${who} ${mode} lets every user write the files`));
       }
-      if (op.includes("s") && (who === "" || who.includes("u") || who.includes("a"))) {
-        out.push(softFinding("soft.setuid", `chmod ${mode} sets the set-user-id bit`));
+      if (op.includes("s") && (whom === "" || /[uga]/.test(whom))) {
+        out.push(softFinding("soft.setuid", `${who} ${mode} sets the set-user-id or set-group-id bit`));
       }
     }
   }
   return out;
+}
+
+const MODE_PROGRAMS = /^(install|mkdir|mkfifo|mknod)$/;
+
+function chmodFindings(inv: Invocation): GuardFinding[] {
+  if (MODE_PROGRAMS.test(inv.name)) {
+    // `install -m 4755`, `-m4755`, `--mode=4755`, `--mo 4755`.
+    const out: GuardFinding[] = [];
+    for (let i = 0; i < inv.args.length; i++) {
+      const t = (inv.args[i] as Field).text;
+      let mode: string | undefined;
+      if (t === "-m" || /^--mo(d(e)?)?$/.test(t)) mode = inv.args[i + 1]?.text;
+      else if (/^--mo(d(e)?)?=/.test(t)) mode = t.slice(t.indexOf("=") + 1);
+      else if (/^-[A-Za-z]*m./.test(t) && !t.startsWith("--")) mode = t.slice(t.indexOf("m") + 1);
+      if (mode !== undefined) out.push(...modeFindings(mode, `${describe(inv)} -m`));
+    }
+    return out;
+  }
+  if (inv.name !== "chmod") return [];
+  const mode = operands(inv.args)[0]?.text;
+  if (mode === undefined) return [];
+  return modeFindings(mode, "chmod");
 }
 
 function chownFindings(inv: Invocation): GuardFinding[] {
@@ -173,8 +197,10 @@ const SQL_CLIENTS =
 
 /** True when SQL text holds DROP, TRUNCATE, or a DELETE / UPDATE without WHERE. */
 export function isDestructiveSql(sql: string): string | undefined {
-  for (const statement of sql.split(";")) {
-    const s = statement.replace(/--[^\n]*/g, " ").replace(/\/\*[\s\S]*?\*\//g, " ");
+  // MySQL runs what is inside `/*! ... */` and `/*!50000 ... */`: those comments are code.
+  const unhidden = sql.replace(/\/\*!\d*([\s\S]*?)\*\//g, " $1 ");
+  for (const statement of unhidden.split(";")) {
+    const s = statement.replace(/--[^\n]*|#[^\n]*/g, " ").replace(/\/\*[\s\S]*?\*\//g, " ");
     if (
       /\bdrop\s+(table|database|schema|view|index|user|role|function|procedure|trigger|materialized|extension|owned|sequence|type|column|if)\b/i.test(
         s,
@@ -182,10 +208,48 @@ export function isDestructiveSql(sql: string): string | undefined {
     )
       return "DROP";
     if (/\btruncate\b/i.test(s)) return "TRUNCATE";
-    if (/\bdelete\s+from\b/i.test(s) && !/\bwhere\b/i.test(s)) return "DELETE without WHERE";
-    if (/\bupdate\s+\S+\s+set\b/i.test(s) && !/\bwhere\b/i.test(s)) return "UPDATE without WHERE";
+    // A statement built from strings at run time hides its keywords from any match.
+    if (
+      /\bprepare\s+\w+\s+from\b|\bexecute\s+immediate\b|\bsp_executesql\b|\bexec(ute)?\s*\(|\bexecute\s+format\s*\(/i.test(
+        s,
+      )
+    )
+      return "dynamic SQL built at run time";
+    if (/\bdelete\b[\s\S]*?\bfrom\b/i.test(s) && !hasRealWhere(s)) return "DELETE without a real WHERE";
+    if (/\bupdate\s+\S+[\s\S]*?\bset\b/i.test(s) && !hasRealWhere(s)) return "UPDATE without a real WHERE";
   }
   return undefined;
+}
+
+const TAUTOLOGY =
+  /^\s*\(?\s*(true|1|not\s+(false|0)|(\d+)\s*(=|<=|>=)\s*\3|'([^']*)'\s*=\s*'\5'|"([^"]*)"\s*=\s*"\6"|([\w.]+)\s*=\s*\7|\d+\s*(<>|!=)\s*\d+|[\w.]+\s+is\s+not\s+null|\d*[1-9]\d*|1\s+is\s+not\s+null)\s*\)?\s*($|\blimit\b|\border\b|\breturning\b|\bor\b)/i;
+const OR_TAUTOLOGY = /\bor\s+\(?\s*(true|1\b|(\d+)\s*=\s*\2\b|'([^']*)'\s*=\s*'\3'|not\s+false)/i;
+
+/** True when a statement has a WHERE that limits rows (`WHERE true`, `WHERE 1=1`, `OR 1=1` do not). */
+function hasRealWhere(statement: string): boolean {
+  const m = /\bwhere\b([\s\S]*)$/i.exec(statement);
+  if (!m) return false;
+  const cond = m[1] ?? "";
+  if (/^\s*\(?\s*(null\s+is\s+null|'[^']*'\s+like\s+'%+')/i.test(cond)) return false;
+  // `WHERE 2>1`: a comparison of two numbers is decided before any row is read.
+  const cmp =
+    /^\s*\(?\s*(-?\d+(?:\.\d+)?)\s*(<=|>=|<>|!=|=|<|>)\s*(-?\d+(?:\.\d+)?)\s*\)?\s*($|\b(limit|order|returning|or|and)\b)/i.exec(
+      cond,
+    );
+  if (cmp) {
+    const [a, b] = [Number(cmp[1]), Number(cmp[3])];
+    const truth = {
+      "<=": a <= b,
+      ">=": a >= b,
+      "<>": a !== b,
+      "!=": a !== b,
+      "=": a === b,
+      "<": a < b,
+      ">": a > b,
+    }[cmp[2] as "="];
+    if (truth) return false;
+  }
+  return !TAUTOLOGY.test(cond) && !OR_TAUTOLOGY.test(cond);
 }
 
 function sqlFindings(inv: Invocation): GuardFinding[] {
@@ -200,6 +264,17 @@ function sqlFindings(inv: Invocation): GuardFinding[] {
     if (kind) return [softFinding("soft.destructive-sql", `${describe(inv)} runs destructive SQL (${kind})`)];
   }
   return [];
+}
+
+/** `find … -exec rm {} \;`, `-execdir rm`, `-ok rm`: rm runs on every file the search matches. */
+function findRemoveFindings(inv: Invocation): GuardFinding[] {
+  if (!inv.via.includes("find") || !/^(rm|unlink|shred|rmdir|srm|trash|trash-put)$/.test(inv.name)) return [];
+  return [
+    softFinding(
+      "soft.recursive-delete",
+      `find runs ${inv.name} on every file it matches under ${inv.implicitOperands.map((o) => o.text).join(" ") || "."}`,
+    ),
+  ];
 }
 
 function killFindings(inv: Invocation): GuardFinding[] {
@@ -246,14 +321,16 @@ export function softInvocationFindings(inv: Invocation): GuardFinding[] {
     ...privateKeyFindings(inv),
     ...sqlFindings(inv),
     ...killFindings(inv),
+    ...findRemoveFindings(inv),
     ...crontabFindings(inv),
+    ...familyFindings(inv),
     ...computedFindings(inv),
   ];
 }
 
 /** Soft rules over a command's redirections: writes to credential files and cron tables, key reads. */
 export function softRedirectFindings(cmd: SimpleCommand): GuardFinding[] {
-  const out: GuardFinding[] = [];
+  const out: GuardFinding[] = [...familyRedirectFindings(cmd)];
   for (const r of cmd.redirects) {
     for (const t of r.target) {
       const path = normaliseTarget(t, cmd.cwd);

@@ -187,3 +187,46 @@ export async function checkUrl(raw: string, resolver: HostResolver): Promise<Url
   }
   return checkUrlWithAddresses(raw, addresses);
 }
+
+/**
+ * What is known about a bare host (an exec'd program's operand: `nc 10.0.0.1 80`, `ssh user@host`)
+ * before any DNS lookup: every numeric IPv4 spelling (`0x7f.1`, `2130706433`) is normalised by the
+ * WHATWG parser as for a URL, then judged like a URL's host.
+ */
+export function inspectHost(host: string): UrlTarget {
+  const bare = host.replace(/^\[|\]$/g, "");
+  const literal = bare.includes(":") ? `[${bare}]` : bare;
+  const target = inspectUrl(`http://${literal}/`);
+  if (target.kind === "final" && target.verdict.rule === "url.invalid") {
+    return {
+      kind: "final",
+      verdict: verdict({
+        verdict: "ask",
+        rule: "url.invalid",
+        reason: `${JSON.stringify(host)} is not a host name or address the guard can judge`,
+        internal: true,
+        host,
+      }),
+    };
+  }
+  return target;
+}
+
+/** The host check with the addresses already resolved (pure); see {@link checkUrlWithAddresses}. */
+export function checkHostWithAddresses(host: string, resolved: readonly string[] | undefined): UrlVerdict {
+  const bare = host.replace(/^\[|\]$/g, "");
+  return checkUrlWithAddresses(`http://${bare.includes(":") ? `[${bare}]` : bare}/`, resolved);
+}
+
+/** The host check with an injected resolver, as {@link checkUrl} does for URLs. */
+export async function checkHost(host: string, resolver: HostResolver): Promise<UrlVerdict> {
+  const target = inspectHost(host);
+  if (target.kind === "final") return target.verdict;
+  let addresses: readonly string[] | undefined;
+  try {
+    addresses = await resolver.resolve(target.host);
+  } catch {
+    addresses = undefined;
+  }
+  return checkHostWithAddresses(target.host, addresses);
+}

@@ -61,6 +61,13 @@ export function skipOptions(args: readonly Field[], start: number, spec: OptionS
   return i;
 }
 
+/** Index of the first word at or after `i` that is not a `NAME=value` assignment. */
+function skipAssignments(args: readonly Field[], i: number): number {
+  let k = i;
+  while (k < args.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test((args[k] as Field).text)) k++;
+  return k;
+}
+
 /** Program name of a command word: basename, lower-cased (case-insensitive file systems exist). */
 export function programName(field: Field): string {
   const text = field.text;
@@ -130,22 +137,26 @@ function wrapperStep(name: string, args: Field[]): Step {
   switch (name) {
     case "sudo":
     case "sudoedit":
+      // `sudo FOO=1 cmd`: sudo sets the environment variables before the command, as env does.
       return {
-        next: skipOptions(args, 0, {
-          short: "ugCDhprtTU",
-          long: [
-            "user",
-            "group",
-            "close-from",
-            "chdir",
-            "host",
-            "prompt",
-            "role",
-            "type",
-            "command-timeout",
-            "other-user",
-          ],
-        }),
+        next: skipAssignments(
+          args,
+          skipOptions(args, 0, {
+            short: "ugCDhprtTU",
+            long: [
+              "user",
+              "group",
+              "close-from",
+              "chdir",
+              "host",
+              "prompt",
+              "role",
+              "type",
+              "command-timeout",
+              "other-user",
+            ],
+          }),
+        ),
       };
     case "doas":
       return { next: skipOptions(args, 0, { short: "uC" }) };

@@ -1,8 +1,10 @@
 import type { GuardAssessment } from "../../gate/index.js";
 import {
+  checkExecNetwork,
   checkUrl,
   type ExecHostKind,
   type ExecPolicy,
+  type ExecVerdict,
   findInvisibleCharacters,
   type HostResolver,
   hostEffect,
@@ -64,6 +66,8 @@ function fromExec(
   return { verdict: verdict.verdict, rule: verdict.rule, reason: verdict.reason, safeBins };
 }
 
+const RANK = { allow: 0, ask: 1, deny: 2 } as const;
+
 /**
  * The guard as the gate's step 1 sees it: commands of exec / process / execute_code through the
  * exec policy (command guard + safe bins), URLs through the SSRF check (resolved once) and the
@@ -107,6 +111,19 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
     return verdict === undefined ? undefined : fromExec(verdict, false);
   }
 
+  /** The exec verdict, made stricter by the network check of the hosts it connects to. */
+  async function execWithNetwork(verdict: ExecVerdict, safeBins: boolean): Promise<GuardAssessment> {
+    const base = fromExec(verdict, safeBins);
+    if (base.verdict === "deny") return base;
+    const network = await checkExecNetwork(verdict.networkTargets, {
+      networkPolicy: options.networkPolicy,
+      allowedHosts: options.allowedHosts,
+      resolver: options.resolver,
+    });
+    if (network === undefined || RANK[network.verdict] <= RANK[base.verdict]) return base;
+    return { verdict: network.verdict, rule: network.rule, reason: network.reason, safeBins: false };
+  }
+
   const byTool: CallGuard = {
     async assess(tool, args, ctx) {
       switch (tool) {
@@ -118,7 +135,7 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
           // stdin reaches the command: a shell in it may run it as a script, an interpreter as code.
           if (typeof args.stdin === "string")
             verdict = stricterExecVerdict(verdict, options.execPolicy.checkInput(command, args.stdin));
-          return fenced(command, fromExec(verdict, verdict.safeBins), ctx);
+          return fenced(command, await execWithNetwork(verdict, verdict.safeBins), ctx);
         }
         case "process": {
           if (args.action === "write") return processWrite(args, ctx.executionId);
@@ -130,7 +147,7 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
             options.execPolicy.check(command),
             options.execPolicy.checkInput(command, null),
           );
-          return fenced(command, fromExec(verdict, false), ctx);
+          return fenced(command, await execWithNetwork(verdict, false), ctx);
         }
         case "execute_code": {
           const code = typeof args.code === "string" ? args.code : "";
@@ -141,7 +158,7 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
             });
             const input =
               typeof args.stdin === "string" ? options.execPolicy.checkInput(code, args.stdin) : undefined;
-            return fenced(code, fromExec(stricterExecVerdict(verdict, input), false), ctx);
+            return fenced(code, await execWithNetwork(stricterExecVerdict(verdict, input), false), ctx);
           }
           if (hostEffect("exec.code", options.execHost ?? "local") === "contained") {
             return {

@@ -1,0 +1,37 @@
+import { rawDiskReadFindings, rawDiskRedirectFindings } from "./disk-families.js";
+import { gitFindings } from "./git-families.js";
+import { networkFindings } from "./network-families.js";
+import { persistenceFindings, persistenceRedirectFindings } from "./persistence-families.js";
+import { remoteCodeFindings } from "./remote-code-families.js";
+import { secretFindings, secretRedirectFindings } from "./secret-families.js";
+import { remoteShellFindings, shellNetworkRedirectFindings } from "./shell-network-families.js";
+import type { SimpleCommand } from "./shell-walk.js";
+import type { Invocation } from "./unwrap.js";
+import type { GuardFinding } from "./verdict.js";
+
+/**
+ * The soft families that live in their own files, in one list, so soft-families.ts stays one
+ * concept: persistence and system configuration, git, remote code, raw disk reads, host secrets
+ * and network targets. (Hard disk and power families are called from hard-families.ts.)
+ */
+export function familyFindings(inv: Invocation): GuardFinding[] {
+  return [
+    ...persistenceFindings(inv),
+    ...gitFindings(inv),
+    ...remoteCodeFindings(inv),
+    ...rawDiskReadFindings(inv),
+    ...secretFindings(inv),
+    ...networkFindings(inv),
+    ...remoteShellFindings(inv),
+  ];
+}
+
+/** The same families over a command's redirections. */
+export function familyRedirectFindings(cmd: SimpleCommand): GuardFinding[] {
+  return [
+    ...persistenceRedirectFindings(cmd),
+    ...rawDiskRedirectFindings(cmd),
+    ...secretRedirectFindings(cmd),
+    ...shellNetworkRedirectFindings(cmd),
+  ];
+}

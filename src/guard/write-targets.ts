@@ -1,0 +1,174 @@
+import { posix } from "node:path";
+import { optionValuesOf, type ReadArgs, readOptions } from "./option-reader.js";
+import { optionSpec } from "./option-tables.js";
+import type { Field } from "./shell-words.js";
+import type { Invocation } from "./unwrap.js";
+
+/**
+ * The files an invocation writes, read with the programs' option tables: `tee FILE`, `cp SRC DEST`
+ * (and `DEST/SRC` when DEST is a directory), `install -t DIR`, `dd of=`, `sed -i`, `curl -o` /
+ * `--output` / `-O` (the URL's file name), `wget -O` / default name, `sort -o`, `uniq IN OUT`, awk
+ * `print > "file"`, `truncate`, `ln`. Redirections are the shell's and are read by the families
+ * directly.
+ */
+
+const EMPTY: ReadArgs = { options: [], operands: [] };
+
+function read(inv: Invocation): ReadArgs {
+  const spec = optionSpec(inv.name);
+  if (spec) return readOptions(inv.args, spec);
+  return {
+    options: [],
+    operands: inv.args.filter((a) => !a.text.startsWith("-") || a.text === "-"),
+  };
+}
+
+function withBase(dir: Field, source: Field): Field {
+  const base = posix.basename(source.text.replace(/\/+$/, ""));
+  return { ...dir, text: `${dir.text.replace(/\/+$/, "")}/${base}`, dynamic: dir.dynamic || source.dynamic };
+}
+
+/** The file name curl -O / wget give a download: the last path segment of the URL. */
+export function urlFileName(url: Field): Field | undefined {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(\/[^?#]*)?/i.exec(url.text);
+  if (!m) return undefined;
+  const base = posix.basename(m[1] ?? "/");
+  return base === "" || base === "/" ? undefined : { ...url, text: base };
+}
+
+function copyTargets(inv: Invocation, r: ReadArgs): Field[] {
+  const targetDir = optionValuesOf(r, "--target-directory");
+  const ops = r.operands;
+  if (targetDir.length > 0) return targetDir.flatMap((d) => [d, ...ops.map((s) => withBase(d, s))]);
+  if (ops.length < 2 && inv.name !== "ln") return [];
+  const dest = ops[ops.length - 1] as Field | undefined;
+  if (!dest) return [];
+  // DEST may be a directory: then each source lands inside it under its own name.
+  return [dest, ...ops.slice(0, -1).map((s) => withBase(dest, s))];
+}
+
+function awkTargets(inv: Invocation): Field[] {
+  const out: Field[] = [];
+  for (const a of inv.args) {
+    for (const m of a.text.matchAll(/\b(?:print|printf)\b[^;}]*?>>?\s*("((?:\\.|[^"\\])*)"|[A-Za-z_]\w*)/g)) {
+      out.push(m[2] !== undefined ? { ...a, text: m[2] } : { ...a, text: `$${m[1]}`, dynamic: true });
+    }
+  }
+  return out;
+}
+
+function curlTargets(r: ReadArgs): Field[] {
+  const dir = optionValuesOf(r, "--output-dir")[0];
+  const join = (f: Field) => (dir && !f.text.startsWith("/") ? withBase(dir, f) : f);
+  const out = optionValuesOf(
+    r,
+    "--output",
+    "--dump-header",
+    "--cookie-jar",
+    "--etag-save",
+    "--trace",
+    "--trace-ascii",
+    "--stderr",
+    "--libcurl",
+    "--hsts",
+    "--alt-svc",
+  ).map(join);
+  if (r.options.some((o) => o.name === "--remote-name" || o.name === "--remote-name-all")) {
+    for (const u of r.operands) {
+      const name = urlFileName(u);
+      if (name) out.push(join(name));
+    }
+  }
+  return out;
+}
+
+function wgetTargets(r: ReadArgs): Field[] {
+  const out = optionValuesOf(
+    r,
+    "--output-document",
+    "--output-file",
+    "--append-output",
+    "--save-cookies",
+    "--rejected-log",
+    "--hsts-file",
+    "--warc-file",
+  );
+  // `wget -e output_document=FILE`: wgetrc commands given on the command line.
+  for (const e of optionValuesOf(r, "--execute")) {
+    const m = /^\s*(output_?document|logfile|append_?output)\s*=\s*(.*)$/i.exec(e.text);
+    if (m) out.push({ ...e, text: m[2] as string });
+  }
+  if (optionValuesOf(r, "--output-document").length > 0) return out;
+  const prefix = optionValuesOf(r, "--directory-prefix")[0];
+  for (const u of r.operands) {
+    const name = urlFileName(u);
+    if (name) out.push(prefix ? withBase(prefix, name) : name);
+  }
+  return out;
+}
+
+const MEMO = new WeakMap<Invocation, Field[]>();
+
+/** Every file `inv` writes, as written (relative paths are resolved by the caller). */
+export function writeTargets(inv: Invocation): Field[] {
+  // Several families ask for the same invocation's targets; they are read once.
+  let found = MEMO.get(inv);
+  if (found === undefined) {
+    found = computeWriteTargets(inv);
+    MEMO.set(inv, found);
+  }
+  return found;
+}
+
+function computeWriteTargets(inv: Invocation): Field[] {
+  switch (inv.name) {
+    case "tee":
+      return read(inv).operands;
+    case "cp":
+    case "mv":
+    case "install":
+    case "ln":
+    case "rsync":
+    case "scp":
+      return copyTargets(
+        inv,
+        inv.name === "rsync" || inv.name === "scp" ? { ...EMPTY, operands: read(inv).operands } : read(inv),
+      );
+    case "dd":
+      return inv.args.filter((a) => a.text.startsWith("of=")).map((a) => ({ ...a, text: a.text.slice(3) }));
+    case "sed":
+    case "gsed": {
+      const r = read(inv);
+      if (!r.options.some((o) => o.name === "--in-place" || o.name === "-i")) return [];
+      const scripted = optionValuesOf(r, "--expression", "--file").length > 0;
+      return r.operands.slice(scripted ? 0 : 1);
+    }
+    case "perl":
+      return inv.args.some((a) => /^-[a-zA-Z]*i/.test(a.text))
+        ? inv.args.filter(
+            (a, i) => !a.text.startsWith("-") && !/^-[a-zA-Z]*e$/.test(inv.args[i - 1]?.text ?? ""),
+          )
+        : [];
+    case "curl":
+      return curlTargets(read(inv));
+    case "wget":
+      return wgetTargets(read(inv));
+    case "sort":
+      return optionValuesOf(read(inv), "--output");
+    case "shuf":
+      return inv.args.filter((a, i) => inv.args[i - 1]?.text === "-o" || a.text.startsWith("--output="));
+    case "uniq": {
+      const ops = read(inv).operands;
+      return ops.length >= 2 ? [ops[1] as Field] : [];
+    }
+    case "truncate":
+      return read(inv).operands;
+    case "awk":
+    case "gawk":
+    case "mawk":
+    case "nawk":
+      return awkTargets(inv);
+    default:
+      return [];
+  }
+}
