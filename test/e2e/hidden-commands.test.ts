@@ -1,6 +1,6 @@
 /** biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell scripts, not templates */
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Job, QueueEvents } from "bullmq";
@@ -41,15 +41,17 @@ const MINUTE = 60_000;
  * reaches step 4) is given each construct of findings 1 (what dash read differently: `[[`, `((`,
  * `$'…'`) and 2 (what bash evaluates at run time: arithmetic, `[[ -eq ]]`, `-v`, `${x@P}`), each
  * beside a safe bin, through the real exec and execute_code tools and the real worker. Nothing
- * hidden may run (marker files outside the journal and the workspace), and the audit trail must
+ * hidden may run (marker files outside the journal, in a folder of the workspace so the workspace fence does not stop the calls before the guard), and the audit trail must
  * show the real verdict. One plain safe-bin call shows the path really runs commands.
  */
 describe("hidden commands beside a safe bin, end to end", () => {
   it("runs none of them in a cron-authorised run, and the audit shows why", async () => {
     const keyPrefix = uniquePrefix("hidden-cmds");
     const dir = await mkdtemp(join(tmpdir(), "echo-hidden-"));
-    const markers = await mkdtemp(join(tmpdir(), "echo-hidden-markers-"));
     const workspace = await tempWorkspace();
+    // Inside the workspace, so the workspace fence does not stop the calls first: the guard must.
+    const markers = join(workspace, "markers");
+    await mkdir(markers);
     // A file an earlier write could have planted: its line is evaluated as an expression.
     await writeFile(join(workspace, "n.txt"), `y[$(touch ${markers}/read-arith)]\n`);
     const m = (name: string) => `${markers}/${name}`;
