@@ -132,7 +132,16 @@ function execPlace(
 ): { cwd: string; host: string } {
   let cwd: unknown;
   try {
-    cwd = (JSON.parse(record.argsCanonical) as { cwd?: unknown } | null)?.cwd;
+    const canonical = JSON.parse(record.argsCanonical) as {
+      cwd?: unknown;
+      execHost?: unknown;
+      workingDirectory?: unknown;
+    } | null;
+    // An exec-class call's approval is bound to its host and working directory (approval-hash.ts):
+    // show exactly those when the record carries them.
+    if (typeof canonical?.workingDirectory === "string" && typeof canonical.execHost === "string")
+      return { cwd: canonical.workingDirectory, host: hostLabel(canonical.execHost) };
+    cwd = canonical?.cwd;
   } catch {
     cwd = undefined;
   }
