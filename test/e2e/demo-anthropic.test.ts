@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { chmod, cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Job, Queue } from "bullmq";
@@ -72,6 +72,8 @@ function linkFor(output: string, runId: string): string | undefined {
 describe("the demo's task with provider: anthropic", () => {
   it("runs end to end through the local Anthropic-format server: approval by link, sub-agent, final answer, usage", async () => {
     const cwd = await mkdtemp(join(tmpdir(), "echo-demo-anthropic-"));
+    // The sandbox runs commands as uid 65534 when the tests run as root: it must reach the workspace.
+    await chmod(cwd, 0o755);
     const dataDir = join(cwd, "data");
     const workspace = join(cwd, "workspace");
     await cp(join(REPO_ROOT, "config", "demo-workspace"), workspace, { recursive: true });
@@ -128,11 +130,12 @@ describe("the demo's task with provider: anthropic", () => {
       await cli.waitForOutput(new RegExp(`Run: +${runId}`), 60_000);
       await expect.poll(() => linkFor(cli.output(), runId), { timeout: 10_000 }).toBeDefined();
       expect(existsSync(join(workspace, "report.md"))).toBe(true);
-      expect(existsSync(join(workspace, "report.tar.gz"))).toBe(false);
+      // tar ran unattended in the sandbox under the schedule's grant; the recursive delete parks.
+      expect(existsSync(join(workspace, "report.tar.gz"))).toBe(true);
 
       const page = await browser.newPage();
       await page.goto(linkFor(cli.output(), runId)!);
-      expect(await page.locator("#args").textContent()).toContain("tar -czf report.tar.gz report.md");
+      expect(await page.locator("#args").textContent()).toContain("rm -rf drafts");
       await Promise.all([page.waitForURL("**/approvals/*/decision"), page.click("#approve")]);
       expect(await page.locator("#notice").textContent()).toContain("Your decision (approve) was recorded");
       await page.close();
@@ -144,8 +147,8 @@ describe("the demo's task with provider: anthropic", () => {
       expect(finished?.returnvalue).toMatchObject({ status: "completed" });
       expect(finished?.returnvalue.finalAnswer).toContain("archived as report.tar.gz");
       expect(existsSync(join(workspace, "report.tar.gz"))).toBe(true);
-      // Seven parent turns, each at 1,200 input / 80 output tokens (replays count nothing again).
-      expect(finished?.returnvalue.usage).toMatchObject({ inputTokens: 7 * 1200, outputTokens: 7 * 80 });
+      // Eight parent turns (the sandbox demo adds the parked rm), each at 1,200 input / 80 output tokens (replays count nothing again).
+      expect(finished?.returnvalue.usage).toMatchObject({ inputTokens: 8 * 1200, outputTokens: 8 * 80 });
 
       const entries = (await new AuditTrail({ redis, keyPrefix: "echo" }).readByTrace(runId)).map(
         (r) => r.entry,
@@ -158,7 +161,8 @@ describe("the demo's task with provider: anthropic", () => {
         "read_file:allow",
         "write_file:allow",
         "cronjob:deny",
-        "exec:ask",
+        "exec:allow", // tar, in the sandbox under the schedule's grant
+        "exec:ask", // rm -rf drafts: a person decides
         "exec:allow",
         "delegate_task:allow",
         "read_file:allow", // the sub-agent's
