@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Job, type Queue, QueueEvents } from "bullmq";
@@ -93,6 +93,11 @@ describe("Redis Cluster", () => {
 
   it("echo-runner start: a schedule fires, a parked run is approved by its link, audit verify passes", async () => {
     const dir = await mkdtemp(join(tmpdir(), "echo-cluster-"));
+    // The workspace may not overlap the config dir (the sandbox host refuses it), and the sandbox's
+    // uid must reach it when the tests run as root.
+    const workspace = join(dir, "workspace");
+    await mkdir(workspace);
+    await chmod(dir, 0o755);
     const keyPrefix = clusterPrefix("cstart");
     await writeFile(
       join(dir, "script.yaml"),
@@ -114,7 +119,7 @@ describe("Redis Cluster", () => {
         http: { port, public_url: publicUrl },
         logging: { level: "info", format: "json" },
         models: { scripted: { provider: "scripted", script: "script.yaml" } },
-        agents: { nightly: { model: "scripted", task: "deploy", workspace: dir } },
+        agents: { nightly: { model: "scripted", task: "deploy", workspace } },
         schedules: [
           {
             id: "every-second",
@@ -149,7 +154,7 @@ describe("Redis Cluster", () => {
       });
 
       // An attended run parks on its exec call; the printed mail carries the approver's link.
-      const payload = testPayload({}, { workspace: dir });
+      const payload = testPayload({}, { workspace });
       await enqueueAgentRun(queue, payload);
       const linkPattern = new RegExp(`${publicUrl}/approvals/([A-Za-z0-9_-]+)\\?t=([A-Za-z0-9_-]{43})`);
       await cli.waitForOutput(linkPattern, 20_000);
