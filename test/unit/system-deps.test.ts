@@ -13,7 +13,7 @@ import { REPO_ROOT } from "../helpers/cli-process.js";
  * so the machine's own programs (and apt-get, as root) are never used.
  */
 const SCRIPT = resolve(REPO_ROOT, "scripts/ensure-system-deps.sh");
-const ALL = ["redis-server", "bwrap", "strace", "socat"];
+const ALL = ["redis-server", "redis-cli", "bwrap", "strace", "socat"];
 
 async function fakeBin(present: readonly string[]): Promise<{ dir: string; chromium: string }> {
   const dir = await mkdtemp(join(tmpdir(), "echo-sysdeps-"));
@@ -50,7 +50,7 @@ describe("ensure-system-deps (pretest / prestart)", () => {
   });
 
   it("stops at once with the exact install command for what is missing", async () => {
-    const { dir, chromium } = await fakeBin(["redis-server", "strace"]);
+    const { dir, chromium } = await fakeBin(["redis-server", "redis-cli", "strace"]);
     const result = await run("test", { PATH: dir, CHROMIUM_PATH: chromium });
     expect(result.code).toBe(1);
     expect(result.ms).toBeLessThan(5_000);
