@@ -5,7 +5,10 @@
 # failing tests.
 #
 #   scripts/ensure-system-deps.sh test    redis-server, redis-cli, Chromium, bubblewrap, strace, socat
-#   scripts/ensure-system-deps.sh start   redis-server, unless REDIS_URL names a Redis of your own
+#   scripts/ensure-system-deps.sh start   redis-server, unless REDIS_URL names a Redis of your own;
+#                                         bubblewrap and socat (the default exec host) are installed
+#                                         as root when missing, else only warned about: a config with
+#                                         tools.exec.host: local does not need them
 #
 # CHROMIUM_PATH (default /usr/bin/chromium) is where the tests look for Chromium.
 # ECHO_RUNNER_SYSTEM_DEPS=check only checks and never installs.
@@ -27,6 +30,17 @@ case "$purpose" in
     )
     ;;
   start)
+    if [ "$(uname -s)" = "Linux" ] && { ! command -v bwrap >/dev/null 2>&1 || ! command -v socat >/dev/null 2>&1; }; then
+      if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1 && [ "${ECHO_RUNNER_SYSTEM_DEPS:-}" != "check" ]; then
+        echo "echo-runner: installing bubblewrap socat with apt-get (the sandbox exec host)" >&2
+        { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+          DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap socat; } ||
+          echo "echo-runner: could not install bubblewrap socat; exec, execute_code and process stay not ready" >&2
+      else
+        echo "echo-runner: bubblewrap or socat is missing, so exec, execute_code and process are not ready on" >&2
+        echo "  the default sandbox host: install them (apt-get install bubblewrap socat) or set tools.exec.host: local" >&2
+      fi
+    fi
     if [ -n "${REDIS_URL:-}" ]; then exit 0; fi
     wanted=("redis-server|redis-server|npm start runs its own redis-server when REDIS_URL is unset")
     ;;

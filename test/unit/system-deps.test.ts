@@ -71,6 +71,16 @@ describe("ensure-system-deps (pretest / prestart)", () => {
     expect(await run("start", { PATH: dir, REDIS_URL: "redis://127.0.0.1:6379" })).toMatchObject({ code: 0 });
   });
 
+  it("npm start warns, without stopping, when the sandbox exec host's programs are missing and cannot be installed", async () => {
+    const { dir } = await fakeBin(["redis-server"]);
+    const result = await run("start", { PATH: dir });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("exec, execute_code and process are not ready");
+    expect(result.stderr).toContain("tools.exec.host: local");
+    const present = await fakeBin(["redis-server", "bwrap", "socat"]);
+    expect(await run("start", { PATH: present.dir })).toMatchObject({ code: 0, stderr: "" });
+  });
+
   it("runs before npm test and npm start, and .ci/run installs through it before npm test", async () => {
     const pkg = JSON.parse(await readFile(resolve(REPO_ROOT, "package.json"), "utf8")) as {
       scripts: Record<string, string>;
