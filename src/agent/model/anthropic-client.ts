@@ -52,6 +52,9 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   const timeoutMs = options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
   const client = new Anthropic({
     apiKey: options.apiKey,
+    // Only the configured key authenticates: never an ANTHROPIC_AUTH_TOKEN the SDK would read from
+    // the worker's environment and send as a second credential.
+    authToken: null,
     baseURL: options.baseUrl.replace(/\/+$/, ""),
     maxRetries: 0,
     timeout: timeoutMs,
