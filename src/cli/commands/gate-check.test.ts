@@ -319,4 +319,31 @@ describe("gate check on the sandbox host", () => {
     expect(local.decision).toMatchObject({ verdict: "deny", step: 4 });
     expect(local.decision.reason).toContain("tar is not a safe bin");
   });
+
+  // Probes from outside (session 3): a hidden hard command stays denied in the sandbox whatever
+  // carries it; a computed command name is never covered by the grant; code run through an option
+  // whose effect the sandbox holds is covered (the exec-host table's contained rows).
+  it.each([
+    ['x=/; rm -rf "$x"', "deny", 1],
+    ['echo hi > /dev/sd""a', "deny", 1],
+    ["ls /proc/1/root/etc/shadow", "deny", 1],
+    ['cat<<<"$(reboot)"', "deny", 1],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
+    ["ls ${PATH:0:0}$(rm -rf /)", "deny", 1],
+    ["tar -cf /dev/null . --checkpoint=1 --checkpoint-ac='exec=rm -rf /'", "deny", 1],
+    ['find . -name x -execdir sh -c "rm -rf ~" \\;', "deny", 1],
+    ['ls; eval "$(printf %s cm0gLXJmIC8= | base64 -d)"', "deny", 4],
+    ["IFS=,; c=rm,-rf,/; $c", "deny", 4],
+    ["sort --compress-prog=sh -S 1 x", "allow", 4],
+  ])("an unattended cron run in the sandbox: %s → %s at step %i", async (command, verdict, step) => {
+    const dir = await mkdtemp(join(tmpdir(), "echo-gate-probe-"));
+    const path = join(dir, "echo.yaml");
+    await writeFile(
+      path,
+      "security: {profile: personal_cli}\npermissions: {elevated: {allow_from: {cron: [ann]}}}\n",
+    );
+    const ctx = { unattended: true, cronAuthorized: true, channel: "cron", userId: "ann", workspace: dir };
+    const { decision } = await check(path, dir, { tool: "exec", args: { command }, ctx });
+    expect(decision).toMatchObject({ verdict, step });
+  });
 });
