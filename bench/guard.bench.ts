@@ -2,12 +2,11 @@ import { performance } from "node:perf_hooks";
 import {
   BENIGN_COMMANDS,
   type CommandGuard,
-  createCommandGuard,
-  createShellParser,
   MAX_COMMAND_LENGTH,
   MAX_PIPES,
   type ShellParser,
 } from "../src/guard/index.js";
+import { createCommandGuard, createShellParser } from "../src/platform/index.js";
 
 /**
  * Guard benchmark (issue 4): command-guard verdicts per second on typical one-line commands, on

@@ -531,10 +531,6 @@ export const TRANSITIONAL_EXCEPTIONS: readonly TransitionalException[] = [
   { rule: "pure-folder-edge", file: "src/gate/decision.ts", target: "tools" },
   // removed by #19: h-catalog: gate imports catalog data and types from src/catalog/, not src/tools/
   { rule: "pure-folder-edge", file: "src/gate/gate-input.ts", target: "tools" },
-  // removed by #19: h-rule: the WASM loading of the shell parser moves to src/platform/ and is injected
-  { rule: "pure-direct-io", file: "src/guard/shell-parser.ts", target: "node:module" },
-  // removed by #19: h-rule: the WASM loading of the shell parser moves to src/platform/ and is injected
-  { rule: "pure-direct-io", file: "src/guard/shell-parser.ts", target: "web-tree-sitter" },
   // removed by #19: h-queue replaces the bullmq import with src/queue/'s factories and operations
   { rule: "bullmq-outside-queue", file: "src/http/admin-routes.ts", target: "bullmq" },
   // removed by #19: h-queue replaces the bullmq import with src/queue/'s factories and operations
@@ -605,10 +601,6 @@ export const TRANSITIONAL_EXCEPTIONS: readonly TransitionalException[] = [
   { rule: "pure-reaches-io", file: "src/policy", target: "html-to-text" },
   // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
   { rule: "pure-reaches-io", file: "src/policy", target: "node:string_decoder" },
-  // removed by #19: h-rule: the WASM loading of the shell parser moves to src/platform/ and is injected
-  { rule: "pure-reaches-io", file: "src/guard", target: "node:module" },
-  // removed by #19: h-rule: the WASM loading of the shell parser moves to src/platform/ and is injected
-  { rule: "pure-reaches-io", file: "src/guard", target: "web-tree-sitter" },
   // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
   { rule: "pure-reaches-io", file: "src/guard", target: "node:child_process" },
   // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel

@@ -4,13 +4,12 @@ import { type CallGuard, createCallGuard } from "../src/agent/index.js";
 import type { EchoRunnerConfig } from "../src/config/index.js";
 import {
   commandPathOperands,
-  createCommandGuard,
   createExecPolicy,
   createPathFence,
   type HostResolver,
   type PathFence,
 } from "../src/guard/index.js";
-import { nodeFsView, pathLookup, systemHostResolver } from "../src/platform/index.js";
+import { createCommandGuard, nodeFsView, pathLookup, systemHostResolver } from "../src/platform/index.js";
 import type { DeepReadonly } from "../src/shared/index.js";
 
 /** Options for {@link callGuardFromConfig}. */

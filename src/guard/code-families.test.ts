@@ -1,5 +1,6 @@
 import { beforeAll, describe, it } from "vitest";
-import { type CommandGuard, createCommandGuard } from "./command-guard.js";
+import { createCommandGuard } from "../platform/index.js";
+import type { CommandGuard } from "./command-guard.js";
 import { expectAllowed, expectFinding } from "./guard-test-helpers.fixture.js";
 import type { CommandRule } from "./verdict.js";
 

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { type CommandGuard, createCommandGuard, MAX_COMMAND_LENGTH, MAX_PIPES } from "./command-guard.js";
+import { createCommandGuard } from "../platform/index.js";
+import { type CommandGuard, MAX_COMMAND_LENGTH, MAX_PIPES } from "./command-guard.js";
 
 let guard: CommandGuard;
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { type CommandGuard, createCommandGuard } from "./command-guard.js";
+import { createCommandGuard } from "../platform/index.js";
+import type { CommandGuard } from "./command-guard.js";
 import { memoryFsView } from "./fs-view.js";
 import { prng, randomHardScript, randomString } from "./fuzz-generators.fixture.js";
 import { createPathFence } from "./path-fence.js";

@@ -1,7 +1,8 @@
 /** biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell commands, not templates */
 import { beforeAll, describe, expect, it } from "vitest";
+import { createCommandGuard } from "../platform/index.js";
 import { BENIGN_COMMANDS } from "./benign-commands.fixture.js";
-import { type CommandGuard, createCommandGuard } from "./command-guard.js";
+import type { CommandGuard } from "./command-guard.js";
 import type { CommandRule } from "./verdict.js";
 
 let guard: CommandGuard;

@@ -6,7 +6,7 @@ import { SHELL_PROGRAMS } from "./programs.js";
 import { runtimeEvaluation } from "./runtime-evaluation.js";
 import { bashOnlyConstructs, nestedDialect, posixReading, type ShellDialect } from "./shell-dialect.js";
 import { type InputReaders, inputReaders } from "./shell-input.js";
-import { createShellParser, type ShellParser, type ShellParserOptions } from "./shell-parser.js";
+import type { ShellParser } from "./shell-parser.js";
 import { type SimpleCommand, walkShell } from "./shell-walk.js";
 import { BRACE_MARK, literalField } from "./shell-words.js";
 import { softInvocationFindings, softRedirectFindings } from "./soft-families.js";
@@ -357,7 +357,10 @@ function argvCommand(argv: readonly string[]): SimpleCommand {
   };
 }
 
-/** Builds a command guard over an already loaded parser. */
+/**
+ * Builds a command guard over an already loaded parser (the composition root loads it with
+ * `createCommandGuard` / `createShellParser` of src/platform/: loading the WASM grammar is I/O).
+ */
 export function commandGuardFromParser(parser: ShellParser): CommandGuard {
   const analyse = (command: string, options: { dialect?: ShellDialect } = {}): CommandAnalysis => {
     const analyser = new Analyser(parser);
@@ -385,12 +388,4 @@ export function commandGuardFromParser(parser: ShellParser): CommandGuard {
     check: (command) => decideCommand(analyse(command).findings),
     checkArgv: (argv) => decideCommand(analyseArgv(argv).findings),
   };
-}
-
-/**
- * Loads the bash grammar and returns the command guard. Loading is asynchronous and done once;
- * every check afterwards is synchronous, pure and about as fast as one tree-sitter parse.
- */
-export async function createCommandGuard(options: ShellParserOptions = {}): Promise<CommandGuard> {
-  return commandGuardFromParser(await createShellParser(options));
 }

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { createCommandGuard } from "../platform/index.js";
 import type { ExecAsk, ExecSecurity } from "../policy/index.js";
-import { type CommandGuard, createCommandGuard } from "./command-guard.js";
+import type { CommandGuard } from "./command-guard.js";
 import { EXEC_HOST_TABLE, type ExecHostKind, hostEffect } from "./exec-host-table.js";
 import { createExecPolicy } from "./exec-policy.js";
 import { HARD_RULES, SOFT_RULES } from "./verdict.js";

@@ -1,6 +1,7 @@
 /** biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell commands, not templates */
 import { beforeAll, describe, it } from "vitest";
-import { type CommandGuard, createCommandGuard } from "./command-guard.js";
+import { createCommandGuard } from "../platform/index.js";
+import type { CommandGuard } from "./command-guard.js";
 import { expectFinding } from "./guard-test-helpers.fixture.js";
 import type { CommandRule } from "./verdict.js";
 

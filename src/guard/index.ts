@@ -3,7 +3,6 @@ export {
   type CommandAnalysis,
   type CommandGuard,
   commandGuardFromParser,
-  createCommandGuard,
   MAX_COMMAND_LENGTH,
   MAX_PIPES,
   MAX_SCRIPT_NESTING,
@@ -69,7 +68,7 @@ export {
 } from "./safe-bins.js";
 export { SHELL_DIALECTS, type ShellDialect } from "./shell-dialect.js";
 export type { InputReaders } from "./shell-input.js";
-export { createShellParser, type ShellParser, type ShellParserOptions } from "./shell-parser.js";
+export type { ParsedShell, ShellParser } from "./shell-parser.js";
 export {
   checkHost,
   checkHostWithAddresses,

@@ -1,6 +1,7 @@
 /** biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell commands, not templates */
 import { beforeAll, describe, expect, it } from "vitest";
-import { type CommandGuard, createCommandGuard } from "./command-guard.js";
+import { createCommandGuard } from "../platform/index.js";
+import type { CommandGuard } from "./command-guard.js";
 import { createExecPolicy, type ExecPolicy } from "./exec-policy.js";
 
 /** Inputs tried from outside while working on #15 that no test listed; each passed before. */

@@ -1,6 +1,7 @@
 /** biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell syntax, not templates */
 import { beforeAll, describe, expect, it } from "vitest";
-import { type CommandGuard, createCommandGuard } from "./command-guard.js";
+import { createCommandGuard } from "../platform/index.js";
+import type { CommandGuard } from "./command-guard.js";
 import { createExecPolicy, type ExecPolicy } from "./exec-policy.js";
 import { bashOnlyConstructs, nestedDialect, posixReading } from "./shell-dialect.js";
 

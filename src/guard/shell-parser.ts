@@ -1,5 +1,10 @@
-import { createRequire } from "node:module";
-import { Language, type Node, Parser } from "web-tree-sitter";
+import type { Node } from "web-tree-sitter";
+
+/**
+ * The bash parser the guard reads commands with: a port. Loading tree-sitter's WASM runtime and the
+ * bash grammar is I/O, so it happens outside the pure core (`createShellParser` in src/platform/) and
+ * the loaded parser is handed to {@link commandGuardFromParser} by the composition root.
+ */
 
 /** A parsed shell script: the root node, and whether the parser had to recover from errors. */
 export interface ParsedShell {
@@ -13,44 +18,4 @@ export interface ParsedShell {
 /** A loaded bash parser. `parse` is synchronous once the grammar is loaded. */
 export interface ShellParser {
   parse(source: string): ParsedShell;
-}
-
-/** Options for {@link createShellParser}. */
-export interface ShellParserOptions {
-  /**
-   * The tree-sitter-bash grammar: its bytes, or a file path. Default: the `tree-sitter-bash.wasm`
-   * shipped in the `tree-sitter-bash` package (nothing is downloaded at run time).
-   */
-  grammar?: Uint8Array | string;
-}
-
-let runtimeReady: Promise<void> | undefined;
-const languages = new Map<Uint8Array | string, Promise<Language>>();
-
-function defaultGrammarPath(): string {
-  return createRequire(import.meta.url).resolve("tree-sitter-bash/tree-sitter-bash.wasm");
-}
-
-/**
- * Loads tree-sitter-bash into web-tree-sitter. Loading the WASM runtime and grammar is the only I/O
- * the guard ever does, once per process; every parse afterwards is pure and synchronous.
- */
-export async function createShellParser(options: ShellParserOptions = {}): Promise<ShellParser> {
-  runtimeReady ??= Parser.init();
-  await runtimeReady;
-  const grammar = options.grammar ?? defaultGrammarPath();
-  let language = languages.get(grammar);
-  if (language === undefined) {
-    language = Language.load(grammar);
-    languages.set(grammar, language);
-  }
-  const parser = new Parser();
-  parser.setLanguage(await language);
-  return {
-    parse(source) {
-      const tree = parser.parse(source);
-      if (tree === null) throw new Error("tree-sitter returned no tree");
-      return { root: tree.rootNode, hasError: tree.rootNode.hasError, dispose: () => tree.delete() };
-    },
-  };
 }

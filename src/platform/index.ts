@@ -17,3 +17,4 @@ export {
   type Route,
   type RouteTables,
 } from "./route-table.js";
+export { createCommandGuard, createShellParser, type ShellParserOptions } from "./shell-parser.js";

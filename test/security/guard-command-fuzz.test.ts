@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { randomHardScript, randomString } from "../../src/guard/fuzz-generators.fixture.js";
-import { type CommandGuard, createCommandGuard, GUARD_VERDICTS } from "../../src/guard/index.js";
+import { type CommandGuard, GUARD_VERDICTS } from "../../src/guard/index.js";
+import { createCommandGuard } from "../../src/platform/index.js";
 import { iterations, prng, suiteSeed } from "./seeded.js";
 
 /**

@@ -4,9 +4,10 @@ import {
   randomHardScript,
   TRACEABLE_COMMANDS,
 } from "../../src/guard/fuzz-generators.fixture.js";
-import { type CommandGuard, createCommandGuard } from "../../src/guard/index.js";
+import type { CommandGuard } from "../../src/guard/index.js";
 import { namesMatching } from "../../src/guard/unknown-parts.js";
 import { unwrapCommand } from "../../src/guard/unwrap.js";
+import { createCommandGuard } from "../../src/platform/index.js";
 import { execTraceAvailable, type TraceShell, traceExecs } from "../helpers/exec-trace.js";
 import { iterations, pick, prng, suiteSeed } from "./seeded.js";
 

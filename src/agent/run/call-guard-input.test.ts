@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createCommandGuard, createExecPolicy, createPathFence, memoryFsView } from "../../guard/index.js";
+import { createExecPolicy, createPathFence, memoryFsView } from "../../guard/index.js";
+import { createCommandGuard } from "../../platform/index.js";
 import { createToolExecutionContext, type ToolExecutionContext } from "../../tools/index.js";
 import { createCallGuard } from "./call-guard.js";
 import type { CallGuard } from "./ports.js";

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   type CommandGuard,
-  createCommandGuard,
   createExecPolicy,
   createPathFence,
   type HostResolver,
   memoryFsView,
 } from "../../guard/index.js";
+import { createCommandGuard } from "../../platform/index.js";
 import type { NetworkPolicy } from "../../policy/index.js";
 import { createToolExecutionContext } from "../../tools/index.js";
 import { createCallGuard } from "./call-guard.js";

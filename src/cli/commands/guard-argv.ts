@@ -1,12 +1,7 @@
 import { parseArgs } from "node:util";
 import { type LoadedConfig, loadConfig } from "../../config/index.js";
-import {
-  createCommandGuard,
-  createExecPolicy,
-  type ExecPolicyOptions,
-  type ExecVerdict,
-} from "../../guard/index.js";
-import { pathLookup } from "../../platform/index.js";
+import { createExecPolicy, type ExecPolicyOptions, type ExecVerdict } from "../../guard/index.js";
+import { createCommandGuard, pathLookup } from "../../platform/index.js";
 import { RunnerError } from "../../shared/index.js";
 import type { CliCommand } from "../io.js";
 import { renderVerdict, runBatch, singlePositional, verdictExit } from "./guard-shared.js";

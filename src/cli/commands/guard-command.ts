@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
-import { type CommandVerdict, createCommandGuard } from "../../guard/index.js";
+import type { CommandVerdict } from "../../guard/index.js";
+import { createCommandGuard } from "../../platform/index.js";
 import type { CliCommand } from "../io.js";
 import { batchField, renderVerdict, runBatch, singlePositional, verdictExit } from "./guard-shared.js";
 
