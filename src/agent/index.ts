@@ -12,7 +12,6 @@ export {
 } from "./budget/index.js";
 export { batchMode, runToolBatch } from "./execution/batch.js";
 export {
-  LIVE_EXEC_OUTPUT_MAX_CHARS,
   TOOL_ERROR_MAX_CHARS,
   TOOL_RESULT_MAX_CHARS,
   truncateError,

@@ -23,11 +23,6 @@ export const GATE_STEPS = [
 ] as const;
 export type GateStepName = (typeof GATE_STEPS)[number];
 
-/** Step number (1–11) of a step name. */
-export function stepNumber(name: GateStepName): number {
-  return GATE_STEPS.indexOf(name) + 1;
-}
-
 /** The gate's decision, as data. Every decision is written to the audit trail by the caller. */
 export interface GateDecision {
   readonly verdict: GateVerdict;

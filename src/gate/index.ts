@@ -14,7 +14,6 @@ export {
   type GateDecision,
   type GateStepName,
   type GateVerdict,
-  stepNumber,
 } from "./decision.js";
 export {
   EXEC_CLASS_TOOLS,

@@ -93,5 +93,4 @@ export {
   type GuardVerdictKind,
   HARD_RULES,
   SOFT_RULES,
-  stricterVerdict,
 } from "./verdict.js";

@@ -76,11 +76,6 @@ export function verdictRank(verdict: GuardVerdictKind): number {
   return GUARD_VERDICTS.indexOf(verdict);
 }
 
-/** The stricter of two verdicts. */
-export function stricterVerdict(a: GuardVerdictKind, b: GuardVerdictKind): GuardVerdictKind {
-  return verdictRank(a) >= verdictRank(b) ? a : b;
-}
-
 /** Builds a hard (deny) finding. */
 export function hardFinding(rule: HardRule, reason: string): GuardFinding {
   return { verdict: "deny", rule, reason };

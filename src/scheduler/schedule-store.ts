@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from "ioredis";
 import { RunnerError } from "../shared/index.js";
-import { SchedulerKeys } from "./keys.js";
+import { DEFAULT_SCHEDULER_PREFIX, SchedulerKeys } from "./keys.js";
 import { decodeRecord, Grant, HistoryEntry, StoredSchedule } from "./records.js";
 import { SCHEDULER_SCRIPTS, type SchedulerScriptName } from "./store-scripts.js";
 
@@ -62,7 +62,7 @@ export class ScheduleStore {
   readonly #decoded = new Map<string, { raw: string; stored: StoredSchedule }>();
 
   constructor(options: { redis: Redis | Cluster; keyPrefix?: string }) {
-    this.keys = new SchedulerKeys(options.keyPrefix ?? "echo");
+    this.keys = new SchedulerKeys(options.keyPrefix ?? DEFAULT_SCHEDULER_PREFIX);
     this.redis = options.redis;
     for (const [name, script] of Object.entries(SCHEDULER_SCRIPTS)) {
       if (typeof (this.redis as unknown as Record<string, unknown>)[name] !== "function") {

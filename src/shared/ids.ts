@@ -10,9 +10,3 @@ export const randomId: IdFactory = () => randomUUID();
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString("base64url");
 }
-
-/** Deterministic ids for tests: prefix-1, prefix-2, ... */
-export function sequentialIds(prefix = "id"): IdFactory {
-  let n = 0;
-  return () => `${prefix}-${++n}`;
-}

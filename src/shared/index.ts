@@ -12,7 +12,7 @@ export {
 } from "./errors.js";
 export { hashCanonical, sha256Hex } from "./hash.js";
 export { normaliseIdentity, sameIdentity } from "./identity.js";
-export { type IdFactory, randomId, randomToken, sequentialIds } from "./ids.js";
+export { type IdFactory, randomId, randomToken } from "./ids.js";
 export {
   countHiddenCharacters,
   hasHiddenCharacters,

@@ -5,7 +5,6 @@
  */
 export const TOOL_RESULT_MAX_CHARS = 8000;
 export const TOOL_ERROR_MAX_CHARS = 400;
-export const LIVE_EXEC_OUTPUT_MAX_CHARS = 8000;
 export const TRUNCATION_MARKER = "…(truncated)…";
 
 /** Cuts `text` to at most `max` characters including the marker; says whether it cut. */
