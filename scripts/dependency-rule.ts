@@ -25,9 +25,10 @@ export const LAYERS: Record<string, number> = {
   scheduler: 4,
   http: 5,
   metrics: 5,
-  cli: 6,
-  workers: 6,
-  root: 7,
+  runtime: 6,
+  cli: 7,
+  workers: 7,
+  root: 8,
 };
 
 /** Same-layer imports that are allowed (the pair must stay acyclic, which the cycle check proves). */
@@ -45,8 +46,6 @@ const SAME_LAYER_ALLOWED = new Set([
   "scheduler->approvals",
   "queue->journal",
   "http->metrics",
-  "cli->workers",
-  "workers->cli",
 ]);
 
 /** Folders that must stay pure: no I/O modules, no wall clock, no timers. */
@@ -86,7 +85,7 @@ const IMPURE_CALLS =
   /\b(Date\.now\(|new Date\(\)|setTimeout\(|setInterval\(|performance\.now\(|Math\.random\()/;
 
 /** Only these folders may load config (read files, environment); others receive values. */
-const CONFIG_LOADERS = new Set(["cli", "workers", "config"]);
+const CONFIG_LOADERS = new Set(["cli", "workers", "runtime", "config"]);
 
 export interface RuleViolation {
   file: string;
@@ -196,7 +195,7 @@ export function checkDependencyRule(root: string): RuleViolation[] {
       if (targetFolder === "config" && !CONFIG_LOADERS.has(file.folder) && !test) {
         violations.push({
           file: rel,
-          message: `only cli/ and workers/ load config; "${file.folder}" receives values`,
+          message: `only cli/ and workers/ load config (runtime/ builds from it); "${file.folder}" receives values`,
         });
       }
     }

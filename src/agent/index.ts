@@ -122,7 +122,7 @@ export {
   type RunLimits,
   type RunOutcome,
   type RunStatus,
-} from "./run/run-deps.js";
+} from "./run/run-contract.js";
 export { archiveRun, type SessionRecorder, sessionTranscript } from "./run/session-transcript.js";
 export { shouldRetryRun } from "./run/should-retry.js";
 export { smartApproverFromModel } from "./run/smart-approver.js";

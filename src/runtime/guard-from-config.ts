@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import { type CallGuard, createCallGuard } from "../src/agent/index.js";
-import type { EchoRunnerConfig } from "../src/config/index.js";
+import { type CallGuard, createCallGuard } from "../agent/index.js";
+import type { EchoRunnerConfig } from "../config/index.js";
 import {
   commandPathOperands,
   createCommandGuard,
@@ -9,9 +9,9 @@ import {
   createPathFence,
   type HostResolver,
   type PathFence,
-} from "../src/guard/index.js";
-import { nodeFsView, pathLookup, systemHostResolver } from "../src/platform/index.js";
-import type { DeepReadonly } from "../src/shared/index.js";
+} from "../guard/index.js";
+import { nodeFsView, pathLookup, systemHostResolver } from "../platform/index.js";
+import type { DeepReadonly } from "../shared/index.js";
 
 /** Options for {@link callGuardFromConfig}. */
 export interface CallGuardFromConfigOptions {
