@@ -104,7 +104,6 @@ export {
   ScriptedTurn,
 } from "./model/scripted-script.js";
 export { type RunAgentOptions, runAgent } from "./run/agent-run.js";
-export { type CallGuardOptions, createCallGuard } from "./run/call-guard.js";
 export { createClarifyTool } from "./run/clarify.js";
 export { ParkSignal } from "./run/park-signal.js";
 export type {

@@ -1,9 +1,10 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import { type CallGuard, createCallGuard } from "../agent/index.js";
 import type { EchoRunnerConfig } from "../config/index.js";
 import {
+  type CallGuard,
   commandPathOperands,
+  createCallGuard,
   createCommandGuard,
   createExecPolicy,
   createPathFence,

@@ -1,4 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import type { NetworkPolicy } from "../policy/index.js";
+import { createToolExecutionContext } from "../tools/index.js";
+import { createCallGuard } from "./call-guard.js";
 import {
   type CommandGuard,
   createCommandGuard,
@@ -6,10 +9,7 @@ import {
   createPathFence,
   type HostResolver,
   memoryFsView,
-} from "../../guard/index.js";
-import type { NetworkPolicy } from "../../policy/index.js";
-import { createToolExecutionContext } from "../../tools/index.js";
-import { createCallGuard } from "./call-guard.js";
+} from "./index.js";
 
 let guard: CommandGuard;
 beforeAll(async () => {
