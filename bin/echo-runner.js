@@ -16,4 +16,4 @@ if (build.state !== "fresh") {
   );
   process.exit(2);
 }
-await import("../dist/src/cli/main.js");
+await import("../dist/src/main.js");

@@ -500,31 +500,13 @@ export const TRANSITIONAL_EXCEPTIONS: readonly TransitionalException[] = [
   // removed by #19: h-queue moves agent/run/queue-children.ts into src/queue/
   { rule: "bullmq-outside-queue", file: "src/agent/run/queue-children.ts", target: "bullmq" },
   // removed by #19: h-runtime moves workers/*-from-config.ts, tool-registry.ts and run-deps.ts into src/runtime/
-  { rule: "entry-cross-import", file: "src/cli/commands/approvals-shared.ts", target: "workers" },
-  // removed by #19: h-runtime moves workers/*-from-config.ts, tool-registry.ts and run-deps.ts into src/runtime/
-  { rule: "entry-cross-import", file: "src/cli/commands/doctor-sandbox.ts", target: "workers" },
-  // removed by #19: h-runtime moves workers/*-from-config.ts, tool-registry.ts and run-deps.ts into src/runtime/
-  { rule: "entry-cross-import", file: "src/cli/commands/gate-check.ts", target: "workers" },
-  // removed by #19: h-runtime moves workers/*-from-config.ts, tool-registry.ts and run-deps.ts into src/runtime/
   { rule: "entry-cross-import", file: "src/cli/commands/jobs-commands.test.ts", target: "workers" },
-  // removed by #19: h-runtime moves workers/*-from-config.ts, tool-registry.ts and run-deps.ts into src/runtime/
-  { rule: "entry-cross-import", file: "src/cli/commands/jobs-shared.ts", target: "workers" },
-  // removed by #19: h-runtime moves workers/*-from-config.ts, tool-registry.ts and run-deps.ts into src/runtime/
-  { rule: "entry-cross-import", file: "src/cli/commands/policy-explain.ts", target: "workers" },
   // removed by #19: h-queue replaces the bullmq import with src/queue/'s factories and operations
   { rule: "bullmq-outside-queue", file: "src/cli/commands/run-follow.ts", target: "bullmq" },
   // removed by #19: h-queue replaces the bullmq import with src/queue/'s factories and operations
   { rule: "bullmq-outside-queue", file: "src/cli/commands/run.ts", target: "bullmq" },
-  // removed by #19: h-runtime moves workers/*-from-config.ts, tool-registry.ts and run-deps.ts into src/runtime/
-  { rule: "entry-cross-import", file: "src/cli/commands/run.ts", target: "workers" },
   // removed by #19: h-queue replaces the bullmq import with src/queue/'s factories and operations
   { rule: "bullmq-outside-queue", file: "src/cli/commands/schedules-shared.ts", target: "bullmq" },
-  // removed by #19: h-runtime moves workers/*-from-config.ts, tool-registry.ts and run-deps.ts into src/runtime/
-  { rule: "entry-cross-import", file: "src/cli/commands/start.ts", target: "workers" },
-  // removed by #19: h-runtime moves workers/*-from-config.ts, tool-registry.ts and run-deps.ts into src/runtime/
-  { rule: "entry-cross-import", file: "src/cli/commands/tools-list.test.ts", target: "workers" },
-  // removed by #19: h-runtime moves workers/*-from-config.ts, tool-registry.ts and run-deps.ts into src/runtime/
-  { rule: "entry-cross-import", file: "src/cli/commands/tools-list.ts", target: "workers" },
   // removed by #19: h-catalog: gate imports catalog data and types from src/catalog/, not src/tools/
   { rule: "pure-folder-edge", file: "src/gate/allow-always.ts", target: "tools" },
   // removed by #19: h-catalog: gate imports catalog data and types from src/catalog/, not src/tools/
@@ -566,7 +548,7 @@ export const TRANSITIONAL_EXCEPTIONS: readonly TransitionalException[] = [
   // removed by #19: h-queue moves the promoter and the canceller into src/queue/
   { rule: "bullmq-outside-queue", file: "workers/parts.ts", target: "bullmq" },
   // removed by #19: h-runtime moves run-deps into src/runtime/, building queues with src/queue/'s factories
-  { rule: "bullmq-outside-queue", file: "workers/run-deps.ts", target: "bullmq" },
+  { rule: "bullmq-outside-queue", file: "src/runtime/run-deps-from-config.ts", target: "bullmq" },
   // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
   { rule: "pure-reaches-io", file: "src/policy", target: "node:child_process" },
   // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel

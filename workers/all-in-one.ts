@@ -1,52 +1,17 @@
 import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { boundPublicUrl, type EchoRunnerConfig } from "../src/config/index.js";
-import type { Logger } from "../src/logging/index.js";
+import { boundPublicUrl } from "../src/config/index.js";
 import { createRedisConnection, type RedisConnection } from "../src/queue/index.js";
-import type { ConfigScheduleEntry } from "../src/scheduler/index.js";
-import type { DeepReadonly } from "../src/shared/index.js";
+import {
+  type PartContext,
+  type ProcessOptions,
+  type ProcessPart,
+  type RunningProcess,
+  toolRegistryFor,
+} from "../src/runtime/index.js";
 import { type LocalRedis, startLocalRedis } from "./local-redis.js";
-import type { PartContext } from "./part-context.js";
 import { type RunningPart, startHttpPart, startSchedulerPart, startWorkerPart } from "./parts.js";
-import { runShutdown, type ShutdownStep, type StopReport } from "./shutdown.js";
-import { toolRegistryFor } from "./tool-registry.js";
-
-/** The parts one process can run. */
-export const PROCESS_PARTS = ["worker", "scheduler", "http"] as const;
-export type ProcessPart = (typeof PROCESS_PARTS)[number];
-
-/** Options for {@link startProcess}. */
-export interface ProcessOptions {
-  config: DeepReadonly<EchoRunnerConfig>;
-  logger: Logger;
-  env: NodeJS.ProcessEnv;
-  /** REDIS_URL from the environment; when unset a local redis-server is started under dataDir. */
-  redisUrl: string | undefined;
-  dataDir: string;
-  /**
-   * A workspace inside the data dir (the demo's): the data dir stays read-only for agents' file
-   * tools except this one directory.
-   */
-  workspaceInDataDir?: string;
-  baseDir: string;
-  configPaths: readonly string[];
-  parts: readonly ProcessPart[];
-  configSchedules: readonly ConfigScheduleEntry[];
-  /** How long stop() may take in all before it gives up on what is left (default 10 s). */
-  shutdownGraceMs?: number;
-}
-
-/**
- * A running process; stop() shuts the parts down in order and stops the local Redis last. It is
- * bounded: a step that cannot finish (Redis gone) is given up on and named in the report.
- */
-export interface RunningProcess {
-  httpAddress: string | undefined;
-  redisUrl: string;
-  stop(): Promise<StopReport>;
-}
-
-export type { StopReport } from "./shutdown.js";
+import { runShutdown, type ShutdownStep } from "./shutdown.js";
 
 /** When Redis is already gone at shutdown, waiting for it longer than this helps nobody. */
 const REDIS_DOWN_GRACE_MS = 2000;

@@ -9,6 +9,17 @@ import { createHttpServer } from "../src/http/index.js";
 import { createMetricsCollector, RunnerMetrics } from "../src/metrics/index.js";
 import { bullPrefix } from "../src/queue/index.js";
 import {
+  approvalsFromConfig,
+  buildRunDeps,
+  callGuardFromConfig,
+  metricsTokenFromConfig,
+  operatorsFromConfig,
+  type PartContext,
+  storyReaderFromConfig,
+  toolEnvironmentFromProbe,
+  type WorkerTools,
+} from "../src/runtime/index.js";
+import {
   type ConfigScheduleEntry,
   createScheduleRunHooks,
   Scheduler,
@@ -17,17 +28,8 @@ import {
 } from "../src/scheduler/index.js";
 import { systemClock } from "../src/shared/index.js";
 import { startAgentWorker } from "./agent-worker.js";
-import { approvalsFromConfig } from "./approvals-from-config.js";
-import { callGuardFromConfig } from "./guard-from-config.js";
-import { toolEnvironmentFromProbe } from "./network-environment.js";
-import { metricsTokenFromConfig, operatorsFromConfig } from "./operators-from-config.js";
-import type { PartContext } from "./part-context.js";
-import { buildRunDeps } from "./run-deps.js";
-import { storyReaderFromConfig } from "./story-from-config.js";
 
-export type { PartContext } from "./part-context.js";
-
-import type { WorkerTools } from "./tool-registry.js";
+export type { PartContext } from "../src/runtime/index.js";
 
 /** A started part; stop() is idempotent and waits for in-flight work to settle. */
 export interface RunningPart {

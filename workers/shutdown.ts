@@ -1,10 +1,4 @@
-/** What a bounded shutdown could not finish, for the operator. */
-export interface StopReport {
-  /** True when every step finished within its time. */
-  clean: boolean;
-  /** One line per step that timed out or failed, saying what was left undone and what that means. */
-  notFlushed: string[];
-}
+import type { StopReport } from "../src/runtime/index.js";
 
 /** One shutdown step: a name, the work, and what is left undone if it does not finish. */
 export interface ShutdownStep {

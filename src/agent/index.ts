@@ -1,3 +1,7 @@
+export { auditTrailSink } from "./adapters/audit-sink.js";
+export { redisSpillStore } from "./adapters/redis-spill-store.js";
+export { smartApproverFromModel } from "./adapters/smart-approver.js";
+export { storeApprovals } from "./adapters/store-approvals.js";
 export {
   BUDGET_LIMITS,
   type BudgetExhaustion,
@@ -99,8 +103,6 @@ export {
   ScriptedTurn,
 } from "./model/scripted-script.js";
 export { type RunAgentOptions, runAgent } from "./run/agent-run.js";
-export { auditTrailSink } from "./run/audit-sink.js";
-export { type CallGuardOptions, createCallGuard } from "./run/call-guard.js";
 export { createClarifyTool } from "./run/clarify.js";
 export { ParkSignal } from "./run/park-signal.js";
 export type {
@@ -114,18 +116,15 @@ export type {
   SpillStore,
 } from "./run/ports.js";
 export { queueChildren } from "./run/queue-children.js";
-export { redisSpillStore } from "./run/redis-spill-store.js";
 export {
   RUN_STATUSES,
   type RunDeps,
   type RunLimits,
   type RunOutcome,
   type RunStatus,
-} from "./run/run-deps.js";
+} from "./run/run-contract.js";
 export { archiveRun, type SessionRecorder, sessionTranscript } from "./run/session-transcript.js";
 export { shouldRetryRun } from "./run/should-retry.js";
-export { smartApproverFromModel } from "./run/smart-approver.js";
-export { storeApprovals } from "./run/store-approvals.js";
 export { childRunId } from "./run/subagent-call.js";
 export {
   createSubagentTools,

@@ -108,4 +108,5 @@ export {
   describeRefusal,
   MAX_COMMENT_LENGTH,
 } from "./store-decide.js";
+export { TerminalNotifier } from "./terminal-notifier.js";
 export { WebhookNotifier, type WebhookSettings } from "./webhook-notifier.js";

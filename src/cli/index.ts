@@ -1,3 +1,3 @@
-export { COMMANDS } from "./commands/index.js";
+// Only what the binary's entry (src/main.ts) needs: loading this index must not load every command.
 export { bufferIo, type CliCommand, type CliIo, EXIT, processIo } from "./io.js";
-export { runCli } from "./run-cli.js";
+export { runMain } from "./run-main.js";

@@ -1,4 +1,6 @@
-/** Where a CLI command reads and writes; tests pass buffers, main.ts passes the process streams. */
+import type { StartProcess } from "../runtime/index.js";
+
+/** Where a CLI command reads and writes; tests pass buffers, src/main.ts passes the process streams. */
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
@@ -6,6 +8,11 @@ export interface CliIo {
   readStdin: () => Promise<string>;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /**
+   * Runs the long-lived parts in this process (workers/all-in-one.ts, handed in by src/main.ts);
+   * absent where commands run in memory (tests), so `start` and its siblings cannot run there.
+   */
+  startProcess?: StartProcess;
 }
 
 /** A CLI command: gets its arguments after the command words, returns the exit code. */

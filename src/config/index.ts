@@ -3,7 +3,6 @@ export { ENV_OVERRIDE_PREFIX, envOverrideSource, RESERVED_ENV_NAMES } from "./en
 export { type LoadConfigOptions, type LoadedConfig, loadConfig, validateSources } from "./load.js";
 export { type MergedConfig, mergeSources } from "./merge.js";
 export { type ConfigProblem, formatProblems } from "./problems.js";
-export { effectiveSessionMode, gateConfigFromConfig, policyInputFromConfig } from "./runtime-inputs.js";
 export {
   CATCH_UP_POLICIES,
   type EchoRunnerConfig,

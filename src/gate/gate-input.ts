@@ -1,21 +1,14 @@
+import type { GuardAssessment } from "../guard/index.js";
 import type { ApprovalMode, ExecAsk, ExecMode, ExecSecurity, UnattendedPolicy } from "../policy/index.js";
 import type { RiskLevel } from "../tools/index.js";
+
+export type { GuardAssessment } from "../guard/index.js";
 
 /** The tools whose calls run processes on a host (seed 000: elevation applies only to these). */
 export const EXEC_CLASS_TOOLS = ["exec", "execute_code", "process"] as const;
 
 /** Where exec-class tools run (`tools.exec.host`). */
 export type ExecHostKind = "local" | "remote" | "sandbox";
-
-/** What the static guard said about a call (command guard + exec policy, SSRF, path fence). */
-export interface GuardAssessment {
-  readonly verdict: "allow" | "ask" | "deny";
-  /** Rule id, e.g. "hard.recursive-delete-system", "ssrf.internal", "exec.safe-bins". */
-  readonly rule: string;
-  readonly reason: string;
-  /** For exec-class calls: every simple command is a safe bin whose argv fits its profile. */
-  readonly safeBins?: boolean;
-}
 
 /** One tool call as the gate sees it. Arguments were validated and classified before. */
 export interface GateCall {

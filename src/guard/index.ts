@@ -1,5 +1,11 @@
 export { BENIGN_COMMANDS } from "./benign-commands.fixture.js";
 export {
+  type CallGuard,
+  type CallGuardContext,
+  type CallGuardOptions,
+  createCallGuard,
+} from "./call-guard.js";
+export {
   type CommandAnalysis,
   type CommandGuard,
   commandGuardFromParser,
@@ -37,6 +43,7 @@ export {
   stricterExecVerdict,
 } from "./exec-policy.js";
 export { FS_ENTRY_KINDS, type FsEntryKind, type FsView, memoryFsView } from "./fs-view.js";
+export type { GuardAssessment } from "./guard-assessment.js";
 export {
   findInvisibleCharacters,
   INVISIBLE_CHARACTERS_RULE,

@@ -10,6 +10,7 @@ import { loadConfig } from "../../src/config/index.js";
 import type { GatePorts } from "../../src/gate/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { type AgentJobPayload, bullPrefix } from "../../src/queue/index.js";
+import { buildRunDeps } from "../../src/runtime/index.js";
 import {
   type AnyTool,
   createToolRegistry,
@@ -17,7 +18,6 @@ import {
   type ToolEnvironment,
   toolSuccess,
 } from "../../src/tools/index.js";
-import { buildRunDeps } from "../../workers/run-deps.js";
 
 /**
  * A real side-effect tool for durability tests, under the catalog name write_file: every execution

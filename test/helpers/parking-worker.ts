@@ -7,8 +7,8 @@ import { Type } from "typebox";
 import { stringify } from "yaml";
 import type { ApprovalStore } from "../../src/approvals/index.js";
 import { createLogger, type Logger } from "../../src/logging/index.js";
+import { approvalsFromConfig } from "../../src/runtime/index.js";
 import { createToolRegistry, defineTool, toolSuccess } from "../../src/tools/index.js";
-import { approvalsFromConfig } from "../../workers/approvals-from-config.js";
 import { type PartContext, startWorkerPart } from "../../workers/parts.js";
 import { testConfig } from "./agent-harness.js";
 

@@ -33,11 +33,8 @@ async function scratch(): Promise<{ root: string; source: string; stamp: string 
   const source = join(root, "src", "deep", "thing.ts");
   await writeFile(source, "export const x = 1;\n");
   await writeFile(join(root, "src", "deep", "thing.test.ts"), "// tests are not compiled\n");
-  await mkdir(join(root, "dist", "src", "cli"), { recursive: true });
-  await writeFile(
-    join(root, "dist", "src", "cli", "main.js"),
-    'process.stdout.write("compiled main ran\\n");\n',
-  );
+  await mkdir(join(root, "dist", "src"), { recursive: true });
+  await writeFile(join(root, "dist", "src", "main.js"), 'process.stdout.write("compiled main ran\\n");\n');
   const past = new Date(Date.now() - 60_000);
   await utimes(source, past, past);
   const stamp = join(root, "dist", ".build-stamp.json");

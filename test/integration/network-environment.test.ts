@@ -3,11 +3,10 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { Type } from "typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { policyInputFromConfig } from "../../src/config/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { resolveToolPolicy } from "../../src/policy/index.js";
+import { policyInputFromConfig, toolEnvironmentFromProbe } from "../../src/runtime/index.js";
 import { createToolRegistry, defineTool, toolSuccess } from "../../src/tools/index.js";
-import { toolEnvironmentFromProbe } from "../../workers/network-environment.js";
 import { testConfig } from "../helpers/agent-harness.js";
 
 /**

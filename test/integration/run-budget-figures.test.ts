@@ -6,9 +6,9 @@ import { ApprovalStore } from "../../src/approvals/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { createMetricsCollector, RunnerMetrics } from "../../src/metrics/index.js";
 import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { ownerNotifierFromConfig } from "../../src/runtime/index.js";
 import { systemClock } from "../../src/shared/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
-import { ownerNotifierFromConfig } from "../../workers/owner-notice.js";
 import {
   agentQueue,
   countingWriteTool,

@@ -1,10 +1,15 @@
 import { Writable } from "node:stream";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApprovalStore, approvalLink, composeMessage, LogNotifier } from "../../src/approvals/index.js";
+import {
+  ApprovalStore,
+  approvalLink,
+  composeMessage,
+  LogNotifier,
+  TerminalNotifier,
+} from "../../src/approvals/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { ManualClock } from "../../src/shared/index.js";
-import { TerminalNotifier } from "../../workers/terminal-notifier.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 
 /** The no-SMTP notifiers: their structured log line names the run; the link stays off it. */

@@ -1,6 +1,5 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCallGuard } from "../../src/agent/index.js";
 import {
   ApprovalNotifications,
   type ApprovalRecord,
@@ -8,6 +7,7 @@ import {
   composeMessage,
   EmailNotifier,
 } from "../../src/approvals/index.js";
+import { createCallGuard } from "../../src/guard/index.js";
 import { createHttpServer, type FailureLimits, OperatorCredentials } from "../../src/http/index.js";
 import { LinkFailures } from "../../src/http/link-failures.js";
 import { createLogger } from "../../src/logging/index.js";

@@ -5,19 +5,21 @@ import {
   type ConfigSource,
   DEFAULT_CONFIG_PATH,
   EXEC_HOSTS,
-  effectiveSessionMode,
   envOverrideSource,
-  gateConfigFromConfig,
   IN_DOUBT_POLICIES,
   LOG_FORMATS,
   LOG_LEVELS,
   type LoadedConfig,
   parseYamlConfig,
-  policyInputFromConfig,
   SECURITY_ORDERED_KEYS,
   validateSources,
 } from "../../src/config/index.js";
 import { EXEC_MODE_BY_PERMISSION_MODE, SESSION_PERMISSION_MODES } from "../../src/policy/index.js";
+import {
+  effectiveSessionMode,
+  gateConfigFromConfig,
+  policyInputFromConfig,
+} from "../../src/runtime/index.js";
 import { isRunnerError } from "../../src/shared/index.js";
 import { TOOL_PROFILES } from "../../src/tools/index.js";
 import { iterations, pick, prng, suiteSeed } from "./seeded.js";

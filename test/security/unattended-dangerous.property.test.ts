@@ -29,8 +29,8 @@ import {
   SESSION_PERMISSION_MODES,
   UNATTENDED_POLICIES,
 } from "../../src/policy/index.js";
+import { callGuardFromConfig } from "../../src/runtime/index.js";
 import { TOOL_PROFILES } from "../../src/tools/index.js";
-import { callGuardFromConfig } from "../../workers/guard-from-config.js";
 import { iterations, pick, prng, subset, suiteSeed } from "./seeded.js";
 
 /**

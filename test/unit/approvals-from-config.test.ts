@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveRequestPolicy } from "../../src/approvals/index.js";
-import { approvalPolicyFromConfig } from "../../workers/approvals-from-config.js";
+import { approvalPolicyFromConfig } from "../../src/runtime/index.js";
 import { testConfig } from "../helpers/agent-harness.js";
 
 describe("the approval policy from config", () => {

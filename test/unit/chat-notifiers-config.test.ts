@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { loadConfig } from "../../src/config/index.js";
+import { chatNotifiersFromConfig } from "../../src/runtime/index.js";
 import { isRunnerError } from "../../src/shared/index.js";
-import { chatNotifiersFromConfig } from "../../workers/chat-notifiers-from-config.js";
 
 async function load(project: Record<string, unknown>) {
   const dir = await mkdtemp(join(tmpdir(), "echo-chatcfg-"));

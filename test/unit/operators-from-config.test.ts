@@ -2,8 +2,8 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { metricsTokenFromConfig, operatorsFromConfig } from "../../src/runtime/index.js";
 import { isRunnerError } from "../../src/shared/index.js";
-import { metricsTokenFromConfig, operatorsFromConfig } from "../../workers/operators-from-config.js";
 import { testConfig } from "../helpers/agent-harness.js";
 
 const ANN = "ann-token-0123456789abcdefghijklmnopqrstuv";

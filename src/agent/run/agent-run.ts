@@ -15,7 +15,7 @@ import { taskWithDependencies, throwIfStopRequested } from "./dependency-answers
 import { endedByFinishReason } from "./finish-outcome.js";
 import { ModelTurns } from "./model-turns.js";
 import { ParkSignal } from "./park-signal.js";
-import type { RunDeps, RunOutcome } from "./run-deps.js";
+import type { RunDeps, RunOutcome } from "./run-contract.js";
 import type { RunScope } from "./run-scope.js";
 import { childrenStartedBy } from "./subagent-tools.js";
 import { batchVeto } from "./tool-batch-hook.js";

@@ -4,7 +4,7 @@ import type { AgentJobPayload } from "../../queue/index.js";
 import { ManualClock } from "../../shared/index.js";
 import { describeCatalogTool, type ToolDescriptor } from "../../tools/index.js";
 import type { ChildrenPort } from "./ports.js";
-import type { RunDeps } from "./run-deps.js";
+import type { RunDeps } from "./run-contract.js";
 import type { RunScope } from "./run-scope.js";
 import { subagentResult } from "./subagent-call.js";
 import type { SubagentTool } from "./subagent-tools.js";

@@ -1,6 +1,6 @@
 import { assertNever } from "../../shared/index.js";
 import type { ModelResponse } from "../model/model-client.js";
-import type { RunOutcome } from "./run-deps.js";
+import type { RunOutcome } from "./run-contract.js";
 
 /**
  * The outcome of a response that ends the run whatever it asks for: one cut at the output limit

@@ -8,7 +8,7 @@ import {
   type ModelToolSpec,
 } from "../model/model-client.js";
 import { completeWithRetries } from "../model/model-retry.js";
-import type { RunOutcome } from "./run-deps.js";
+import type { RunOutcome } from "./run-contract.js";
 import type { RunScope } from "./run-scope.js";
 
 /**

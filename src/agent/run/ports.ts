@@ -1,15 +1,8 @@
-import type { GateCall, GateDecision, GuardAssessment } from "../../gate/index.js";
+import type { GateCall, GateDecision } from "../../gate/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
-import type { ToolExecutionContext, ToolResult } from "../../tools/index.js";
+import type { ToolResult } from "../../tools/index.js";
 
-/** Assesses one call with the guard (command guard + exec policy, SSRF with DNS, path fence). */
-export interface CallGuard {
-  assess(
-    tool: string,
-    args: Readonly<Record<string, unknown>>,
-    ctx: ToolExecutionContext,
-  ): Promise<GuardAssessment | undefined>;
-}
+export type { CallGuard } from "../../guard/index.js";
 
 /** What the approval store knows about a parked call (looked up by the call's idempotency key). */
 export type ApprovalState =

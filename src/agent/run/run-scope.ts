@@ -1,6 +1,6 @@
 import type { ToolPolicyResolution } from "../../policy/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
-import type { RunDeps } from "./run-deps.js";
+import type { RunDeps } from "./run-contract.js";
 
 /** One run's state that every tool call of it shares. */
 export interface RunScope {

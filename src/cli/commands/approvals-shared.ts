@@ -1,6 +1,6 @@
-import { approvalPolicyFromConfig } from "../../../workers/approvals-from-config.js";
 import { type ApprovalRecord, ApprovalStore, formatTime } from "../../approvals/index.js";
 import type { EchoRunnerConfig } from "../../config/index.js";
+import { approvalPolicyFromConfig } from "../../runtime/index.js";
 import { type DeepReadonly, makeVisible, RunnerError } from "../../shared/index.js";
 import type { CliIo } from "../io.js";
 import { connectCliRedis } from "./cli-redis.js";

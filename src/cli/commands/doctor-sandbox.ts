@@ -1,6 +1,6 @@
-import { sandboxFromConfig } from "../../../workers/sandbox-from-config.js";
 import type { EchoRunnerConfig } from "../../config/index.js";
 import { systemHostResolver } from "../../platform/index.js";
+import { sandboxFromConfig } from "../../runtime/index.js";
 import type { DeepReadonly } from "../../shared/index.js";
 import { probeSandbox } from "../../tools/index.js";
 import { type DoctorCheck, fail, ok, warn } from "./doctor-check.js";

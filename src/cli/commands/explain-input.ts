@@ -1,5 +1,6 @@
-import { type LoadedConfig, policyInputFromConfig } from "../../config/index.js";
+import type { LoadedConfig } from "../../config/index.js";
 import type { SessionPermissionMode, ToolListSource, ToolPolicyInput } from "../../policy/index.js";
+import { policyInputFromConfig } from "../../runtime/index.js";
 import {
   describeCatalogTool,
   parseMcpToolName,

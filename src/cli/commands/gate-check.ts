@@ -1,16 +1,11 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { callGuardFromConfig } from "../../../workers/guard-from-config.js";
 import type { CallGuard } from "../../agent/index.js";
-import {
-  effectiveSessionMode,
-  gateConfigFromConfig,
-  type LoadedConfig,
-  loadConfig,
-} from "../../config/index.js";
+import { type LoadedConfig, loadConfig } from "../../config/index.js";
 import { ApprovalGate, type GateContext, type GateDecision, type GateStepTrace } from "../../gate/index.js";
 import { checkToolCall, resolveToolPolicy, SESSION_PERMISSION_MODES } from "../../policy/index.js";
+import { callGuardFromConfig, effectiveSessionMode, gateConfigFromConfig } from "../../runtime/index.js";
 import { hashCanonical, RunnerError } from "../../shared/index.js";
 import { createToolExecutionContext } from "../../tools/index.js";
 import { type CliCommand, type CliIo, EXIT } from "../io.js";

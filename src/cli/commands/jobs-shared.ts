@@ -1,6 +1,6 @@
-import { approvalPolicyFromConfig } from "../../../workers/approvals-from-config.js";
 import { RunInspector, usageText } from "../../agent/index.js";
 import { ApprovalStore, formatTime } from "../../approvals/index.js";
+import { approvalPolicyFromConfig } from "../../runtime/index.js";
 import type { CliIo } from "../io.js";
 import { connectCliRedis } from "./cli-redis.js";
 

@@ -1,5 +1,4 @@
 import { parseArgs } from "node:util";
-import { callGuardFromConfig } from "../../../workers/guard-from-config.js";
 import { loadConfig } from "../../config/index.js";
 import {
   explainTool,
@@ -8,6 +7,7 @@ import {
   type SessionPermissionMode,
   type ToolExplanation,
 } from "../../policy/index.js";
+import { callGuardFromConfig } from "../../runtime/index.js";
 import { RunnerError } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
 import { explainInputFromConfig } from "./explain-input.js";

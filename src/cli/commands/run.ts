@@ -1,9 +1,9 @@
 import { parseArgs } from "node:util";
 import { Queue } from "bullmq";
-import { approvalPolicyFromConfig } from "../../../workers/approvals-from-config.js";
 import { ApprovalStore } from "../../approvals/index.js";
 import { AuditTrail } from "../../journal/index.js";
 import { type AgentJobPayload, bullPrefix, enqueueAgentRun } from "../../queue/index.js";
+import { approvalPolicyFromConfig } from "../../runtime/index.js";
 import { RunnerError, randomId } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
 import { operatorIdentity } from "./approvals-shared.js";

@@ -1,8 +1,9 @@
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { type ProcessPart, startProcess } from "../../../workers/all-in-one.js";
 import { loadConfig } from "../../config/index.js";
 import { createLogger } from "../../logging/index.js";
+import type { ProcessPart } from "../../runtime/index.js";
+import { RunnerError } from "../../shared/index.js";
 import { type CliCommand, type CliIo, EXIT } from "../io.js";
 import { checkedConfigScheduleEntries } from "./config-schedules.js";
 import {
@@ -19,6 +20,13 @@ async function runParts(
   io: CliIo,
   options: { demoByDefault: boolean },
 ): Promise<number> {
+  const { startProcess } = io;
+  if (!startProcess) {
+    throw new RunnerError(
+      "INTERNAL",
+      "this CLI was started without the process parts; run it as `echo-runner` (bin/echo-runner.js, src/main.ts)",
+    );
+  }
   const { values } = parseArgs({
     args,
     options: { config: { type: "string" }, "data-dir": { type: "string" } },

@@ -1,9 +1,9 @@
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
-import { buildToolSet } from "../../../workers/tool-registry.js";
 import { type EchoRunnerConfig, loadConfig } from "../../config/index.js";
 import { createLogger } from "../../logging/index.js";
+import { buildToolSet } from "../../runtime/index.js";
 import type { DeepReadonly } from "../../shared/index.js";
 import {
   type AnyTool,

@@ -1,6 +1,6 @@
 import type { AuditTrail } from "../../journal/index.js";
 import { CAPABILITIES, type Capability } from "../../tools/index.js";
-import type { AuditSink } from "./ports.js";
+import type { AuditSink } from "../run/ports.js";
 
 const KNOWN_CAPABILITIES: ReadonlySet<string> = new Set(CAPABILITIES);
 

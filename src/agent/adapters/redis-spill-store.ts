@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from "ioredis";
 import { sha256Hex } from "../../shared/index.js";
-import type { SpillStore } from "./ports.js";
+import type { SpillStore } from "../run/ports.js";
 
 /** Spilled results in Redis: one string per result under the run's hash tag, expiring with the journal. */
 export function redisSpillStore(

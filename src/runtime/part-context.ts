@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from "ioredis";
-import type { EchoRunnerConfig } from "../src/config/index.js";
-import type { Logger } from "../src/logging/index.js";
-import type { DeepReadonly } from "../src/shared/index.js";
+import type { EchoRunnerConfig } from "../config/index.js";
+import type { Logger } from "../logging/index.js";
+import type { DeepReadonly } from "../shared/index.js";
 
 /** What every part of a process shares: config, logger, one Redis connection. */
 export interface PartContext {

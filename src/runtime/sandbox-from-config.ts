@@ -1,8 +1,8 @@
 import { isAbsolute, resolve } from "node:path";
-import type { EchoRunnerConfig } from "../src/config/index.js";
-import type { HostResolver } from "../src/guard/index.js";
-import type { DeepReadonly } from "../src/shared/index.js";
-import { checkWorkspaceOverlap, createSandboxHost, type SandboxHost } from "../src/tools/index.js";
+import type { EchoRunnerConfig } from "../config/index.js";
+import type { HostResolver } from "../guard/index.js";
+import type { DeepReadonly } from "../shared/index.js";
+import { checkWorkspaceOverlap, createSandboxHost, type SandboxHost } from "../tools/index.js";
 import { webFetchOptionsFromConfig } from "./tools-from-config.js";
 
 /** What {@link sandboxFromConfig} needs besides config. */

@@ -1,15 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { createCommandGuard } from "../platform/index.js";
+import type { NetworkPolicy } from "../policy/index.js";
+import { createToolExecutionContext } from "../tools/index.js";
+import { createCallGuard } from "./call-guard.js";
 import {
   type CommandGuard,
   createExecPolicy,
   createPathFence,
   type HostResolver,
   memoryFsView,
-} from "../../guard/index.js";
-import { createCommandGuard } from "../../platform/index.js";
-import type { NetworkPolicy } from "../../policy/index.js";
-import { createToolExecutionContext } from "../../tools/index.js";
-import { createCallGuard } from "./call-guard.js";
+} from "./index.js";
 
 let guard: CommandGuard;
 beforeAll(async () => {

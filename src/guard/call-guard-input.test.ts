@@ -1,9 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createExecPolicy, createPathFence, memoryFsView } from "../../guard/index.js";
-import { createCommandGuard } from "../../platform/index.js";
-import { createToolExecutionContext, type ToolExecutionContext } from "../../tools/index.js";
-import { createCallGuard } from "./call-guard.js";
-import type { CallGuard } from "./ports.js";
+import { createCommandGuard } from "../platform/index.js";
+import { createToolExecutionContext, type ToolExecutionContext } from "../tools/index.js";
+import { type CallGuard, createCallGuard } from "./call-guard.js";
+import { createExecPolicy, createPathFence, memoryFsView } from "./index.js";
 
 // What `process start` recorded for the run "run-1": p1 a shell, p2 python, p3 a plain filter.
 const PROCESSES: Record<string, string> = { p1: "sh", p2: "python3", p3: "cat > out.txt", p4: "bash -i" };

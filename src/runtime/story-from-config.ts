@@ -1,8 +1,8 @@
 import type { Cluster, Redis } from "ioredis";
-import { ApprovalStoryReader, RunInspector } from "../src/agent/index.js";
-import type { ApprovalStore } from "../src/approvals/index.js";
-import type { EchoRunnerConfig } from "../src/config/index.js";
-import type { DeepReadonly } from "../src/shared/index.js";
+import { ApprovalStoryReader, RunInspector } from "../agent/index.js";
+import type { ApprovalStore } from "../approvals/index.js";
+import type { EchoRunnerConfig } from "../config/index.js";
+import type { DeepReadonly } from "../shared/index.js";
 
 /**
  * Longest field the story's inspector reads before the story cuts it with a note: large enough

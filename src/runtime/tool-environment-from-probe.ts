@@ -1,8 +1,8 @@
-import type { EchoRunnerConfig } from "../src/config/index.js";
-import type { Logger } from "../src/logging/index.js";
-import { probeOutboundNetwork, type RouteTables, type TcpProbe } from "../src/platform/index.js";
-import type { DeepReadonly } from "../src/shared/index.js";
-import type { ToolEnvironment } from "../src/tools/index.js";
+import type { EchoRunnerConfig } from "../config/index.js";
+import type { Logger } from "../logging/index.js";
+import { probeOutboundNetwork, type RouteTables, type TcpProbe } from "../platform/index.js";
+import type { DeepReadonly } from "../shared/index.js";
+import type { ToolEnvironment } from "../tools/index.js";
 
 /** The probe's I/O, injectable for tests: a TCP connect and the routing-table reader. */
 export interface NetworkEnvironmentIo {

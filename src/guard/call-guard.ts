@@ -1,20 +1,27 @@
-import type { GuardAssessment } from "../../gate/index.js";
-import {
-  checkExecNetwork,
-  checkUrl,
-  type ExecHostKind,
-  type ExecPolicy,
-  type ExecVerdict,
-  findInvisibleCharacters,
-  type HostResolver,
-  hostEffect,
-  type PathAccess,
-  type PathFence,
-  stricterExecVerdict,
-} from "../../guard/index.js";
-import { isHostAllowed, type NetworkPolicy } from "../../policy/index.js";
-import type { ToolExecutionContext } from "../../tools/index.js";
-import type { CallGuard } from "./ports.js";
+import { isHostAllowed, type NetworkPolicy } from "../policy/index.js";
+import { type ExecHostKind, hostEffect } from "./exec-host-table.js";
+import { checkExecNetwork } from "./exec-network.js";
+import { type ExecPolicy, type ExecVerdict, stricterExecVerdict } from "./exec-policy.js";
+import type { GuardAssessment } from "./guard-assessment.js";
+import { findInvisibleCharacters } from "./invisible-characters.js";
+import type { PathAccess, PathFence } from "./path-fence.js";
+import { checkUrl, type HostResolver } from "./ssrf.js";
+
+/** What the guard reads of a call's execution context (a tool's ToolExecutionContext has these). */
+export interface CallGuardContext {
+  readonly executionId: string;
+  readonly workspace: string;
+  readonly workspaceOnly: boolean;
+}
+
+/** Assesses one call with the guard (command guard + exec policy, SSRF with DNS, path fence). */
+export interface CallGuard {
+  assess(
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+    ctx: CallGuardContext,
+  ): Promise<GuardAssessment | undefined>;
+}
 
 /** Options for {@link createCallGuard}. */
 export interface CallGuardOptions {
@@ -78,7 +85,7 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
    * The workspace fence over a command's path operands (workspace-only runs): a hard finding
    * (deny) outranks the fence; otherwise an operand the fence denies denies the call.
    */
-  function fenced(command: string, verdict: GuardAssessment, ctx: ToolExecutionContext): GuardAssessment {
+  function fenced(command: string, verdict: GuardAssessment, ctx: CallGuardContext): GuardAssessment {
     if (verdict.verdict === "deny" || !ctx.workspaceOnly || !options.commandPaths) return verdict;
     const fence = options.pathFence(ctx.workspace, true);
     for (const path of options.commandPaths(command)) {

@@ -1,10 +1,10 @@
 import { isAbsolute, resolve } from "node:path";
 import type { Cluster, Redis } from "ioredis";
-import { type EchoRunnerConfig, optionalSecret, resolveSecret } from "../src/config/index.js";
-import { checkUrl, type HostResolver } from "../src/guard/index.js";
-import type { Logger } from "../src/logging/index.js";
-import { isHostAllowed } from "../src/policy/index.js";
-import { assertNever, type Clock, type DeepReadonly } from "../src/shared/index.js";
+import { type EchoRunnerConfig, optionalSecret, resolveSecret } from "../config/index.js";
+import { checkUrl, type HostResolver } from "../guard/index.js";
+import type { Logger } from "../logging/index.js";
+import { isHostAllowed } from "../policy/index.js";
+import { assertNever, type Clock, type DeepReadonly } from "../shared/index.js";
 import {
   createMessageSender,
   type ExtraToolRuntime,
@@ -16,7 +16,7 @@ import {
   type SessionArchive,
   type WebFetchOptions,
   type WebSearchSettings,
-} from "../src/tools/index.js";
+} from "../tools/index.js";
 
 /**
  * Config → the runtime of the web, knowledge, skills, media and messaging tools and the MCP server

@@ -1,3 +1,4 @@
+import type { EchoRunnerConfig } from "../config/index.js";
 import type { GateConfig } from "../gate/index.js";
 import {
   EXEC_MODE_BY_PERMISSION_MODE,
@@ -9,7 +10,6 @@ import {
 } from "../policy/index.js";
 import type { DeepReadonly } from "../shared/index.js";
 import type { ToolDescriptor } from "../tools/index.js";
-import type { EchoRunnerConfig } from "./schema.js";
 
 type Config = DeepReadonly<EchoRunnerConfig>;
 

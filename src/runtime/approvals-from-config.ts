@@ -4,13 +4,13 @@ import {
   type ApprovalPolicy,
   ApprovalStore,
   createNotifiers,
-} from "../src/approvals/index.js";
-import { type EchoRunnerConfig, optionalSecret } from "../src/config/index.js";
-import type { Logger } from "../src/logging/index.js";
-import type { DeepReadonly } from "../src/shared/index.js";
+  TerminalNotifier,
+} from "../approvals/index.js";
+import { type EchoRunnerConfig, optionalSecret } from "../config/index.js";
+import type { Logger } from "../logging/index.js";
+import type { DeepReadonly } from "../shared/index.js";
 import { chatNotifiersFromConfig } from "./chat-notifiers-from-config.js";
 import { storyReaderFromConfig } from "./story-from-config.js";
-import { TerminalNotifier } from "./terminal-notifier.js";
 
 /** The approval policy of config (waits, required approvals, self-approval, reminders, approvers). */
 export function approvalPolicyFromConfig(config: DeepReadonly<EchoRunnerConfig>): ApprovalPolicy {

@@ -13,24 +13,23 @@ import {
   redisSpillStore,
   redisUsageIndex,
   smartApproverFromModel,
-} from "../src/agent/index.js";
+} from "../agent/index.js";
+import { type EchoRunnerConfig, resolveSecret } from "../config/index.js";
+import { ApprovalGate, type GatePorts } from "../gate/index.js";
+import { AuditTrail, Journal } from "../journal/index.js";
+import type { Logger } from "../logging/index.js";
+import { prepareToolPolicy, resolvePreparedToolPolicy } from "../policy/index.js";
+import { bullPrefix } from "../queue/index.js";
+import { type Clock, type DeepReadonly, RunnerError, systemClock } from "../shared/index.js";
+import type { ToolEnvironment, ToolRegistry } from "../tools/index.js";
+import { ownerNotifierFromConfig } from "./owner-notifier-from-config.js";
 import {
-  type EchoRunnerConfig,
   effectiveSessionMode,
   gateConfigFromConfig,
   policyInputFromConfig,
-  resolveSecret,
-} from "../src/config/index.js";
-import { ApprovalGate, type GatePorts } from "../src/gate/index.js";
-import { AuditTrail, Journal } from "../src/journal/index.js";
-import type { Logger } from "../src/logging/index.js";
-import { prepareToolPolicy, resolvePreparedToolPolicy } from "../src/policy/index.js";
-import { bullPrefix } from "../src/queue/index.js";
-import { type Clock, type DeepReadonly, RunnerError, systemClock } from "../src/shared/index.js";
-import type { ToolEnvironment, ToolRegistry } from "../src/tools/index.js";
-import { ownerNotifierFromConfig } from "./owner-notice.js";
-import { runLimitsFromConfig } from "./run-limits.js";
-import { sessionArchiveFor } from "./tool-registry.js";
+} from "./policy-inputs-from-config.js";
+import { runLimitsFromConfig } from "./run-limits-from-config.js";
+import { sessionArchiveFor } from "./tool-set-from-config.js";
 
 /** Options for {@link buildRunDeps}. */
 export interface BuildRunDepsOptions {

@@ -1,6 +1,6 @@
-import type { EchoRunnerConfig } from "../src/config/index.js";
-import { assertTokenStrength, OperatorCredentials } from "../src/http/index.js";
-import { type DeepReadonly, RunnerError } from "../src/shared/index.js";
+import type { EchoRunnerConfig } from "../config/index.js";
+import { assertTokenStrength, OperatorCredentials } from "../http/index.js";
+import { type DeepReadonly, RunnerError } from "../shared/index.js";
 
 /**
  * The named operators of config: every approver with a `token_env`, holding that variable's token.

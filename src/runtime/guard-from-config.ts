@@ -1,16 +1,17 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import { type CallGuard, createCallGuard } from "../src/agent/index.js";
-import type { EchoRunnerConfig } from "../src/config/index.js";
+import type { EchoRunnerConfig } from "../config/index.js";
 import {
+  type CallGuard,
   commandPathOperands,
+  createCallGuard,
   createExecPolicy,
   createPathFence,
   type HostResolver,
   type PathFence,
-} from "../src/guard/index.js";
-import { createCommandGuard, nodeFsView, pathLookup, systemHostResolver } from "../src/platform/index.js";
-import type { DeepReadonly } from "../src/shared/index.js";
+} from "../guard/index.js";
+import { createCommandGuard, nodeFsView, pathLookup, systemHostResolver } from "../platform/index.js";
+import type { DeepReadonly } from "../shared/index.js";
 
 /** Options for {@link callGuardFromConfig}. */
 export interface CallGuardFromConfigOptions {

@@ -7,7 +7,7 @@ import {
 } from "../../approvals/index.js";
 import type { Logger } from "../../logging/index.js";
 import { isRunnerError } from "../../shared/index.js";
-import type { ApprovalPort } from "./ports.js";
+import type { ApprovalPort } from "../run/ports.js";
 
 /**
  * Two-phase approvals for the run loop over the approval store: register (idempotent: a replay finds

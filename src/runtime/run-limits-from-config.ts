@@ -3,10 +3,10 @@ import {
   type RunBudget,
   type RunLimits,
   stricterBudget,
-} from "../src/agent/index.js";
-import type { EchoRunnerConfig } from "../src/config/index.js";
-import type { AgentJobPayload } from "../src/queue/index.js";
-import type { DeepReadonly } from "../src/shared/index.js";
+} from "../agent/index.js";
+import type { EchoRunnerConfig } from "../config/index.js";
+import type { AgentJobPayload } from "../queue/index.js";
+import type { DeepReadonly } from "../shared/index.js";
 
 type BudgetKeys = {
   max_input_tokens?: number | undefined;

@@ -1,17 +1,17 @@
 import { homedir } from "node:os";
 import type { Cluster, Redis } from "ioredis";
-import { createClarifyTool, createSubagentTools, redisSpillStore } from "../src/agent/index.js";
-import { ApprovalStore } from "../src/approvals/index.js";
-import type { EchoRunnerConfig } from "../src/config/index.js";
-import { createPathFence } from "../src/guard/index.js";
-import { nodeFsView, systemHostResolver } from "../src/platform/index.js";
+import { createClarifyTool, createSubagentTools, redisSpillStore } from "../agent/index.js";
+import { ApprovalStore } from "../approvals/index.js";
+import type { EchoRunnerConfig } from "../config/index.js";
+import { createPathFence } from "../guard/index.js";
+import { nodeFsView, systemHostResolver } from "../platform/index.js";
 import {
   approverFromApprovals,
   createCronjobTool,
   ScheduleService,
   ScheduleStore,
-} from "../src/scheduler/index.js";
-import { type DeepReadonly, systemClock } from "../src/shared/index.js";
+} from "../scheduler/index.js";
+import { type DeepReadonly, systemClock } from "../shared/index.js";
 import {
   type AnyTool,
   connectMcpServers,
@@ -22,7 +22,7 @@ import {
   RedisSessionArchive,
   type SandboxHost,
   type ToolRegistry,
-} from "../src/tools/index.js";
+} from "../tools/index.js";
 import { approvalPolicyFromConfig } from "./approvals-from-config.js";
 import type { PartContext } from "./part-context.js";
 import { sandboxFromConfig } from "./sandbox-from-config.js";

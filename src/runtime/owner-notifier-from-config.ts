@@ -1,8 +1,8 @@
 import nodemailer from "nodemailer";
-import type { RunDeps } from "../src/agent/index.js";
-import { type EchoRunnerConfig, optionalSecret } from "../src/config/index.js";
-import type { Logger } from "../src/logging/index.js";
-import type { DeepReadonly } from "../src/shared/index.js";
+import type { RunDeps } from "../agent/index.js";
+import { type EchoRunnerConfig, optionalSecret } from "../config/index.js";
+import type { Logger } from "../logging/index.js";
+import type { DeepReadonly } from "../shared/index.js";
 
 /**
  * The owner of a run: the author of its schedule (`schedules[].owner`), else the user who started it.

@@ -1,5 +1,5 @@
-import type { ApprovalNotifier, NotificationMessage } from "../src/approvals/index.js";
-import type { Logger } from "../src/logging/index.js";
+import type { Logger } from "../logging/index.js";
+import type { ApprovalNotifier, NotificationMessage } from "./notifier.js";
 
 /**
  * The approval notifier when no SMTP host is set (a first `npm start`, a laptop): prints each mail

@@ -1,6 +1,6 @@
-import { type ApprovalNotifier, ChatWebhookNotifier } from "../src/approvals/index.js";
-import { type EchoRunnerConfig, resolveSecret } from "../src/config/index.js";
-import type { ChatWebhookFormat, DeepReadonly } from "../src/shared/index.js";
+import { type ApprovalNotifier, ChatWebhookNotifier } from "../approvals/index.js";
+import { type EchoRunnerConfig, resolveSecret } from "../config/index.js";
+import type { ChatWebhookFormat, DeepReadonly } from "../shared/index.js";
 
 /**
  * The approvers' chat webhooks as notifiers. A channel webhook (`slack_webhook_env`, or

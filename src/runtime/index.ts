@@ -1,0 +1,30 @@
+// The composition root: everything built from config (guard, tool set, approvals, notifiers, model
+// clients, run dependencies) for the entry points in src/cli and workers/.
+export { approvalPolicyFromConfig, approvalsFromConfig } from "./approvals-from-config.js";
+export { chatNotifiersFromConfig } from "./chat-notifiers-from-config.js";
+export { callGuardFromConfig } from "./guard-from-config.js";
+export { metricsTokenFromConfig, operatorsFromConfig } from "./operators-from-config.js";
+export { ownerNotifierFromConfig } from "./owner-notifier-from-config.js";
+export type { PartContext } from "./part-context.js";
+export {
+  effectiveSessionMode,
+  gateConfigFromConfig,
+  policyInputFromConfig,
+} from "./policy-inputs-from-config.js";
+export type {
+  ProcessOptions,
+  ProcessPart,
+  RunningProcess,
+  StartProcess,
+  StopReport,
+} from "./process-starter.js";
+export { buildRunDeps } from "./run-deps-from-config.js";
+export { sandboxFromConfig } from "./sandbox-from-config.js";
+export { storyReaderFromConfig } from "./story-from-config.js";
+export { toolEnvironmentFromProbe } from "./tool-environment-from-probe.js";
+export { buildToolSet, toolRegistryFor, type WorkerTools } from "./tool-set-from-config.js";
+export {
+  extraToolRuntimeFromConfig,
+  hostPolicyFromConfig,
+  mcpServersFromConfig,
+} from "./tools-from-config.js";
