@@ -85,6 +85,9 @@ const IMPURE_MODULES = [
 const IMPURE_CALLS =
   /\b(Date\.now\(|new Date\(\)|setTimeout\(|setInterval\(|performance\.now\(|Math\.random\()/;
 
+/** The one folder that imports BullMQ (its tests included); the rest use its factories and types. */
+const BULLMQ_OWNER = "queue";
+
 /** Only these folders may load config (read files, environment); others receive values. */
 const CONFIG_LOADERS = new Set(["cli", "workers", "config"]);
 
@@ -165,6 +168,15 @@ export function checkDependencyRule(root: string): RuleViolation[] {
     for (const imp of file.imports) {
       if (PURE_FOLDERS.has(file.folder) && !test && IMPURE_MODULES.includes(imp.specifier)) {
         violations.push({ file: rel, message: `pure folder "${file.folder}" imports "${imp.specifier}"` });
+      }
+      if (
+        (imp.specifier === "bullmq" || imp.specifier.startsWith("bullmq/")) &&
+        file.folder !== BULLMQ_OWNER
+      ) {
+        violations.push({
+          file: rel,
+          message: `only src/${BULLMQ_OWNER}/ imports "bullmq"; use its factories and types through src/${BULLMQ_OWNER}/index.ts`,
+        });
       }
       if (!imp.resolved) continue;
       if (known.has(imp.resolved)) targets.push(imp.resolved);

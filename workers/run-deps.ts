@@ -1,4 +1,3 @@
-import { Queue } from "bullmq";
 import type { Cluster, Redis } from "ioredis";
 import {
   type ApprovalPort,
@@ -8,7 +7,6 @@ import {
   createOpenAiClient,
   loadScriptedModel,
   type ModelClient,
-  queueChildren,
   type RunDeps,
   redisSpillStore,
   redisUsageIndex,
@@ -25,7 +23,7 @@ import { ApprovalGate, type GatePorts } from "../src/gate/index.js";
 import { AuditTrail, Journal } from "../src/journal/index.js";
 import type { Logger } from "../src/logging/index.js";
 import { prepareToolPolicy, resolvePreparedToolPolicy } from "../src/policy/index.js";
-import { bullPrefix } from "../src/queue/index.js";
+import { openAgentQueue, queueChildren } from "../src/queue/index.js";
 import { type Clock, type DeepReadonly, RunnerError, systemClock } from "../src/shared/index.js";
 import type { ToolEnvironment, ToolRegistry } from "../src/tools/index.js";
 import { ownerNotifierFromConfig } from "./owner-notice.js";
@@ -153,11 +151,10 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
     cronAuthorized: options.cronAuthorized ?? (async () => false),
     inDoubtPolicy: config.execution.in_doubt_policy,
     claimLeaseMs: options.claimLeaseMs ?? 15_000,
-    children: queueChildren(
-      new Queue("agent", { connection: redis, prefix: bullPrefix(keyPrefix) }),
-      config.retention.finished_jobs,
-      { redis, recordTtlMs: retentionMs },
-    ),
+    children: queueChildren(openAgentQueue(redis, keyPrefix), config.retention.finished_jobs, {
+      redis,
+      recordTtlMs: retentionMs,
+    }),
     childLimits: {
       maxDepth: config.execution.max_child_depth,
       maxChildrenPerRun: config.execution.max_children_per_run,

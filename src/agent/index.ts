@@ -114,7 +114,6 @@ export type {
   ParkRequest,
   SpillStore,
 } from "./run/ports.js";
-export { queueChildren } from "./run/queue-children.js";
 export { redisSpillStore } from "./run/redis-spill-store.js";
 export {
   RUN_STATUSES,

@@ -50,6 +50,20 @@ describe("the dependency rule", () => {
     expect(messages).toContain('pure folder "policy" imports "ioredis"');
   });
 
+  it("rejects importing bullmq outside src/queue/, test files included", async () => {
+    const root = await tree({
+      "src/queue/q.ts": 'import { Queue } from "bullmq";\nexport const q = Queue;',
+      "src/metrics/m.ts": 'import type { Queue } from "bullmq";\nexport type M = Queue;',
+      "src/agent/a.test.ts": 'import { Job } from "bullmq";\nexport const a = Job;',
+      "workers/w.ts": 'import { Worker } from "bullmq";\nexport const w = Worker;',
+    });
+    const files = checkDependencyRule(root)
+      .filter((v) => v.message.startsWith('only src/queue/ imports "bullmq"'))
+      .map((v) => v.file)
+      .sort();
+    expect(files).toEqual(["src/agent/a.test.ts", "src/metrics/m.ts", "workers/w.ts"]);
+  });
+
   it("rejects loading config outside cli/ and workers/", async () => {
     const root = await tree({
       "src/agent/a.ts": 'import { loadConfig } from "../config/index.js";\nexport const a = loadConfig;',
