@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { bullPrefix } from "../src/queue/index.js";
+import { bullPrefix, openAgentQueue } from "../src/queue/index.js";
 import { type AgentQueuePort, Scheduler, ScheduleService, ScheduleStore } from "../src/scheduler/index.js";
 import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
 import { runStandalone } from "./standalone.js";
@@ -63,7 +63,7 @@ export async function runSchedulerBench(options: SchedulerBenchOptions): Promise
   const concurrency = options.concurrency ?? 64;
   const prefix = `bench-sched-${randomBytes(4).toString("hex")}`;
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
-  const agentQueue = new Queue("agent", { connection: redis, prefix: bullPrefix(prefix) });
+  const agentQueue = openAgentQueue(redis, prefix);
   const baselineQueue = new Queue("baseline", { connection: redis, prefix: bullPrefix(prefix) });
   try {
     const store = new ScheduleStore({ redis, keyPrefix: prefix });

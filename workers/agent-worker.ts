@@ -1,5 +1,3 @@
-import { DelayedError, Job, Queue, UnrecoverableError, Worker } from "bullmq";
-import type { Cluster, Redis } from "ioredis";
 import {
   archiveRun,
   ParkSignal,
@@ -9,16 +7,22 @@ import {
   usageOfRecords,
 } from "../src/agent/index.js";
 import { meteredAuditSink, type RunnerMetrics } from "../src/metrics/index.js";
-import { type AgentJobPayload, bullPrefix, parseAgentJobPayload } from "../src/queue/index.js";
+import {
+  type AgentJobPayload,
+  failForGood,
+  parkJob,
+  parseAgentJobPayload,
+  type RedisConnection,
+  type RunJob,
+  type RunWorker,
+  startRunWorker,
+} from "../src/queue/index.js";
 import { isRunnerError, randomToken } from "../src/shared/index.js";
-
-/** How soon a run whose wait ended while it was parking is woken, ms. */
-const SELF_WAKE_MS = 100;
 
 /** Options for {@link startAgentWorker}. */
 export interface AgentWorkerOptions {
   /** A connection with maxRetriesPerRequest: null (BullMQ duplicates it for blocking calls). */
-  connection: Redis | Cluster;
+  connection: RedisConnection;
   keyPrefix: string;
   concurrency: number;
   deps: RunDeps;
@@ -74,13 +78,13 @@ export function agentProcessor(options: AgentWorkerOptions) {
     }
     await options.onRunFinished?.(payload);
   };
-  return async (job: Job, token?: string) => {
+  return async (job: RunJob, token?: string) => {
     let payload: ReturnType<typeof parseAgentJobPayload>;
     try {
       payload = parseAgentJobPayload(job.data);
     } catch (err) {
       await metrics?.runEnded(job.id ?? "invalid-payload", "failed");
-      throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
+      throw failForGood(err instanceof Error ? err.message : String(err));
     }
     await metrics?.jobStarted(job.id ?? payload.runId);
     const owner = `${workerId}:${job.id}:${job.attemptsStarted}:${randomToken(6)}`;
@@ -110,22 +114,14 @@ export function agentProcessor(options: AgentWorkerOptions) {
         await options
           .onRunParked?.(payload)
           .catch((e: unknown) => log.warn({ err: String(e) }, "run-parked hook failed"));
-        await job.moveToDelayed(err.wakeAt, token);
-        if (err.ready && (await err.ready().catch(() => false))) {
-          // What it waits for came while it was parking (its wake-up found no delayed job): wake it
-          // now. Re-delayed by a moment rather than promoted, so the job cannot start on another slot
-          // of this worker before BullMQ has finished releasing it here (that would drop the new
-          // run's lock renewal). Not delayed any more (woken meanwhile): nothing to do.
-          await job.changeDelay(SELF_WAKE_MS).catch(() => undefined);
-        }
-        throw new DelayedError();
+        throw await parkJob(job, token, { wakeAt: err.wakeAt, ready: err.ready });
       }
       if (!shouldRetryRun(err)) {
         const message = isRunnerError(err) ? `${err.code}: ${err.message}` : String(err);
         log.error({ err: message }, "run failed, not retryable");
         await metrics?.runEnded(payload.runId, "failed");
         await finished(payload).catch(() => undefined);
-        throw new UnrecoverableError(message);
+        throw failForGood(message);
       }
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       log.warn({ err: err instanceof Error ? err.message : String(err), lastAttempt }, "run attempt failed");
@@ -136,33 +132,14 @@ export function agentProcessor(options: AgentWorkerOptions) {
   };
 }
 
-/** Starts a BullMQ worker on the `agent` queue. */
-export function startAgentWorker(options: AgentWorkerOptions): Worker {
-  const queue = new Queue("agent", { connection: options.connection, prefix: bullPrefix(options.keyPrefix) });
-  const worker = new Worker("agent", agentProcessor(options), {
+/** Starts a worker on the `agent` queue (a child's end wakes its parked parent). */
+export function startAgentWorker(options: AgentWorkerOptions): RunWorker {
+  return startRunWorker({
     connection: options.connection,
-    prefix: bullPrefix(options.keyPrefix),
+    keyPrefix: options.keyPrefix,
     concurrency: options.concurrency,
-    // A crash is expected, not a failure: the journal makes picking a stalled job up again safe, so
-    // a job is never failed for having stalled (BullMQ's default gives up after one stall).
-    maxStalledCount: 1000,
-    ...(options.lockDurationMs ? { lockDuration: options.lockDurationMs } : {}),
-    ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
+    process: agentProcessor(options),
+    ...(options.lockDurationMs ? { lockDurationMs: options.lockDurationMs } : {}),
+    ...(options.stalledIntervalMs ? { stalledIntervalMs: options.stalledIntervalMs } : {}),
   });
-  // A child's end wakes its parent at once (parked waiting for it), once BullMQ has recorded the end:
-  // a parent woken earlier would still find the child running and park again. A parent not parked
-  // yet finds the end itself (its park's ready check); one lost in a crash re-checks on its own.
-  const wakeParent = (job: Job | undefined) => {
-    const parentId = (job?.data as { parentExecutionId?: unknown } | undefined)?.parentExecutionId;
-    if (typeof parentId !== "string") return;
-    // Not delayed any more (already woken or finished): nothing to do.
-    void Job.fromId(queue, parentId)
-      .then((parent) => parent?.promote())
-      .catch(() => undefined);
-  };
-  worker.on("completed", wakeParent);
-  // Only a failure for good (finishedOn set): a retried child is not over yet.
-  worker.on("failed", (job) => (job?.finishedOn ? wakeParent(job) : undefined));
-  worker.on("closed", () => void queue.close().catch(() => undefined));
-  return worker;
 }

@@ -1,4 +1,3 @@
-import { Job, Queue, QueueEvents } from "bullmq";
 import { type RunDeps, RunInspector, storeApprovals } from "../src/agent/index.js";
 import {
   type ApprovalNotifications,
@@ -7,7 +6,7 @@ import {
 } from "../src/approvals/index.js";
 import { createHttpServer } from "../src/http/index.js";
 import { createMetricsCollector, RunnerMetrics } from "../src/metrics/index.js";
-import { bullPrefix } from "../src/queue/index.js";
+import { openAgentQueue, startPromoter, watchRemovedRuns } from "../src/queue/index.js";
 import {
   approvalsFromConfig,
   buildRunDeps,
@@ -40,42 +39,18 @@ export interface RunningPart {
  * Moves parked jobs back to work as soon as their approval is decided, whichever process decided
  * it (page, API, CLI, expiry): every final decision is on the approvals event stream.
  */
-function startPromoter(ctx: PartContext): RunningPart {
+function startApprovalPromoter(ctx: PartContext): RunningPart {
   // XREAD BLOCK holds its connection: it gets one of its own.
   const reader = ctx.redis.duplicate();
   reader.on("error", () => undefined); // reported by the main connection's handler
   const { store } = approvalsFromConfig(ctx.config, reader, ctx.env, ctx.logger);
-  const queue = new Queue("agent", {
+  return startPromoter({
     connection: ctx.redis,
-    prefix: bullPrefix(ctx.config.redis.key_prefix),
+    keyPrefix: ctx.config.redis.key_prefix,
+    readEvents: (after, blockMs) => store.readEvents(after, { blockMs }),
+    interrupt: () => reader.disconnect(),
+    onReadFailed: (err) => ctx.logger.warn({ err: err.message }, "approval promoter: read failed; retrying"),
   });
-  let running = true;
-  const loop = (async () => {
-    let last = "$";
-    while (running) {
-      try {
-        const events = await store.readEvents(last, { blockMs: 2000 });
-        for (const event of events) {
-          last = event.streamId;
-          const job = await Job.fromId(queue, event.jobId);
-          // A job that is not delayed any more (already woken, finished, removed) needs nothing.
-          await job?.promote().catch(() => undefined);
-        }
-      } catch (err) {
-        if (running)
-          ctx.logger.warn({ err: (err as Error).message }, "approval promoter: read failed; retrying");
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      reader.disconnect();
-      await queue.close();
-      await loop.catch(() => undefined);
-    },
-  };
 }
 
 /**
@@ -83,23 +58,11 @@ function startPromoter(ctx: PartContext): RunningPart {
  * marked cancelled, and their links then say the request is no longer pending.
  */
 function startCanceller(ctx: PartContext, store: ApprovalStore): RunningPart & { ready: Promise<void> } {
-  const connection = ctx.redis.duplicate();
-  connection.on("error", () => undefined); // reported by the main connection's handler
-  const events = new QueueEvents("agent", {
-    connection,
-    prefix: bullPrefix(ctx.config.redis.key_prefix),
-  });
-  events.on("removed", ({ jobId }) => {
+  return watchRemovedRuns(ctx.redis, ctx.config.redis.key_prefix, (jobId) => {
     store
       .cancelRun(jobId)
       .catch((err: unknown) => ctx.logger.warn({ jobId, err: String(err) }, "cancelling approvals failed"));
   });
-  return {
-    ready: events.waitUntilReady().then(() => undefined),
-    async stop() {
-      await events.close();
-    },
-  };
 }
 
 /** Re-sends unsent approval mails, sends reminders and expires overdue requests, every 30 s. */
@@ -180,7 +143,7 @@ export async function startWorkerPart(
     },
   });
   await worker.waitUntilReady();
-  const promoter = startPromoter(ctx);
+  const promoter = startApprovalPromoter(ctx);
   const canceller = startCanceller(ctx, store);
   await canceller.ready;
   const sweeper = startSweeper(ctx, store, notifications);
@@ -202,7 +165,7 @@ export function startSchedulerPart(
   configSchedules: readonly ConfigScheduleEntry[],
 ): RunningPart {
   const { config, logger, redis } = ctx;
-  const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(config.redis.key_prefix) });
+  const queue = openAgentQueue(redis, config.redis.key_prefix);
   const metrics = new RunnerMetrics({ redis, keyPrefix: config.redis.key_prefix, logger });
   const scheduler = new Scheduler({
     store: new ScheduleStore({ redis, keyPrefix: config.redis.key_prefix }),
@@ -229,7 +192,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
   const operators = operatorsFromConfig(config, ctx.env);
   const metricsToken = metricsTokenFromConfig(config, ctx.env, operators);
   const limit = config.http.failure_limit;
-  const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(config.redis.key_prefix) });
+  const queue = openAgentQueue(redis, config.redis.key_prefix);
   const collector = createMetricsCollector({
     redis,
     keyPrefix: config.redis.key_prefix,

@@ -115,7 +115,6 @@ export type {
   ParkRequest,
   SpillStore,
 } from "./run/ports.js";
-export { queueChildren } from "./run/queue-children.js";
 export {
   RUN_STATUSES,
   type RunDeps,

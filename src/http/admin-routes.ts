@@ -1,5 +1,4 @@
 import formbody from "@fastify/formbody";
-import type { Queue } from "bullmq";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Cluster, Redis } from "ioredis";
 import type { RunInspector } from "../agent/index.js";
@@ -15,6 +14,7 @@ import {
 } from "../approvals/index.js";
 import type { Logger } from "../logging/index.js";
 import { MetricsKeys, queueDepths } from "../metrics/index.js";
+import type { AgentQueue } from "../queue/index.js";
 import type { ScheduleService } from "../scheduler/index.js";
 import { type Clock, isRunnerError, RunnerError, systemClock } from "../shared/index.js";
 import { ADMIN_CSS, adminErrorPage, dashboardPage, loginPage, runPage } from "./admin-pages.js";
@@ -33,7 +33,7 @@ export interface AdminHttpOptions {
   approvals: ApprovalStore;
   runs: Pick<RunInspector, "listRuns" | "showRun">;
   /** Queues whose depths are shown (the agent queue). */
-  queues: readonly Queue[];
+  queues: readonly AgentQueue[];
   schedules: Pick<ScheduleService, "list">;
   /** Called after a dashboard decision settles a request (a worker in this process promotes the job). */
   onDecided?: (record: ApprovalRecord) => void | Promise<void>;

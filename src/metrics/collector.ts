@@ -1,7 +1,7 @@
-import type { Queue } from "bullmq";
 import type { Cluster, Redis } from "ioredis";
 import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from "prom-client";
 import type { ApprovalStore } from "../approvals/index.js";
+import type { AgentQueue } from "../queue/index.js";
 import type { Clock } from "../shared/index.js";
 import { decodeWaitHistogram, foldApprovalWaits } from "./approval-wait.js";
 import {
@@ -20,7 +20,7 @@ export interface MetricsCollectorOptions {
   keyPrefix: string;
   approvals: ApprovalStore;
   /** The BullMQ queues whose depths are reported (the agent queue). */
-  queues: readonly Queue[];
+  queues: readonly AgentQueue[];
   clock: Clock;
 }
 

@@ -1,5 +1,5 @@
-import type { Queue } from "bullmq";
 import type { Cluster, Redis } from "ioredis";
+import type { AgentQueue } from "../queue/index.js";
 import type { QueueStateLabel } from "./families.js";
 import type { MetricsKeys } from "./keys.js";
 
@@ -14,7 +14,7 @@ const STALE_PARKED_MS = 24 * 3600 * 1000;
 export async function queueDepths(
   redis: Redis | Cluster,
   keys: MetricsKeys,
-  queue: Queue,
+  queue: AgentQueue,
   now: number,
 ): Promise<Record<QueueStateLabel, number>> {
   const parkedKey = keys.parked(queue.name);

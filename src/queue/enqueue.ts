@@ -1,5 +1,5 @@
-import type { Queue } from "bullmq";
 import { type AgentJobPayload, parseAgentJobPayload } from "./payload.js";
+import type { AgentQueue } from "./queues.js";
 
 /** Retry policy of agent jobs: crashes and transient errors retry; the journal makes retries safe. */
 export const AGENT_JOB_ATTEMPTS = 5;
@@ -9,7 +9,7 @@ export const AGENT_JOB_ATTEMPTS = 5;
  * (a retried API call, a replayed parent) adds it once.
  */
 export async function enqueueAgentRun(
-  queue: Queue,
+  queue: AgentQueue,
   payload: AgentJobPayload,
   options: { keepFinished?: number; priority?: number } = {},
 ): Promise<string> {

@@ -1,4 +1,13 @@
+export { queueChildren } from "./children.js";
+export type {
+  ChildFlowRecord,
+  ChildrenPort,
+  ChildState,
+  ChildStopOutcome,
+  ChildUpdateOutcome,
+} from "./children-port.js";
 export { AGENT_JOB_ATTEMPTS, enqueueAgentRun } from "./enqueue.js";
+export { failForGood, type JobPark, parkJob } from "./job-signals.js";
 export {
   AgentJobPayload,
   AgentSpec,
@@ -6,7 +15,20 @@ export {
   RUN_ORIGINS,
   type RunOrigin,
 } from "./payload.js";
-export { bullPrefix, QUEUE_NAMES, type QueueName } from "./queues.js";
+export { type Promoter, type PromoterOptions, startPromoter, type WakeEvent } from "./promoter.js";
+export {
+  AGENT_QUEUE,
+  type AgentQueue,
+  type AgentQueueEvents,
+  bullPrefix,
+  findRunJob,
+  openAgentQueue,
+  openAgentQueueEvents,
+  QUEUE_NAMES,
+  type QueueName,
+  queueConnection,
+  type RunJob,
+} from "./queues.js";
 export {
   createRedisConnection,
   describeRedisTarget,
@@ -14,3 +36,6 @@ export {
   type RedisConnection,
   type RedisTarget,
 } from "./redis-connection.js";
+export { type RemovedRunsWatch, watchRemovedRuns } from "./removed-runs.js";
+export { type RunProcessor, type RunWorker, type RunWorkerOptions, startRunWorker } from "./run-worker.js";
+export { wakeRun } from "./wake.js";

@@ -1,3 +1,6 @@
+import { Job, Queue, QueueEvents } from "bullmq";
+import type { RedisConnection } from "./redis-connection.js";
+
 /**
  * Queue names and the BullMQ key prefix. The prefix is wrapped in a Redis Cluster hash tag
  * (`{echo}`) so every key of every queue lands in one slot: BullMQ's Lua scripts touch several keys
@@ -6,7 +9,40 @@
 export const QUEUE_NAMES = ["agent"] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
+/** The queue agent runs are jobs on. */
+export const AGENT_QUEUE: QueueName = "agent";
+
+/** The agent queue: enqueue, read and remove runs (its job id is the run id). */
+export type AgentQueue = Queue;
+/** One run's job on the agent queue. */
+export type RunJob = Job;
+/** The agent queue's event stream (completed, failed, removed, …); holds a blocking connection. */
+export type AgentQueueEvents = QueueEvents;
+
 /** The BullMQ prefix for a configured key prefix: `echo` → `{echo}`. */
 export function bullPrefix(keyPrefix: string): string {
   return `{${keyPrefix}}`;
+}
+
+/** The connection options every BullMQ object of the runner is built with. */
+export function queueConnection(connection: RedisConnection, keyPrefix: string) {
+  return { connection, prefix: bullPrefix(keyPrefix) };
+}
+
+/** Opens the agent queue over `connection` (shared: a Queue makes no blocking calls). Close it when done. */
+export function openAgentQueue(connection: RedisConnection, keyPrefix: string): AgentQueue {
+  return new Queue(AGENT_QUEUE, queueConnection(connection, keyPrefix));
+}
+
+/**
+ * Opens the agent queue's events. They block their connection (XREAD BLOCK): give them one of their
+ * own (`redis.duplicate()`).
+ */
+export function openAgentQueueEvents(connection: RedisConnection, keyPrefix: string): AgentQueueEvents {
+  return new QueueEvents(AGENT_QUEUE, queueConnection(connection, keyPrefix));
+}
+
+/** A run's job, or undefined once it is gone (finished and trimmed, removed) or never was. */
+export async function findRunJob(queue: AgentQueue, runId: string): Promise<RunJob | undefined> {
+  return Job.fromId(queue, runId);
 }

@@ -1,4 +1,3 @@
-import { Queue } from "bullmq";
 import type { Cluster, Redis } from "ioredis";
 import {
   type ApprovalPort,
@@ -8,7 +7,6 @@ import {
   createOpenAiClient,
   loadScriptedModel,
   type ModelClient,
-  queueChildren,
   type RunDeps,
   redisSpillStore,
   redisUsageIndex,
@@ -19,7 +17,7 @@ import { ApprovalGate, type GatePorts } from "../gate/index.js";
 import { AuditTrail, Journal } from "../journal/index.js";
 import type { Logger } from "../logging/index.js";
 import { prepareToolPolicy, resolvePreparedToolPolicy } from "../policy/index.js";
-import { bullPrefix } from "../queue/index.js";
+import { openAgentQueue, queueChildren } from "../queue/index.js";
 import { type Clock, type DeepReadonly, RunnerError, systemClock } from "../shared/index.js";
 import type { ToolEnvironment, ToolRegistry } from "../tools/index.js";
 import { ownerNotifierFromConfig } from "./owner-notifier-from-config.js";
@@ -152,11 +150,10 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
     cronAuthorized: options.cronAuthorized ?? (async () => false),
     inDoubtPolicy: config.execution.in_doubt_policy,
     claimLeaseMs: options.claimLeaseMs ?? 15_000,
-    children: queueChildren(
-      new Queue("agent", { connection: redis, prefix: bullPrefix(keyPrefix) }),
-      config.retention.finished_jobs,
-      { redis, recordTtlMs: retentionMs },
-    ),
+    children: queueChildren(openAgentQueue(redis, keyPrefix), config.retention.finished_jobs, {
+      redis,
+      recordTtlMs: retentionMs,
+    }),
     childLimits: {
       maxDepth: config.execution.max_child_depth,
       maxChildrenPerRun: config.execution.max_children_per_run,

@@ -1,6 +1,5 @@
-import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { bullPrefix } from "../queue/index.js";
+import { openAgentQueue } from "../queue/index.js";
 import { ScheduleStore } from "./schedule-store.js";
 import { Scheduler } from "./scheduler.js";
 import { type FireResult, TickFirer } from "./tick-firer.js";
@@ -14,7 +13,7 @@ import { type FireResult, TickFirer } from "./tick-firer.js";
 const [redisUrl, prefix, owner, first, count, step] = process.argv.slice(2);
 const redis = new Redis(redisUrl!, { maxRetriesPerRequest: null });
 const store = new ScheduleStore({ redis, keyPrefix: prefix! });
-const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(prefix!) });
+const queue = openAgentQueue(redis, prefix!);
 try {
   const stored = await store.get("nightly");
   if (!stored) throw new Error("schedule nightly missing");

@@ -1,5 +1,9 @@
-import type { Queue } from "bullmq";
-import { AGENT_JOB_ATTEMPTS, type AgentJobPayload, parseAgentJobPayload } from "../queue/index.js";
+import {
+  AGENT_JOB_ATTEMPTS,
+  type AgentJobPayload,
+  type AgentQueue,
+  parseAgentJobPayload,
+} from "../queue/index.js";
 import { sha256Hex } from "../shared/index.js";
 import type { Schedule } from "./schedule.js";
 
@@ -62,8 +66,8 @@ export function scheduledRunPayload(
   });
 }
 
-/** The part of a BullMQ `Queue` (the `agent` queue) the scheduler uses. */
-export type AgentQueuePort = Pick<Queue, "add" | "addBulk" | "getJobState">;
+/** The part of the agent queue the scheduler uses. */
+export type AgentQueuePort = Pick<AgentQueue, "add" | "addBulk" | "getJobState">;
 
 /** BullMQ job name of agent runs (as queue's enqueueAgentRun names them). */
 export const AGENT_RUN_JOB_NAME = "run";

@@ -1,6 +1,5 @@
-import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { bullPrefix } from "../queue/index.js";
+import { type AgentQueue, openAgentQueue } from "../queue/index.js";
 import { ManualClock } from "../shared/index.js";
 import type { ConfigScheduleEntry } from "./config-reconcile.js";
 import type { ScheduleInput } from "./schedule.js";
@@ -17,7 +16,7 @@ export interface SchedulerFixture {
   clock: ManualClock;
   store: ScheduleStore;
   service: ScheduleService;
-  queue: Queue;
+  queue: AgentQueue;
   scheduler(options?: Partial<SchedulerOptions>): Scheduler;
   /** Ids of every job on the agent queue, in any state, sorted. */
   jobIds(): Promise<string[]>;
@@ -28,7 +27,7 @@ export interface SchedulerFixture {
 export function schedulerFixture(redis: Redis, prefix: string, start: number): SchedulerFixture {
   const clock = new ManualClock(start);
   const store = new ScheduleStore({ redis, keyPrefix: prefix });
-  const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(prefix) });
+  const queue = openAgentQueue(redis, prefix);
   const service = new ScheduleService({ store, agentQueue: queue, clock });
   return {
     prefix,

@@ -1,7 +1,6 @@
 import { access, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Job, QueueEvents } from "bullmq";
 import type { Browser } from "playwright-core";
 import { Type } from "typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +10,7 @@ import { ApprovalNotifications, ApprovalStore } from "../../src/approvals/index.
 import { createHttpServer, OperatorCredentials } from "../../src/http/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { RunnerMetrics } from "../../src/metrics/index.js";
-import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { ScheduleService, ScheduleStore } from "../../src/scheduler/index.js";
 import { defineTool, toolSuccess } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
@@ -32,7 +31,7 @@ const redis = testRedisClient();
 const keyPrefix = uniquePrefix("admin");
 const logger = createLogger({ level: "silent", format: "json" });
 const queue = agentQueue(redis, keyPrefix);
-const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
 const store = new ApprovalStore({
   redis,
   keyPrefix,
@@ -79,7 +78,7 @@ beforeAll(async () => {
       schedules,
       // What the worker's promoter does from the decision events, here in-process.
       onDecided: async (record) => {
-        await (await Job.fromId(queue, record.jobId))?.promote().catch(() => undefined);
+        await (await findRunJob(queue, record.jobId))?.promote().catch(() => undefined);
       },
     },
   });
@@ -120,7 +119,7 @@ async function parkedRun(marker: string) {
   const payload = testPayload();
   await enqueueAgentRun(queue, payload);
   await expect
-    .poll(async () => (await Job.fromId(queue, payload.runId))?.getState(), { timeout: 15_000 })
+    .poll(async () => (await findRunJob(queue, payload.runId))?.getState(), { timeout: 15_000 })
     .toBe("delayed");
   const [request] = (await store.list({ status: "pending" })).filter((r) => r.runId === payload.runId);
   expect(request).toBeDefined();
@@ -209,7 +208,7 @@ describe("/admin dashboard", () => {
 
       await Promise.all([page.waitForNavigation(), page.click(`#approve-${request.id}`)]);
       expect(await page.textContent("#notice")).toContain("Approved");
-      const outcome = await (await Job.fromId(queue, payload.runId))!.waitUntilFinished(events, 15_000);
+      const outcome = await (await findRunJob(queue, payload.runId))!.waitUntilFinished(events, 15_000);
       expect(outcome).toMatchObject({ status: "completed", finalAnswer: "finished" });
       expect(await exists(join(dir, "dashboard.txt"))).toBe(true);
       expect((await store.get(request.id))?.decisions).toMatchObject([

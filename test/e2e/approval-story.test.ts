@@ -1,7 +1,6 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Job, QueueEvents } from "bullmq";
 import type { Browser, Page } from "playwright-core";
 import { Type } from "typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +9,7 @@ import { ApprovalStoryReader, RunInspector, storeApprovals } from "../../src/age
 import { ApprovalNotifications, ApprovalStore, EmailNotifier } from "../../src/approvals/index.js";
 import { createHttpServer } from "../../src/http/index.js";
 import { createLogger } from "../../src/logging/index.js";
-import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { defineTool, toolSuccess } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.js";
@@ -41,7 +40,7 @@ let app: ReturnType<typeof createHttpServer>;
 let publicUrl: string;
 let inspector: RunInspector;
 const queue = agentQueue(redis, keyPrefix);
-const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
 
 const readTool = defineTool({
   name: "list_dir",
@@ -92,7 +91,7 @@ beforeAll(async () => {
       publicUrl,
       story: new ApprovalStoryReader({ inspector, execHost: "sandbox" }),
       onDecided: async (record) => {
-        const job = await Job.fromId(queue, record.jobId);
+        const job = await findRunJob(queue, record.jobId);
         await job?.promote().catch(() => undefined);
       },
     },
@@ -186,7 +185,7 @@ describe("the approval page tells the run's story", () => {
       const payload = testPayload({}, { task: TASK, workspace });
       await enqueueAgentRun(queue, payload);
       await expect
-        .poll(async () => (await Job.fromId(queue, payload.runId))?.getState(), { timeout: 20_000 })
+        .poll(async () => (await findRunJob(queue, payload.runId))?.getState(), { timeout: 20_000 })
         .toBe("delayed");
 
       // The mail: the story below the link, the agent's words labelled and defanged.
@@ -284,7 +283,7 @@ describe("the approval page tells the run's story", () => {
       await page.click("#back");
       await Promise.all([page.waitForURL("**/decision"), page.click("#approve")]);
       await context.close();
-      const outcome = await (await Job.fromId(queue, payload.runId))!.waitUntilFinished(events, 20_000);
+      const outcome = await (await findRunJob(queue, payload.runId))!.waitUntilFinished(events, 20_000);
       expect(outcome).toMatchObject({ status: "completed", finalAnswer: "removed the build tree" });
 
       const wrongToken = await fetch(`${publicUrl}/approvals/${link![1]}/steps?t=${"A".repeat(43)}`);

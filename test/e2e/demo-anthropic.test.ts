@@ -2,13 +2,12 @@ import { existsSync } from "node:fs";
 import { chmod, cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Job, Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { AuditTrail } from "../../src/journal/index.js";
-import { bullPrefix } from "../../src/queue/index.js";
+import { type AgentQueue, findRunJob, openAgentQueue } from "../../src/queue/index.js";
 import { artifactPath, launchChromium } from "../helpers/browser.js";
 import { type CliProcess, REPO_ROOT, startCli } from "../helpers/cli-process.js";
 import { anthropicReply, startFakeAnthropicServer } from "../helpers/fake-anthropic-server.js";
@@ -114,12 +113,12 @@ describe("the demo's task with provider: anthropic", () => {
     };
     const cli: CliProcess = startCli(["start", "--data-dir", dataDir, "--config", configPath], { cwd, env });
     let redis: Redis | undefined;
-    let queue: Queue | undefined;
+    let queue: AgentQueue | undefined;
     try {
       await cli.waitForOutput(/config schedules reconciled/, 60_000);
       redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
       redis.on("error", () => undefined);
-      queue = new Queue("agent", { connection: redis, prefix: bullPrefix("echo") });
+      queue = openAgentQueue(redis, "echo");
       const runNow = startCli(["schedules", "run-now", "demo-report", "--config", configPath, "--json"], {
         cwd,
         env,
@@ -141,9 +140,9 @@ describe("the demo's task with provider: anthropic", () => {
       await page.close();
 
       await expect
-        .poll(async () => (await Job.fromId(queue!, runId))?.getState(), { timeout: 150_000, interval: 250 })
+        .poll(async () => (await findRunJob(queue!, runId))?.getState(), { timeout: 150_000, interval: 250 })
         .toBe("completed");
-      const finished = await Job.fromId(queue, runId);
+      const finished = await findRunJob(queue, runId);
       expect(finished?.returnvalue).toMatchObject({ status: "completed" });
       expect(finished?.returnvalue.finalAnswer).toContain("archived as report.tar.gz");
       expect(existsSync(join(workspace, "report.tar.gz"))).toBe(true);

@@ -2,12 +2,11 @@ import { existsSync } from "node:fs";
 import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Job, Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuditTrail } from "../../src/journal/index.js";
-import { bullPrefix } from "../../src/queue/index.js";
+import { type AgentQueue, findRunJob, openAgentQueue } from "../../src/queue/index.js";
 import { ScheduleStore } from "../../src/scheduler/index.js";
 import { artifactPath, launchChromium } from "../helpers/browser.js";
 import { type CliProcess, REPO_ROOT, startCli } from "../helpers/cli-process.js";
@@ -72,11 +71,11 @@ describe("the demo that npm start runs", () => {
     let cli: CliProcess = start();
     // Clients of the runner's own redis-server, made once it is up (and again after the restart).
     let redis = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
-    let queue: Queue | undefined;
+    let queue: AgentQueue | undefined;
     const connect = () => {
       redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
       redis.on("error", () => undefined);
-      queue = new Queue("agent", { connection: redis, prefix: bullPrefix("echo") });
+      queue = openAgentQueue(redis, "echo");
       return { redis, queue };
     };
     try {
@@ -103,7 +102,7 @@ describe("the demo that npm start runs", () => {
       expect(link.startsWith(`${publicUrl}/approvals/`)).toBe(true);
       // The mail is printed before the job has moved to delayed: wait for the state, bounded.
       await expect
-        .poll(async () => (await Job.fromId(agentQueue, runId))?.getState(), {
+        .poll(async () => (await findRunJob(agentQueue, runId))?.getState(), {
           timeout: 30_000,
           interval: 100,
         })
@@ -126,12 +125,12 @@ describe("the demo that npm start runs", () => {
       // 50 s: the child's end wakes its parent even when it lands while the parent is still parking;
       // a regression of that leaves the parent to its own re-check (childRecheckMs, 60 s) and fails.
       await expect
-        .poll(async () => (await Job.fromId(agentQueue, runId))?.getState(), {
+        .poll(async () => (await findRunJob(agentQueue, runId))?.getState(), {
           timeout: 50_000,
           interval: 250,
         })
         .toBe("completed");
-      const finished = await Job.fromId(agentQueue, runId);
+      const finished = await findRunJob(agentQueue, runId);
       expect(finished?.returnvalue).toMatchObject({ status: "completed" });
       expect(finished?.returnvalue.finalAnswer).toContain("archived as report.tar.gz");
       expect(existsSync(join(workspace, "report.tar.gz"))).toBe(true);
@@ -176,7 +175,7 @@ describe("the demo that npm start runs", () => {
       const { queue: queueAgain } = connect();
       const schedule = await new ScheduleStore({ redis, keyPrefix: "echo" }).get("demo-report");
       expect(schedule?.schedule.owner).toBe("demo-operator");
-      const again = await Job.fromId(queueAgain, runId);
+      const again = await findRunJob(queueAgain, runId);
       expect(await again?.getState()).toBe("completed");
       expect(again?.returnvalue.finalAnswer).toContain("archived as report.tar.gz");
       expect((await new AuditTrail({ redis, keyPrefix: "echo" }).readByTrace(runId)).length).toBe(

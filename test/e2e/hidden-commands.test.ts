@@ -3,14 +3,13 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { Job, QueueEvents } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createPathFence } from "../../src/guard/index.js";
 import { AuditTrail, Journal } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { nodeFsView } from "../../src/platform/index.js";
-import { bullPrefix } from "../../src/queue/index.js";
+import { findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { Scheduler, ScheduleService, ScheduleStore, scheduledRunId } from "../../src/scheduler/index.js";
 import { ManualClock } from "../../src/shared/index.js";
 import {
@@ -133,7 +132,7 @@ describe("hidden commands beside a safe bin, end to end", () => {
 
     const fence = fenceFactory(createPathFence, { homeDir: homedir(), fs: nodeFsView() });
     const options = processToolOptions(fence, supervisor);
-    const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
     await events.waitUntilReady();
     const worker = await startWorkerPart(
       { config, logger, env: { PATH: "/usr/bin:/bin" }, redis, baseDir: dir, protectedPaths: [] },
@@ -148,7 +147,7 @@ describe("hidden commands beside a safe bin, end to end", () => {
     );
     try {
       const runId = scheduledRunId("nightly", tick);
-      const outcome = await (await Job.fromId(queue, runId))!.waitUntilFinished(events, 60_000);
+      const outcome = await (await findRunJob(queue, runId))!.waitUntilFinished(events, 60_000);
       expect(outcome).toMatchObject({ status: "completed", finalAnswer: "done" });
 
       // Nothing hidden ran.

@@ -1,7 +1,6 @@
 import { access, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Job, QueueEvents } from "bullmq";
 import type { Browser } from "playwright-core";
 import { Type } from "typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +10,7 @@ import { ApprovalNotifications, ApprovalStore, EmailNotifier } from "../../src/a
 import { createHttpServer } from "../../src/http/index.js";
 import { AuditTrail } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
-import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { defineTool, toolSuccess } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.js";
@@ -85,7 +84,7 @@ async function setup(waitSeconds: number, marker: string) {
 }
 
 const queue = agentQueue(redis, keyPrefix);
-const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "echo-parked-"));
@@ -102,7 +101,7 @@ beforeAll(async () => {
       publicUrl,
       // A decision wakes the parked job at once instead of at its deadline.
       onDecided: async (record) => {
-        const job = await Job.fromId(queue, record.jobId);
+        const job = await findRunJob(queue, record.jobId);
         await job?.promote().catch(() => undefined);
       },
     },
@@ -148,11 +147,11 @@ describe("a parked run resumes on a person's decision", () => {
       const payload = testPayload();
       await enqueueAgentRun(queue, payload);
       await expect
-        .poll(async () => (await Job.fromId(queue, payload.runId))?.getState(), { timeout: 15_000 })
+        .poll(async () => (await findRunJob(queue, payload.runId))?.getState(), { timeout: 15_000 })
         .toBe("delayed");
       expect(await exists(join(dir, "approved.txt"))).toBe(false);
       await clickInMail("approved.txt", "#approve");
-      const outcome = await (await Job.fromId(queue, payload.runId))!.waitUntilFinished(events, 15_000);
+      const outcome = await (await findRunJob(queue, payload.runId))!.waitUntilFinished(events, 15_000);
       expect(outcome).toMatchObject({ status: "completed", finalAnswer: "finished" });
       expect(await exists(join(dir, "approved.txt"))).toBe(true);
       const entries = await new AuditTrail({ redis, keyPrefix }).readByTrace(payload.traceId);
@@ -175,10 +174,10 @@ describe("a parked run resumes on a person's decision", () => {
       const payload = testPayload();
       await enqueueAgentRun(queue, payload);
       await expect
-        .poll(async () => (await Job.fromId(queue, payload.runId))?.getState(), { timeout: 15_000 })
+        .poll(async () => (await findRunJob(queue, payload.runId))?.getState(), { timeout: 15_000 })
         .toBe("delayed");
       await clickInMail("denied.txt", "#deny");
-      const outcome = await (await Job.fromId(queue, payload.runId))!.waitUntilFinished(events, 15_000);
+      const outcome = await (await findRunJob(queue, payload.runId))!.waitUntilFinished(events, 15_000);
       expect(outcome).toMatchObject({ status: "completed" });
       expect(await exists(join(dir, "denied.txt"))).toBe(false);
       const entries = await new AuditTrail({ redis, keyPrefix }).readByTrace(payload.traceId);
@@ -199,7 +198,7 @@ describe("a parked run resumes on a person's decision", () => {
     try {
       const payload = testPayload();
       await enqueueAgentRun(queue, payload);
-      const outcome = await (await Job.fromId(queue, payload.runId))!.waitUntilFinished(events, 20_000);
+      const outcome = await (await findRunJob(queue, payload.runId))!.waitUntilFinished(events, 20_000);
       expect(outcome).toMatchObject({ status: "completed", finalAnswer: "finished" });
       expect(await exists(join(dir, "expired.txt"))).toBe(false);
     } finally {

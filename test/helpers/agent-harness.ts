@@ -1,7 +1,6 @@
 import { appendFile, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Queue } from "bullmq";
 import type { Cluster, Redis } from "ioredis";
 import { Type } from "typebox";
 import { stringify } from "yaml";
@@ -9,7 +8,7 @@ import type { ApprovalPort, CallGuard, RunDeps } from "../../src/agent/index.js"
 import { loadConfig } from "../../src/config/index.js";
 import type { GatePorts } from "../../src/gate/index.js";
 import { createLogger } from "../../src/logging/index.js";
-import { type AgentJobPayload, bullPrefix } from "../../src/queue/index.js";
+import { type AgentJobPayload, type AgentQueue, openAgentQueue } from "../../src/queue/index.js";
 import { buildRunDeps } from "../../src/runtime/index.js";
 import {
   type AnyTool,
@@ -162,6 +161,6 @@ export function testPayload(
 }
 
 /** The agent queue of a key prefix. */
-export function agentQueue(redis: Redis | Cluster, keyPrefix: string): Queue {
-  return new Queue("agent", { connection: redis, prefix: bullPrefix(keyPrefix) });
+export function agentQueue(redis: Redis | Cluster, keyPrefix: string): AgentQueue {
+  return openAgentQueue(redis, keyPrefix);
 }

@@ -1,10 +1,9 @@
 import { join } from "node:path";
-import { Job, QueueEvents } from "bullmq";
 import { Type } from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
 import { runAgent } from "../../src/agent/index.js";
 import { AuditTrail, Journal } from "../../src/journal/index.js";
-import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { defineTool, toolSuccess } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
@@ -32,12 +31,12 @@ describe("a durable agent run on BullMQ", () => {
       script: writeScript(20),
     });
     const queue = agentQueue(redis, keyPrefix);
-    const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 1, deps });
     try {
       const payload = testPayload();
       await enqueueAgentRun(queue, payload);
-      const job = await Job.fromId(queue, payload.runId);
+      const job = await findRunJob(queue, payload.runId);
       const outcome = await job!.waitUntilFinished(events, 30_000);
       expect(outcome).toMatchObject({
         status: "completed",
@@ -116,7 +115,7 @@ describe("a durable agent run on BullMQ", () => {
     const keyPrefix = uniquePrefix("bad-payload");
     const { deps } = await testRunDeps({ redis, keyPrefix, tools: [], script: writeScript(0) });
     const queue = agentQueue(redis, keyPrefix);
-    const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 1, deps });
     try {
       const bad = { ...testPayload(), v: 2, unattended: "yes" };
@@ -124,7 +123,7 @@ describe("a durable agent run on BullMQ", () => {
       await expect(job.waitUntilFinished(events, 10_000)).rejects.toThrow(
         /PAYLOAD_INVALID|invalid agent job payload/,
       );
-      const failed = await Job.fromId(queue, "bad-1");
+      const failed = await findRunJob(queue, "bad-1");
       expect(failed?.attemptsMade).toBe(1);
       expect(failed?.failedReason).toContain("unattended");
     } finally {

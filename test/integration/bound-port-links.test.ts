@@ -1,12 +1,11 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { boundPublicUrl } from "../../src/config/index.js";
-import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { enqueueAgentRun, openAgentQueue } from "../../src/queue/index.js";
 import { isRunnerError } from "../../src/shared/index.js";
 import { testPayload } from "../helpers/agent-harness.js";
 import { startCli } from "../helpers/cli-process.js";
@@ -55,7 +54,7 @@ describe("approval links with http.port 0", () => {
       env: { PATH: process.env.PATH, HOME: dir, REDIS_URL: testRedisUrl() },
     });
     const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
-    const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(keyPrefix) });
+    const queue = openAgentQueue(redis, keyPrefix);
     try {
       await cli.waitForOutput(/echo-runner is running/);
       const bound = /"address":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(cli.output())?.[1];

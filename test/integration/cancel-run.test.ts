@@ -1,6 +1,5 @@
-import { Job } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
-import { enqueueAgentRun } from "../../src/queue/index.js";
+import { enqueueAgentRun, findRunJob } from "../../src/queue/index.js";
 import { agentQueue, testPayload } from "../helpers/agent-harness.js";
 import { startParkingWorker } from "../helpers/parking-worker.js";
 import { testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
@@ -23,11 +22,11 @@ describe("cancelling a parked run", () => {
       const payload = testPayload();
       await enqueueAgentRun(queue, payload);
       await expect
-        .poll(async () => (await Job.fromId(queue, payload.runId))?.getState(), { timeout: 15_000 })
+        .poll(async () => (await findRunJob(queue, payload.runId))?.getState(), { timeout: 15_000 })
         .toBe("delayed");
       const [pending] = await worker.store.list({ status: "pending" });
       expect(pending?.runId).toBe(payload.runId);
-      await (await Job.fromId(queue, payload.runId))!.remove();
+      await (await findRunJob(queue, payload.runId))!.remove();
       await expect
         .poll(async () => (await worker.store.get(pending!.id))?.status, { timeout: 10_000 })
         .toBe("cancelled");

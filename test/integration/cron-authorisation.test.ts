@@ -1,12 +1,11 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Job, QueueEvents } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { AuditTrail, Journal } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
-import { bullPrefix } from "../../src/queue/index.js";
+import { findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { Scheduler, ScheduleService, ScheduleStore, scheduledRunId } from "../../src/scheduler/index.js";
 import { ManualClock } from "../../src/shared/index.js";
 import { createToolRegistry } from "../../src/tools/index.js";
@@ -72,7 +71,7 @@ describe("cron authorisation, end to end", () => {
     const report = await scheduler.runDue(tick);
     expect(report.results).toEqual({ fired: 2 });
 
-    const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
     await events.waitUntilReady();
     const worker = await startWorkerPart(
       { config, logger, env: {}, redis, baseDir: dir, protectedPaths: [] },
@@ -88,7 +87,7 @@ describe("cron authorisation, end to end", () => {
         unauthorised: scheduledRunId("unauthorised", tick),
       };
       for (const runId of Object.values(runs)) {
-        const outcome = await (await Job.fromId(queue, runId))!.waitUntilFinished(events, 30_000);
+        const outcome = await (await findRunJob(queue, runId))!.waitUntilFinished(events, 30_000);
         expect(outcome).toMatchObject({ status: "completed", finalAnswer: "done" });
       }
 

@@ -1,11 +1,10 @@
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { bullPrefix } from "../../src/queue/index.js";
+import { openAgentQueue } from "../../src/queue/index.js";
 import { type CliProcess, startCli } from "../helpers/cli-process.js";
 import { freePort } from "../helpers/free-port.js";
 import { deleteKeysWithPrefix, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
@@ -100,7 +99,7 @@ describe("/metrics with worker, scheduler and server in separate processes", () 
     } finally {
       for (const p of parts) p.child.kill("SIGTERM");
       expect(await Promise.all(parts.map((p) => p.exited))).toEqual(parts.map(() => 0));
-      const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(keyPrefix) });
+      const queue = openAgentQueue(redis, keyPrefix);
       await queue.obliterate({ force: true }).catch(() => undefined);
       await queue.close();
       await deleteKeysWithPrefix(redis, keyPrefix);

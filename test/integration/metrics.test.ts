@@ -1,7 +1,6 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Job, QueueEvents } from "bullmq";
 import { Type } from "typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -10,7 +9,7 @@ import { ApprovalNotifications, ApprovalStore } from "../../src/approvals/index.
 import { createHttpServer } from "../../src/http/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { createMetricsCollector, RunnerMetrics } from "../../src/metrics/index.js";
-import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { Scheduler, ScheduleService, ScheduleStore } from "../../src/scheduler/index.js";
 import { ManualClock, systemClock } from "../../src/shared/index.js";
 import { defineTool, toolSuccess } from "../../src/tools/index.js";
@@ -30,7 +29,7 @@ const redis = testRedisClient();
 const keyPrefix = uniquePrefix("metrics");
 const logger = createLogger({ level: "silent", format: "json" });
 const queue = agentQueue(redis, keyPrefix);
-const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
 let app: ReturnType<typeof createHttpServer>;
 let base: string;
 let dir: string;
@@ -158,7 +157,7 @@ describe("/metrics", () => {
       const payload = testPayload();
       await enqueueAgentRun(queue, payload);
       await expect
-        .poll(async () => (await Job.fromId(queue, payload.runId))?.getState(), { timeout: 15_000 })
+        .poll(async () => (await findRunJob(queue, payload.runId))?.getState(), { timeout: 15_000 })
         .toBe("delayed");
 
       const parked = await scrape();
@@ -180,8 +179,8 @@ describe("/metrics", () => {
         decision: "approve",
       });
       expect(decided.outcome).toBe("decided");
-      await (await Job.fromId(queue, payload.runId))?.promote();
-      const outcome = await (await Job.fromId(queue, payload.runId))!.waitUntilFinished(events, 15_000);
+      await (await findRunJob(queue, payload.runId))?.promote();
+      const outcome = await (await findRunJob(queue, payload.runId))!.waitUntilFinished(events, 15_000);
       expect(outcome).toMatchObject({ status: "completed", finalAnswer: "finished" });
 
       const done = await scrape();

@@ -1,11 +1,10 @@
-import { Job } from "bullmq";
 import { Type } from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createSubagentTools, storeApprovals } from "../../src/agent/index.js";
 import { ApprovalNotifications, ApprovalStore, LogNotifier } from "../../src/approvals/index.js";
 import { createLogger } from "../../src/logging/index.js";
-import { type AgentJobPayload, enqueueAgentRun } from "../../src/queue/index.js";
+import { type AgentJobPayload, enqueueAgentRun, findRunJob } from "../../src/queue/index.js";
 import { defineTool, toolSuccess } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.js";
@@ -98,18 +97,18 @@ describe("a wake-up that lands while the run is still parking is not lost", () =
           async () => (await queue.getJobCounts("completed")).completed === 1,
         );
         childOf = (await queue.getCompleted())[0]?.data.parentExecutionId;
-        parentAtPark = await (await Job.fromId(queue, parent.runId))?.getState();
+        parentAtPark = await (await findRunJob(queue, parent.runId))?.getState();
       },
     });
     try {
       await enqueueAgentRun(queue, parent);
       await expect
-        .poll(async () => (await Job.fromId(queue, parent.runId))?.getState(), {
+        .poll(async () => (await findRunJob(queue, parent.runId))?.getState(), {
           timeout: 15_000,
           interval: 50,
         })
         .toBe("completed");
-      expect((await Job.fromId(queue, parent.runId))?.returnvalue).toMatchObject({
+      expect((await findRunJob(queue, parent.runId))?.returnvalue).toMatchObject({
         status: "completed",
         finalAnswer: "parent got: child says hi",
       });
@@ -193,7 +192,7 @@ describe("a wake-up that lands while the run is still parking is not lost", () =
           decision: "approve",
         });
         decidedOutcome = decided.outcome;
-        lostWake = await (await Job.fromId(queue, payload.runId))?.promote().then(
+        lostWake = await (await findRunJob(queue, payload.runId))?.promote().then(
           () => "promoted",
           (err: unknown) => err,
         );
@@ -202,7 +201,7 @@ describe("a wake-up that lands while the run is still parking is not lost", () =
     try {
       await enqueueAgentRun(queue, payload);
       await expect
-        .poll(async () => (await Job.fromId(queue, payload.runId))?.getState(), {
+        .poll(async () => (await findRunJob(queue, payload.runId))?.getState(), {
           timeout: 15_000,
           interval: 50,
         })
@@ -210,7 +209,7 @@ describe("a wake-up that lands while the run is still parking is not lost", () =
       // The promoter's wake-up really was lost: the job was not delayed yet.
       expect(decidedOutcome).toBe("decided");
       expect(lostWake).toBeInstanceOf(Error);
-      expect((await Job.fromId(queue, payload.runId))?.returnvalue).toMatchObject({
+      expect((await findRunJob(queue, payload.runId))?.returnvalue).toMatchObject({
         status: "completed",
         finalAnswer: "done",
       });

@@ -1,11 +1,10 @@
-import { Job } from "bullmq";
 import { Type } from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { scriptedModelFromYaml, storeApprovals } from "../../src/agent/index.js";
 import { ApprovalNotifications, ApprovalStore, LogNotifier } from "../../src/approvals/index.js";
 import { createLogger } from "../../src/logging/index.js";
-import { enqueueAgentRun } from "../../src/queue/index.js";
+import { enqueueAgentRun, findRunJob } from "../../src/queue/index.js";
 import { defineTool, toolSuccess } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.js";
@@ -109,13 +108,13 @@ describe("parked runs hold no worker slot", () => {
       const quick = testPayload({}, { model: "quick" });
       await enqueueAgentRun(queue, quick);
       await expect
-        .poll(async () => (await Job.fromId(queue, quick.runId))?.getState(), {
+        .poll(async () => (await findRunJob(queue, quick.runId))?.getState(), {
           timeout: 10_000,
           interval: 20,
         })
         .toBe("completed");
 
-      expect((await Job.fromId(queue, quick.runId))?.returnvalue).toMatchObject({
+      expect((await findRunJob(queue, quick.runId))?.returnvalue).toMatchObject({
         status: "completed",
         finalAnswer: "read it",
       });

@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { chmod, mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Job, type Queue, QueueEvents } from "bullmq";
 import type { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -15,7 +14,7 @@ import { runCli } from "../../src/cli/run-cli.js";
 import { AUDIT_APPEND_LUA, AUDIT_READ_TRACE_LUA } from "../../src/journal/audit-chain.js";
 import { AuditTrail, Journal } from "../../src/journal/index.js";
 import { JOURNAL_SCRIPTS } from "../../src/journal/journal-scripts.js";
-import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { type AgentQueue, enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import type { HistoryEntry } from "../../src/scheduler/index.js";
 import { ScheduleStore } from "../../src/scheduler/schedule-store.js";
 import { SCHEDULER_SCRIPTS } from "../../src/scheduler/store-scripts.js";
@@ -80,7 +79,7 @@ function clusterPrefix(label: string): string {
   return uniquePrefix(label).replace(/:/g, "-");
 }
 
-async function closeQueue(queue: Queue): Promise<void> {
+async function closeQueue(queue: AgentQueue): Promise<void> {
   await queue.obliterate({ force: true }).catch(() => undefined);
   await queue.close();
 }
@@ -160,7 +159,7 @@ describe("Redis Cluster", () => {
       await cli.waitForOutput(linkPattern, 20_000);
       const [link, approvalId, token] = linkPattern.exec(cli.output()) ?? [];
       await expect
-        .poll(async () => (await Job.fromId(queue, payload.runId))?.getState(), { timeout: 10_000 })
+        .poll(async () => (await findRunJob(queue, payload.runId))?.getState(), { timeout: 10_000 })
         .toBe("delayed");
       const page = await fetch(link!);
       expect(page.status).toBe(200);
@@ -174,7 +173,7 @@ describe("Redis Cluster", () => {
       });
       expect(decided.status).toBeLessThan(400);
       await expect
-        .poll(async () => (await Job.fromId(queue, payload.runId))?.getState(), { timeout: 20_000 })
+        .poll(async () => (await findRunJob(queue, payload.runId))?.getState(), { timeout: 20_000 })
         .toBe("completed");
       const entries = await new AuditTrail({ redis, keyPrefix }).readByTrace(payload.traceId);
       expect(entries.map((e) => e.entry)).toContainEqual(
@@ -259,7 +258,7 @@ describe("Redis Cluster", () => {
           if (result.success) expect(counts.get(key), `call ${key} (seed ${seed})`).toBe(1);
           else expect(result.errorKind).toBe("in_doubt");
         }
-        expect((await Job.fromId(queue, p.runId))?.returnvalue).toMatchObject({ finalAnswer: "survived" });
+        expect((await findRunJob(queue, p.runId))?.returnvalue).toMatchObject({ finalAnswer: "survived" });
       }
       expect(await verifyChain(redis, keyPrefix)).toBeGreaterThan(0);
     } finally {
@@ -299,7 +298,7 @@ describe("Redis Cluster", () => {
       },
     });
     const queue = agentQueue(redis, keyPrefix);
-    const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
     const worker = startAgentWorker({
       connection: redis,
       keyPrefix,
@@ -309,7 +308,7 @@ describe("Redis Cluster", () => {
     try {
       const parent = testPayload({}, { task: "parent: delegate" });
       await enqueueAgentRun(queue, parent);
-      const outcome = await (await Job.fromId(queue, parent.runId))!.waitUntilFinished(events, 30_000);
+      const outcome = await (await findRunJob(queue, parent.runId))!.waitUntilFinished(events, 30_000);
       expect(outcome).toMatchObject({ status: "completed", finalAnswer: "parent got: child says hi" });
       expect([...(await countExecutions(counter)).values()]).toEqual([1]);
       const children = (await queue.getJobs(["completed"])).filter(
@@ -349,7 +348,7 @@ const SCRIPT_SITES: Record<string, string> = {
   "src/scheduler/schedule-store.ts": "SCHEDULER_SCRIPTS",
   "src/metrics/recorder.ts": "inline COUNT_ONCE: {metrics}:seen:run:<id>, {metrics}:c:runs",
   "src/metrics/approval-wait.ts": "inline FOLD: {metrics}:h:approval_wait, {metrics}:approval_wait_cursor",
-  "src/agent/run/queue-children.ts": "inline UPDATE_QUEUED: five keys of the {prefix} BullMQ queue",
+  "src/queue/children.ts": "inline UPDATE_QUEUED: five keys of the {prefix} BullMQ queue",
   "src/tools/memory.ts": "inline WRITE: one key",
   "src/approvals/digest-store.ts": "inline JOIN, CLAIM_DUE, REMOVE: {approvals} keys",
   "src/http/failure-throttle.ts": "inline BLOCKED, COUNT: {http} keys",

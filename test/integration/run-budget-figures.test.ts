@@ -1,11 +1,10 @@
 import { join } from "node:path";
-import { Job, QueueEvents } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { RunInspector } from "../../src/agent/index.js";
 import { ApprovalStore } from "../../src/approvals/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { createMetricsCollector, RunnerMetrics } from "../../src/metrics/index.js";
-import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { ownerNotifierFromConfig } from "../../src/runtime/index.js";
 import { systemClock } from "../../src/shared/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
@@ -72,7 +71,7 @@ describe("a run that reaches max_cost_usd on the worker", () => {
     });
     const metrics = new RunnerMetrics({ redis, keyPrefix, logger });
     const queue = agentQueue(redis, keyPrefix);
-    const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
     const worker = startAgentWorker({
       connection: redis,
       keyPrefix,
@@ -89,7 +88,7 @@ describe("a run that reaches max_cost_usd on the worker", () => {
     try {
       const payload = testPayload({}, { model: "claude" });
       await enqueueAgentRun(queue, payload);
-      const job = await Job.fromId(queue, payload.runId);
+      const job = await findRunJob(queue, payload.runId);
       const outcome = await job!.waitUntilFinished(events, 20_000);
       // $0.00465 per response: the fifth brings the total to $0.02325 >= $0.02, so no sixth request.
       expect(outcome).toMatchObject({

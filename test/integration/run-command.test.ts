@@ -1,12 +1,11 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { bufferIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/run-cli.js";
-import { bullPrefix } from "../../src/queue/index.js";
+import { openAgentQueue } from "../../src/queue/index.js";
 import { type ParkingWorker, startParkingWorker } from "../helpers/parking-worker.js";
 import { testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
@@ -49,7 +48,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker.stop();
-  const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(keyPrefix) });
+  const queue = openAgentQueue(redis, keyPrefix);
   await queue.obliterate({ force: true }).catch(() => undefined);
   await queue.close();
   redis.disconnect();

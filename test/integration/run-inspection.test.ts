@@ -1,9 +1,8 @@
 import { join } from "node:path";
-import { Job, QueueEvents } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { RunInspector } from "../../src/agent/index.js";
 import { ApprovalStore } from "../../src/approvals/index.js";
-import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { isRunnerError } from "../../src/shared/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
@@ -36,13 +35,13 @@ describe("RunInspector", () => {
       script: writeScript(2, "two files written"),
     });
     const queue = agentQueue(redis, keyPrefix);
-    const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 1, deps });
     const inspector = inspectorFor(keyPrefix);
     try {
       const payload = testPayload();
       await enqueueAgentRun(queue, payload);
-      await (await Job.fromId(queue, payload.runId))!.waitUntilFinished(events, 30_000);
+      await (await findRunJob(queue, payload.runId))!.waitUntilFinished(events, 30_000);
 
       const [row] = await inspector.listRuns({ limit: 10 });
       expect(row).toMatchObject({

@@ -1,10 +1,9 @@
 import { join } from "node:path";
-import { Job, QueueEvents } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { storeApprovals } from "../../src/agent/index.js";
 import { ApprovalNotifications, ApprovalStore, EmailNotifier } from "../../src/approvals/index.js";
 import { createLogger } from "../../src/logging/index.js";
-import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { sha256Hex } from "../../src/shared/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
@@ -44,7 +43,7 @@ describe("per-run log lines", () => {
       script: writeScript(1),
     });
     const queue = agentQueue(redis, keyPrefix);
-    const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
     const worker = startAgentWorker({
       connection: redis,
       keyPrefix,
@@ -54,7 +53,7 @@ describe("per-run log lines", () => {
     try {
       const payload = testPayload();
       await enqueueAgentRun(queue, payload);
-      await (await Job.fromId(queue, payload.runId))!.waitUntilFinished(events, 30_000);
+      await (await findRunJob(queue, payload.runId))!.waitUntilFinished(events, 30_000);
       await expect.poll(() => records().find((r) => r.msg === "run finished")).toBeDefined();
       expect(records().find((r) => r.msg === "run finished")).toMatchObject({
         traceId: payload.traceId,

@@ -1,4 +1,3 @@
-import { Job } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import {
@@ -13,6 +12,7 @@ import { ApprovalNotifications, ApprovalStore, LogNotifier } from "../../src/app
 import { journalKey } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import type { AgentJobPayload } from "../../src/queue/index.js";
+import { findRunJob } from "../../src/queue/index.js";
 import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 
@@ -131,7 +131,7 @@ describe("run-loop tools: the tool contract", () => {
     try {
       const jobs = await queue.getJobs(["waiting", "prioritized"]);
       expect(jobs.map((j) => j.id)).toEqual([id]);
-      expect((await Job.fromId(queue, id!))?.data).toMatchObject({
+      expect((await findRunJob(queue, id!))?.data).toMatchObject({
         parentExecutionId: payload.runId,
         agent: { task: "child work" },
       });

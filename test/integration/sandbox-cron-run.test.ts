@@ -2,12 +2,11 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { AuditTrail } from "../../src/journal/index.js";
-import { bullPrefix } from "../../src/queue/index.js";
+import { openAgentQueue } from "../../src/queue/index.js";
 import { startCli } from "../helpers/cli-process.js";
 import { freePort } from "../helpers/free-port.js";
 import { testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
@@ -67,7 +66,7 @@ describe("a cron-authorised run in the sandbox", () => {
       env: { PATH: process.env.PATH, HOME: dir, REDIS_URL: testRedisUrl() },
     });
     const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
-    const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(keyPrefix) });
+    const queue = openAgentQueue(redis, keyPrefix);
     try {
       await cli.waitForOutput(/echo-runner is running/);
       const findRun = async () =>

@@ -1,6 +1,5 @@
-import { Job, QueueEvents } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
-import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { createSessionSearchTool, RedisSessionArchive } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.js";
@@ -38,13 +37,13 @@ describe("the run archive behind session_search", () => {
       },
     });
     const queue = agentQueue(redis, keyPrefix);
-    const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
     await events.waitUntilReady();
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 1, deps });
     const run = async (userId: string, task: string) => {
       const payload = testPayload({ userId }, { task });
       await enqueueAgentRun(queue, payload);
-      const out = await (await Job.fromId(queue, payload.runId))!.waitUntilFinished(events, 20_000);
+      const out = await (await findRunJob(queue, payload.runId))!.waitUntilFinished(events, 20_000);
       return { payload, answer: (out as { finalAnswer: string }).finalAnswer };
     };
     try {

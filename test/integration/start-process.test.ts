@@ -1,12 +1,11 @@
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Job, Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { AuditTrail } from "../../src/journal/index.js";
-import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { enqueueAgentRun, findRunJob, openAgentQueue } from "../../src/queue/index.js";
 import { testPayload } from "../helpers/agent-harness.js";
 import { startCli } from "../helpers/cli-process.js";
 import { freePort } from "../helpers/free-port.js";
@@ -55,7 +54,7 @@ describe("echo-runner start runs worker, scheduler and HTTP server together", ()
       env: { PATH: process.env.PATH, HOME: dir, REDIS_URL: testRedisUrl() },
     });
     const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
-    const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(keyPrefix) });
+    const queue = openAgentQueue(redis, keyPrefix);
     try {
       await cli.waitForOutput(/echo-runner is running/);
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
@@ -73,7 +72,7 @@ describe("echo-runner start runs worker, scheduler and HTTP server together", ()
       const payload = testPayload({}, { workspace: join(dir, "ws") });
       await enqueueAgentRun(queue, payload);
       await expect
-        .poll(async () => (await Job.fromId(queue, payload.runId))?.getState(), { timeout: 15_000 })
+        .poll(async () => (await findRunJob(queue, payload.runId))?.getState(), { timeout: 15_000 })
         .toBe("completed");
     } finally {
       cli.child.kill("SIGTERM");

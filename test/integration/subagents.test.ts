@@ -1,14 +1,13 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Job, QueueEvents } from "bullmq";
 import { Type } from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSubagentTools, type RunDeps } from "../../src/agent/index.js";
 import { AuditTrail } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { RunnerMetrics } from "../../src/metrics/index.js";
-import { bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { defineTool, toolSuccess } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
@@ -132,7 +131,7 @@ describe("sub-agents", () => {
     const server = await startFakeChatServer(agentModel);
     const deps = await setup(server, keyPrefix, counter);
     const queue = agentQueue(redis, keyPrefix);
-    const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
     const metrics = new RunnerMetrics({
       redis,
       keyPrefix,
@@ -142,7 +141,7 @@ describe("sub-agents", () => {
     try {
       const parent = testPayload({}, { task: "parent: delegate" });
       await enqueueAgentRun(queue, parent);
-      const outcome = await (await Job.fromId(queue, parent.runId))!.waitUntilFinished(events, 20_000);
+      const outcome = await (await findRunJob(queue, parent.runId))!.waitUntilFinished(events, 20_000);
       expect(outcome).toMatchObject({ status: "completed", finalAnswer: "parent got: child says hi" });
       expect([...(await countExecutions(counter)).values()]).toEqual([1]);
       const children = (await queue.getJobs(["completed"])).filter(
@@ -189,7 +188,7 @@ describe("sub-agents", () => {
       cronAuthorized: async (p: { parentExecutionId: string | null }) => p.parentExecutionId === null,
     };
     const queue = agentQueue(redis, keyPrefix);
-    const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 2, deps });
     try {
       // An unattended parent allowed to delegate: its child is unattended too, and nothing lets the
@@ -199,7 +198,7 @@ describe("sub-agents", () => {
         { task: "parent: dangerous child" },
       );
       await enqueueAgentRun(queue, parent);
-      const outcome = await (await Job.fromId(queue, parent.runId))!.waitUntilFinished(events, 20_000);
+      const outcome = await (await findRunJob(queue, parent.runId))!.waitUntilFinished(events, 20_000);
       expect(outcome.finalAnswer).toContain("dangerous and never runs unattended");
       const trail = await new AuditTrail({ redis, keyPrefix }).readByTrace(parent.traceId);
       const childDecisions = trail
@@ -229,7 +228,7 @@ describe("sub-agents", () => {
     const server = await startFakeChatServer(agentModel);
     const deps = await setup(server, keyPrefix, counter);
     const queue = agentQueue(redis, keyPrefix);
-    const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 2, deps });
     try {
       const greedy = testPayload(
@@ -237,16 +236,16 @@ describe("sub-agents", () => {
         { task: "parent: greedy", allowedTools: ["delegate_task", "write_file"] },
       );
       await enqueueAgentRun(queue, greedy);
-      const refused = await (await Job.fromId(queue, greedy.runId))!.waitUntilFinished(events, 20_000);
+      const refused = await (await findRunJob(queue, greedy.runId))!.waitUntilFinished(events, 20_000);
       expect(refused.finalAnswer).toContain("not allowed here: exec");
 
       const spawner = testPayload({}, { task: "parent: spawn" });
       await enqueueAgentRun(queue, spawner);
-      const spawned = await (await Job.fromId(queue, spawner.runId))!.waitUntilFinished(events, 20_000);
+      const spawned = await (await findRunJob(queue, spawner.runId))!.waitUntilFinished(events, 20_000);
       const id = /started task (child-[0-9a-f]+)/.exec(spawned.finalAnswer)?.[1];
       expect(id).toBeDefined();
       await expect
-        .poll(async () => (await Job.fromId(queue, id!))?.getState(), { timeout: 20_000 })
+        .poll(async () => (await findRunJob(queue, id!))?.getState(), { timeout: 20_000 })
         .toBe("completed");
     } finally {
       await worker.close();

@@ -1,11 +1,16 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Job, type Queue, QueueEvents } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSubagentTools, type RunDeps } from "../../src/agent/index.js";
 import { journalKey } from "../../src/journal/index.js";
-import { type AgentJobPayload, bullPrefix, enqueueAgentRun } from "../../src/queue/index.js";
+import {
+  type AgentJobPayload,
+  type AgentQueue,
+  enqueueAgentRun,
+  findRunJob,
+  openAgentQueueEvents,
+} from "../../src/queue/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import { agentQueue, countingWriteTool, testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import {
@@ -65,12 +70,12 @@ async function harness(
   const server = await startFakeChatServer(handler);
   const deps = await setup(server, keyPrefix);
   const queue = agentQueue(redis, keyPrefix);
-  const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+  const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
   await events.waitUntilReady();
   const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency, deps });
   const run = async (payload: AgentJobPayload) => {
     await enqueueAgentRun(queue, payload);
-    return (await (await Job.fromId(queue, payload.runId))!.waitUntilFinished(events, 30_000)) as {
+    return (await (await findRunJob(queue, payload.runId))!.waitUntilFinished(events, 30_000)) as {
       finalAnswer: string;
     };
   };
@@ -92,8 +97,8 @@ async function harness(
 const idsIn = (texts: readonly string[], re: RegExp) =>
   texts.flatMap((t) => [...t.matchAll(re)].map((m) => m[1] as string));
 
-async function stateOf(queue: Queue, id: string) {
-  return (await Job.fromId(queue, id))?.getState() ?? "missing";
+async function stateOf(queue: AgentQueue, id: string) {
+  return (await findRunJob(queue, id))?.getState() ?? "missing";
 }
 
 // Each test waits up to 30 s for a state (and a run up to 30 s): the tests get 120 s, so a wait that
@@ -151,7 +156,7 @@ describe("task", WAITS, () => {
       expect(finalAnswer).toContain(`task ${b} is pending`);
       expect(finalAnswer).toContain('task or priority is required when action is "update"');
       await expect.poll(() => stateOf(h.queue, b!), { timeout: 20_000 }).toBe("completed");
-      const child = await Job.fromId(h.queue, b!);
+      const child = await findRunJob(h.queue, b!);
       expect(child?.returnvalue).toMatchObject({ finalAnswer: "ran: child: B (updated)" });
       expect(child?.data).toMatchObject({ parentExecutionId: parent.runId, unattended: false, depth: 1 });
       expect(child?.priority).toBe(3);
@@ -200,7 +205,7 @@ describe("task", WAITS, () => {
       const { finalAnswer } = await h.run(testPayload({}, { task: "parent: stop running" }));
       expect(finalAnswer).toBe(`asked task ${child} to stop: it stops before its next step`);
       await expect.poll(() => stateOf(h.queue, child), { timeout: 20_000 }).toBe("failed");
-      const job = await Job.fromId(h.queue, child);
+      const job = await findRunJob(h.queue, child);
       expect(job?.failedReason).toContain("RUN_CANCELLED");
       expect(job?.attemptsMade).toBe(1);
     } finally {
@@ -244,16 +249,16 @@ describe("workflow", WAITS, () => {
       expect(wf).toBeDefined();
       await expect.poll(() => stateOf(h.queue, `${wf}.report`), { timeout: 30_000 }).toBe("completed");
       expect(started).toEqual(["fetch", "clean", "report"]);
-      expect((await Job.fromId(h.queue, `${wf}.report`))?.returnvalue).toMatchObject({
+      expect((await findRunJob(h.queue, `${wf}.report`))?.returnvalue).toMatchObject({
         finalAnswer: "answer of report (saw fetch, clean)",
       });
-      expect((await Job.fromId(h.queue, `${wf}.clean`))?.returnvalue).toMatchObject({
+      expect((await findRunJob(h.queue, `${wf}.clean`))?.returnvalue).toMatchObject({
         finalAnswer: "answer of clean (saw fetch)",
       });
 
       // A crash before the call was journalled: the parent runs again from nothing, asks for the same
       // workflow, and nothing new is queued or run.
-      await (await Job.fromId(h.queue, parent.runId))!.remove();
+      await (await findRunJob(h.queue, parent.runId))!.remove();
       await redis.del(journalKey(h.keyPrefix, parent.runId));
       const again = await h.run(parent);
       expect(again.finalAnswer).toContain(`already started workflow ${wf}`);
@@ -316,10 +321,10 @@ describe("workflow", WAITS, () => {
       const { finalAnswer } = await h.run(testPayload({}, { task: "parent: tree" }));
       const wf = /started workflow (wf-[0-9a-f]+)/.exec(finalAnswer)?.[1];
       await expect.poll(() => stateOf(h.queue, `${wf}.join`), { timeout: 30_000 }).toBe("completed");
-      expect((await Job.fromId(h.queue, `${wf}.left`))?.returnvalue).toMatchObject({
+      expect((await findRunJob(h.queue, `${wf}.left`))?.returnvalue).toMatchObject({
         finalAnswer: "left ran beside right",
       });
-      expect((await Job.fromId(h.queue, `${wf}.join`))?.returnvalue).toMatchObject({
+      expect((await findRunJob(h.queue, `${wf}.join`))?.returnvalue).toMatchObject({
         finalAnswer: "join done after left and right",
       });
       expect(started.at(-1)).toBe("join");
@@ -445,7 +450,7 @@ describe("workflow", WAITS, () => {
       const { finalAnswer } = await h.run(testPayload({}, { task: "parent: stop a step" }));
       expect(finalAnswer).toBe(`asked task ${wf}.a to stop: it stops before its next step`);
       await expect.poll(() => stateOf(h.queue, `${wf}.b`), { timeout: 20_000 }).toBe("failed");
-      expect((await Job.fromId(h.queue, `${wf}.a`))?.failedReason).toContain("RUN_CANCELLED");
+      expect((await findRunJob(h.queue, `${wf}.a`))?.failedReason).toContain("RUN_CANCELLED");
       expect(ran).toEqual([]);
     } finally {
       await h.close();
@@ -463,12 +468,12 @@ describe("workflow", WAITS, () => {
     });
     const deps = await setup(server, keyPrefix, 2);
     const queue = agentQueue(redis, keyPrefix);
-    const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 1, deps });
     try {
       const parent = testPayload({}, { task: "parent: too many" });
       await enqueueAgentRun(queue, parent);
-      await (await Job.fromId(queue, parent.runId))!.waitUntilFinished(events, 20_000);
+      await (await findRunJob(queue, parent.runId))!.waitUntilFinished(events, 20_000);
       expect(seen).toContain(
         "a run may start at most 2 sub-agents (execution.max_children_per_run); this call would start 3 after 0",
       );

@@ -1,8 +1,7 @@
-import { type Job, Queue } from "bullmq";
 import type { Cluster, Redis } from "ioredis";
 import { type ApprovalRecord, type ApprovalStore, effectiveStatus } from "../../approvals/index.js";
 import { type AuditRecord, AuditTrail, Journal } from "../../journal/index.js";
-import { AgentJobPayload, bullPrefix } from "../../queue/index.js";
+import { AgentJobPayload, type AgentQueue, openAgentQueue, type RunJob } from "../../queue/index.js";
 import { assertNever, type Clock, RunnerError, systemClock } from "../../shared/index.js";
 import { type UsageTotals, usageOfRecords } from "../budget/usage-totals.js";
 import type { RunOutcome } from "../run/run-contract.js";
@@ -47,7 +46,7 @@ export interface RunInspectorOptions {
  * approval store (what a person was asked). Shapes in run-view.ts. Never writes.
  */
 export class RunInspector {
-  readonly #queue: Queue;
+  readonly #queue: AgentQueue;
   readonly #journal: Journal;
   readonly #audit: AuditTrail;
   readonly #approvals: ApprovalStore;
@@ -57,10 +56,7 @@ export class RunInspector {
 
   constructor(options: RunInspectorOptions) {
     this.#redis = options.redis;
-    this.#queue = new Queue("agent", {
-      connection: options.redis as Redis,
-      prefix: bullPrefix(options.keyPrefix),
-    });
+    this.#queue = openAgentQueue(options.redis, options.keyPrefix);
     this.#journal = new Journal({ redis: options.redis, keyPrefix: options.keyPrefix });
     this.#audit = new AuditTrail({ redis: options.redis, keyPrefix: options.keyPrefix });
     this.#approvals = options.approvals;
@@ -181,7 +177,7 @@ export class RunInspector {
     await this.#queue.close();
   }
 
-  async #summary(job: Job, state: RunJobState, known?: ApprovalRecord[]): Promise<RunSummary> {
+  async #summary(job: RunJob, state: RunJobState, known?: ApprovalRecord[]): Promise<RunSummary> {
     const runId = job.id ?? "";
     const parsed = AgentJobPayload.safeParse(job.data);
     const data = parsed.success ? parsed.data : undefined;
@@ -245,18 +241,18 @@ function usageFromOutcome(value: unknown): RunUsageView | null {
   };
 }
 
-function lastActivity(job: Job): number {
+function lastActivity(job: RunJob): number {
   return Math.max(job.finishedOn ?? 0, job.processedOn ?? 0, job.timestamp);
 }
 
-async function jobState(job: Job): Promise<RunJobState> {
+async function jobState(job: RunJob): Promise<RunJobState> {
   const state = await job.getState();
   // BullMQ's `unknown` means the job vanished between the two reads; `waiting` is the closest truth.
   return (RUN_JOB_STATES as readonly string[]).includes(state) ? (state as RunJobState) : "waiting";
 }
 
 function outcomeOf(
-  job: Job,
+  job: RunJob,
   state: RunJobState,
   parked: boolean,
 ): { outcome: RunOutcomeKind; detail: string | null } {

@@ -79,42 +79,11 @@ export interface SpillStore {
   put(runId: string, key: string, text: string): Promise<string>;
 }
 
-/** What a child run's job looks like from its parent. */
-export type ChildState =
-  | { readonly status: "pending" | "running" | "missing" }
-  | { readonly status: "completed"; readonly finalAnswer: string }
-  | { readonly status: "failed"; readonly error: string };
-
-/** What became of an update of a queued child. */
-export type ChildUpdateOutcome = "updated" | "started" | "missing";
-/** What became of a stop request: removed while queued, signalled while running, already over, or unknown. */
-export type ChildStopOutcome = "removed" | "signalled" | "finished" | "missing";
-
-/** A workflow's record: who started it and its steps' run ids in the order they run. */
-export interface ChildFlowRecord {
-  readonly id: string;
-  readonly parentRunId: string;
-  readonly steps: readonly { readonly step: string; readonly runId: string }[];
-}
-
-/** Starts and reads child runs (implemented over the agent queue by the worker). */
-export interface ChildrenPort {
-  /** Enqueues the child; idempotent (the job id is the child's deterministic run id). */
-  start(payload: AgentJobPayload, options?: { priority?: number }): Promise<void>;
-  state(runId: string): Promise<ChildState>;
-  /** A queued or finished child's payload (undefined once its job is gone). */
-  payload(runId: string): Promise<AgentJobPayload | undefined>;
-  /** Changes a child that has not started yet (atomically: a started one is left as it is). */
-  update(runId: string, change: { task?: string; priority?: number }): Promise<ChildUpdateOutcome>;
-  /** Stops a child: removes it while queued, else asks the running one to stop at its next step. */
-  stop(runId: string): Promise<ChildStopOutcome>;
-  /** Whether someone asked this run to stop (checked by the run loop before every step). */
-  stopRequested(runId: string): Promise<boolean>;
-  /**
-   * Enqueues `steps` (in dependency order) as one BullMQ flow (see flowShape): a step starts only
-   * after what it depends on completed, and a failed step fails those after it. Idempotent: the
-   * record is written once (the first call wins); a later call starts nothing.
-   */
-  startFlow(record: ChildFlowRecord, steps: readonly AgentJobPayload[]): Promise<"started" | "exists">;
-  flow(id: string): Promise<ChildFlowRecord | undefined>;
-}
+// The children port is implemented over the agent queue, which owns its shape (queue may not import agent).
+export type {
+  ChildFlowRecord,
+  ChildrenPort,
+  ChildState,
+  ChildStopOutcome,
+  ChildUpdateOutcome,
+} from "../../queue/index.js";

@@ -1,7 +1,6 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Job, type Queue, QueueEvents, type Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   agentQueue,
@@ -19,7 +18,13 @@ import {
 } from "../../../test/helpers/test-redis.js";
 import { startAgentWorker } from "../../../workers/agent-worker.js";
 import type { RunDetail, RunSummary } from "../../agent/index.js";
-import { bullPrefix, enqueueAgentRun } from "../../queue/index.js";
+import {
+  type AgentQueue,
+  enqueueAgentRun,
+  findRunJob,
+  openAgentQueueEvents,
+  type RunWorker,
+} from "../../queue/index.js";
 import { bufferIo } from "../io.js";
 import { runCli } from "../run-cli.js";
 
@@ -27,7 +32,7 @@ const redis = testRedisClient();
 const keyPrefix = uniquePrefix("cli-jobs");
 let dir: string;
 let configPath: string;
-let queue: Queue;
+let queue: AgentQueue;
 let parking: ParkingWorker;
 const done = testPayload({}, { task: "write two files" });
 const parked = testPayload();
@@ -60,11 +65,11 @@ beforeAll(async () => {
     tools: [countingWriteTool(join(dir, "counter.txt"))],
     script: writeScript(2, "two files written"),
   });
-  const events = new QueueEvents("agent", { connection: redis.duplicate(), prefix: bullPrefix(keyPrefix) });
-  const worker: Worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 1, deps });
+  const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+  const worker: RunWorker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 1, deps });
   try {
     await enqueueAgentRun(queue, done);
-    await (await Job.fromId(queue, done.runId))!.waitUntilFinished(events, 30_000);
+    await (await findRunJob(queue, done.runId))!.waitUntilFinished(events, 30_000);
   } finally {
     await worker.close();
     await events.close();
@@ -81,7 +86,7 @@ beforeAll(async () => {
   await enqueueAgentRun(queue, parked);
   await waitFor(async () => {
     const pending = await parking.store.list({ status: "pending" });
-    const state = await (await Job.fromId(queue, parked.runId))?.getState();
+    const state = await (await findRunJob(queue, parked.runId))?.getState();
     return pending.some((r) => r.runId === parked.runId) && state === "delayed";
   }, "the run to park on its exec approval");
 }, 60_000);

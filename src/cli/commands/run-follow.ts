@@ -1,6 +1,6 @@
-import { Job, type Queue } from "bullmq";
 import type { ApprovalRecord, ApprovalStore } from "../../approvals/index.js";
 import type { AuditEntry, AuditTrail } from "../../journal/index.js";
+import { type AgentQueue, findRunJob } from "../../queue/index.js";
 
 /** What `echo-runner run` reports while it follows a run (also its `--json` lines). */
 export type RunEvent =
@@ -46,7 +46,7 @@ export type FollowOutcome = "completed" | "max_steps" | "failed" | "timeout";
 
 /** Options for {@link followRun}. */
 export interface FollowOptions {
-  queue: Queue;
+  queue: AgentQueue;
   trail: AuditTrail;
   approvals: ApprovalStore;
   runId: string;
@@ -108,7 +108,7 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
   let parked = false;
   const asked = new Map<string, boolean>(); // approval id -> decided already reported
   for (;;) {
-    const job = await Job.fromId(queue, runId);
+    const job = await findRunJob(queue, runId);
     const state = job ? await job.getState() : "missing";
     const entries = await trail.readByTrace(traceId);
     const reportDecided = async () => {

@@ -1,8 +1,7 @@
 import { parseArgs } from "node:util";
-import { Queue } from "bullmq";
 import { ApprovalStore } from "../../approvals/index.js";
 import { AuditTrail } from "../../journal/index.js";
-import { type AgentJobPayload, bullPrefix, enqueueAgentRun } from "../../queue/index.js";
+import { type AgentJobPayload, enqueueAgentRun, openAgentQueue } from "../../queue/index.js";
 import { approvalPolicyFromConfig } from "../../runtime/index.js";
 import { RunnerError, randomId } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
@@ -60,7 +59,7 @@ export const runCommand: CliCommand = {
     const { loaded, redis, close } = await connectCliRedis(io, values.config);
     const { config } = loaded;
     const keyPrefix = config.redis.key_prefix;
-    const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(keyPrefix) });
+    const queue = openAgentQueue(redis, keyPrefix);
     let display: RunDisplay | undefined;
     try {
       const { agentId, spec } = await readAgentFile(positionals[0], config);

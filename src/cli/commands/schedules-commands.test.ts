@@ -1,7 +1,6 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -11,7 +10,7 @@ import {
   uniquePrefix,
 } from "../../../test/helpers/test-redis.js";
 import { loadConfig } from "../../config/index.js";
-import { bullPrefix } from "../../queue/index.js";
+import { type AgentQueue, openAgentQueue } from "../../queue/index.js";
 import { reconcileConfigSchedules, ScheduleService, ScheduleStore } from "../../scheduler/index.js";
 import { isRunnerError } from "../../shared/index.js";
 import { bufferIo } from "../io.js";
@@ -23,7 +22,7 @@ let prefix: string;
 let dir: string;
 let configPath: string;
 let service: ScheduleService;
-let queue: Queue;
+let queue: AgentQueue;
 
 const AGENTS = `agents:
   triage: { model: scripted, task: "triage the inbox", workspace: ./ws, allowed_tools: [read_file] }
@@ -35,7 +34,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "echo-cli-schedules-"));
   configPath = join(dir, "echo.yaml");
   await writeFile(configPath, `redis:\n  key_prefix: "${prefix}"\noperator: ops\n${AGENTS}`);
-  queue = new Queue("agent", { connection: redis, prefix: bullPrefix(prefix) });
+  queue = openAgentQueue(redis, prefix);
   service = new ScheduleService({
     store: new ScheduleStore({ redis, keyPrefix: prefix }),
     agentQueue: queue,

@@ -1,7 +1,6 @@
 import { resolve } from "node:path";
-import { Queue } from "bullmq";
 import type { EchoRunnerConfig, LoadedConfig } from "../../config/index.js";
-import { bullPrefix } from "../../queue/index.js";
+import { openAgentQueue } from "../../queue/index.js";
 import {
   type ConfigScheduleEntry,
   type HistoryEntry,
@@ -28,7 +27,7 @@ export interface CliSchedules {
 export async function openSchedules(io: CliIo, configPath: string | undefined): Promise<CliSchedules> {
   const { loaded, redis, close } = await connectCliRedis(io, configPath);
   const { config } = loaded;
-  const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(config.redis.key_prefix) });
+  const queue = openAgentQueue(redis, config.redis.key_prefix);
   const store = new ScheduleStore({ redis, keyPrefix: config.redis.key_prefix });
   const service = new ScheduleService({
     store,

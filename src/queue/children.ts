@@ -1,8 +1,10 @@
-import { type FlowJob, FlowProducer, Job, type Queue } from "bullmq";
-import type { Cluster, Redis } from "ioredis";
-import { AGENT_JOB_ATTEMPTS, enqueueAgentRun, parseAgentJobPayload } from "../../queue/index.js";
+import { type FlowJob, FlowProducer } from "bullmq";
+import type { ChildFlowRecord, ChildrenPort, ChildState } from "./children-port.js";
+import { AGENT_JOB_ATTEMPTS, enqueueAgentRun } from "./enqueue.js";
 import { flowShape } from "./flow-shape.js";
-import type { ChildFlowRecord, ChildrenPort, ChildState } from "./ports.js";
+import { parseAgentJobPayload } from "./payload.js";
+import { type AgentQueue, findRunJob } from "./queues.js";
+import type { RedisConnection } from "./redis-connection.js";
 
 const DEFAULT_RECORD_TTL_MS = 7 * 24 * 3600 * 1000;
 
@@ -28,11 +30,11 @@ return "updated"
  * and workflow records live under the queue's own key prefix, so they share its cluster slot.
  */
 export function queueChildren(
-  queue: Queue,
+  queue: AgentQueue,
   keepFinished: number,
   options: {
     /** The queue's connection, for stop requests and workflow records. */
-    redis: Redis | Cluster;
+    redis: RedisConnection;
     /** How long stop requests and workflow records are kept, ms (default 7 days). */
     recordTtlMs?: number;
   },
@@ -63,7 +65,7 @@ export function queueChildren(
       });
     },
     async state(runId): Promise<ChildState> {
-      const job = await Job.fromId(queue, runId);
+      const job = await findRunJob(queue, runId);
       if (!job) return { status: "missing" };
       const state = await job.getState();
       if (state === "completed") {
@@ -78,7 +80,7 @@ export function queueChildren(
       return { status: "pending" };
     },
     async payload(runId) {
-      const job = await Job.fromId(queue, runId);
+      const job = await findRunJob(queue, runId);
       if (!job) return undefined;
       try {
         return parseAgentJobPayload(job.data);
@@ -87,7 +89,7 @@ export function queueChildren(
       }
     },
     async update(runId, change) {
-      const job = await Job.fromId(queue, runId);
+      const job = await findRunJob(queue, runId);
       if (!job) return "missing";
       let data = "";
       if (change.task !== undefined) {
@@ -114,7 +116,7 @@ export function queueChildren(
       return outcome;
     },
     async stop(runId) {
-      const job = await Job.fromId(queue, runId);
+      const job = await findRunJob(queue, runId);
       if (!job) return "missing";
       const state = await job.getState();
       if (state === "completed" || state === "failed") return "finished";

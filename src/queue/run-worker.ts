@@ -1,0 +1,45 @@
+import { Worker } from "bullmq";
+import { openAgentQueue, queueConnection, type RunJob } from "./queues.js";
+import type { RedisConnection } from "./redis-connection.js";
+import { wakeParentOf } from "./wake.js";
+
+/** A worker on the agent queue; close() waits for its jobs in flight. */
+export type RunWorker = Worker;
+
+/** Handles one run's job; `token` is the job's lock token (for {@link parkJob}). */
+export type RunProcessor = (job: RunJob, token?: string) => Promise<unknown>;
+
+/** Options for {@link startRunWorker}. */
+export interface RunWorkerOptions {
+  /** A connection with maxRetriesPerRequest: null (BullMQ duplicates it for blocking calls). */
+  connection: RedisConnection;
+  keyPrefix: string;
+  concurrency: number;
+  process: RunProcessor;
+  /** BullMQ job lock, ms (default 30 s). A crashed worker's job is picked up again after it lapses. */
+  lockDurationMs?: number;
+  /** How often stalled jobs are looked for, ms (default 30 s). */
+  stalledIntervalMs?: number;
+}
+
+/** Starts a worker on the agent queue that wakes a parked parent as soon as a child of it ends. */
+export function startRunWorker(options: RunWorkerOptions): RunWorker {
+  const queue = openAgentQueue(options.connection, options.keyPrefix);
+  const worker = new Worker(queue.name, options.process, {
+    ...queueConnection(options.connection, options.keyPrefix),
+    concurrency: options.concurrency,
+    // A crash is expected, not a failure: the journal makes picking a stalled job up again safe, so
+    // a job is never failed for having stalled (BullMQ's default gives up after one stall).
+    maxStalledCount: 1000,
+    ...(options.lockDurationMs ? { lockDuration: options.lockDurationMs } : {}),
+    ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
+  });
+  // A child's end wakes its parent at once (parked waiting for it), once BullMQ has recorded the end:
+  // a parent woken earlier would still find the child running and park again. A parent not parked
+  // yet finds the end itself (its park's ready check); one lost in a crash re-checks on its own.
+  worker.on("completed", (job) => wakeParentOf(queue, job));
+  // Only a failure for good (finishedOn set): a retried child is not over yet.
+  worker.on("failed", (job) => (job?.finishedOn ? wakeParentOf(queue, job) : undefined));
+  worker.on("closed", () => void queue.close().catch(() => undefined));
+  return worker;
+}
