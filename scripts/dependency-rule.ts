@@ -12,6 +12,7 @@ import ts from "typescript";
 export const LAYERS: Record<string, number> = {
   shared: 0,
   logging: 0,
+  catalog: 1,
   platform: 2,
   tools: 1,
   policy: 2,
@@ -32,6 +33,7 @@ export const LAYERS: Record<string, number> = {
 
 /** Same-layer imports that are allowed (the pair must stay acyclic, which the cycle check proves). */
 const SAME_LAYER_ALLOWED = new Set([
+  "tools->catalog",
   "guard->policy",
   "platform->guard",
   "journal->queue",
@@ -50,9 +52,10 @@ const SAME_LAYER_ALLOWED = new Set([
 ]);
 
 /** Folders that must stay pure: no I/O modules, no wall clock, no timers. */
-const PURE_FOLDERS = new Set(["policy", "guard", "gate"]);
+const PURE_FOLDERS = new Set(["catalog", "policy", "guard", "gate"]);
 /** Folders the pure core may not import even indirectly (they wrap I/O). */
 const IMPURE_FOLDERS = new Set([
+  "tools",
   "logging",
   "config",
   "journal",

@@ -1,11 +1,11 @@
+import { EXEC_CLASS_TOOLS, type ExecHost, type RiskLevel } from "../catalog/index.js";
 import type { ApprovalMode, ExecAsk, ExecMode, ExecSecurity, UnattendedPolicy } from "../policy/index.js";
-import type { RiskLevel } from "../tools/index.js";
 
 /** The tools whose calls run processes on a host (seed 000: elevation applies only to these). */
-export const EXEC_CLASS_TOOLS = ["exec", "execute_code", "process"] as const;
+export { EXEC_CLASS_TOOLS };
 
 /** Where exec-class tools run (`tools.exec.host`). */
-export type ExecHostKind = "local" | "remote" | "sandbox";
+export type ExecHostKind = ExecHost;
 
 /** What the static guard said about a call (command guard + exec policy, SSRF, path fence). */
 export interface GuardAssessment {

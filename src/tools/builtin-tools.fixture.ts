@@ -1,15 +1,15 @@
 import { mkdtemp, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { AnyTool, ExecHost, ToolExecutionContext } from "../catalog/index.js";
 import { createLogger } from "../logging/index.js";
 import { systemClock } from "../shared/index.js";
-import { type BuiltinToolLimits, DEFAULT_BUILTIN_LIMITS, type ExecHost } from "./builtin-runtime.js";
+import { type BuiltinToolLimits, DEFAULT_BUILTIN_LIMITS } from "./builtin-runtime.js";
 import { resolveEnvAllow } from "./child-env.js";
-import { createToolExecutionContext, type ToolExecutionContext } from "./execution-context.js";
+import { createToolExecutionContext } from "./execution-context.js";
 import type { PathFenceFactory, PathFencePort } from "./path-fence-port.js";
 import { ProcessSupervisor } from "./process-supervisor.js";
 import type { ProcessToolOptions } from "./process-tool-support.js";
-import type { AnyTool } from "./tool.js";
 
 /**
  * Test fixtures of the built-in tools (used only by their tests): a real temp workspace and a

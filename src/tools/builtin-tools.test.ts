@@ -7,6 +7,7 @@ import { testPayload, testRunDeps } from "../../test/helpers/agent-harness.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
 import { journalledCall } from "../../test/helpers/tool-call.js";
 import { redisSpillStore, runAgent } from "../agent/index.js";
+import { type AnyTool, isKnownTool } from "../catalog/index.js";
 import { createPathFence } from "../guard/index.js";
 import { Journal } from "../journal/index.js";
 import { nodeFsView } from "../platform/index.js";
@@ -14,9 +15,7 @@ import { isRunnerError, ManualClock } from "../shared/index.js";
 import type { BuiltinToolRuntime } from "./builtin-runtime.js";
 import { callContext, fenceFactory, tempWorkspace, testSupervisor } from "./builtin-tools.fixture.js";
 import { createBuiltinTools } from "./builtin-tools.js";
-import { isKnownTool } from "./catalog-lookup.js";
 import { createToolRegistry } from "./registry.js";
-import type { AnyTool } from "./tool.js";
 
 const redis = testRedisClient();
 const keyPrefix = uniquePrefix("builtin");

@@ -1,3 +1,4 @@
+import type { AnyTool } from "../catalog/index.js";
 import { type BuiltinToolRuntime, resolveBuiltinLimits } from "./builtin-runtime.js";
 import { resolveEnvAllow } from "./child-env.js";
 import { createEditFileTool } from "./edit-file.js";
@@ -12,7 +13,6 @@ import { createReadFileTool } from "./read-file.js";
 import { createReadSpillTool } from "./read-spill.js";
 import { createSearchFilesTool } from "./search-files.js";
 import { createTodoTool } from "./todo.js";
-import type { AnyTool } from "./tool.js";
 import { createWriteFileTool } from "./write-file.js";
 
 /**

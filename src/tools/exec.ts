@@ -1,6 +1,6 @@
 import Type, { type Static } from "typebox";
+import { defineTool, type Tool, toolFailure } from "../catalog/index.js";
 import { bashReadiness, bashScriptArgs, locateBash } from "./bash-shell.js";
-import { defineTool } from "./define-tool.js";
 import {
   cwdPermission,
   execReadiness,
@@ -13,8 +13,6 @@ import {
   resolveTimeout,
 } from "./process-tool-support.js";
 import { commandResult, runForeground } from "./run-command.js";
-import type { Tool } from "./tool.js";
-import { toolFailure } from "./tool-result.js";
 
 const ExecParams = Type.Object(
   {

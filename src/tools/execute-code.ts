@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import Type, { type Static } from "typebox";
+import { defineTool, type Tool, toolFailure } from "../catalog/index.js";
 import { BASH_FLAGS, locateBash } from "./bash-shell.js";
-import { defineTool } from "./define-tool.js";
 import {
   cwdPermission,
   execReadiness,
@@ -17,8 +17,6 @@ import {
 } from "./process-tool-support.js";
 import { commandResult, runForeground } from "./run-command.js";
 import { SANDBOX_CODE_DIR, SANDBOX_PATH } from "./sandbox/index.js";
-import type { Tool } from "./tool.js";
-import { toolFailure } from "./tool-result.js";
 
 /** Languages execute_code runs, each by an interpreter found on PATH. */
 export const CODE_LANGUAGES = ["node", "python3", "bash"] as const;

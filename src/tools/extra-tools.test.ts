@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { catalogEntry } from "../catalog/index.js";
 import { ApprovalGate, type GateConfig, type GateContext } from "../gate/index.js";
 import { checkToolCall, resolveToolPolicy, type ToolPolicyInput } from "../policy/index.js";
 import { hashCanonical, ManualClock } from "../shared/index.js";
-import { catalogEntry } from "./catalog-lookup.js";
 import { createExtraTools, type ExtraToolRuntime } from "./extra-tools.js";
 import { createToolRegistry } from "./registry.js";
 

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
+import type { AnyTool } from "../catalog/index.js";
 import type { Logger } from "../logging/index.js";
 import type { Clock } from "../shared/index.js";
 import { createImageGenerateTool } from "./image-generate.js";
@@ -16,7 +17,6 @@ import { createSkillManageTool } from "./skill-manage.js";
 import { createSkillViewTool } from "./skill-view.js";
 import { createSkillsListTool } from "./skills-list.js";
 import { createTextToSpeechTool } from "./text-to-speech.js";
-import type { AnyTool } from "./tool.js";
 import { createVisionAnalyzeTool } from "./vision-analyze.js";
 import { createWebFetchTool } from "./web-fetch.js";
 import type { WebFetchOptions } from "./web-ports.js";

@@ -1,11 +1,9 @@
 import Type from "typebox";
 import { z } from "zod";
-import { defineTool } from "./define-tool.js";
+import { defineTool, type Tool, type ToolResult, toolFailure, toolSuccess } from "../catalog/index.js";
 import { planWriteInside, writeInside } from "./inside-path.js";
 import { type MediaToolOptions, mediaReadiness, postToProvider } from "./media-provider.js";
 import { readJson } from "./provider-http.js";
-import type { Tool } from "./tool.js";
-import { type ToolResult, toolFailure, toolSuccess } from "./tool-result.js";
 
 const ImageParams = Type.Object(
   {

@@ -1,47 +1,22 @@
+// The catalog (tool interface, names, risk, capabilities, profiles, validation) is re-exported so
+// implementations and the runtime import one folder; the pure core imports src/catalog directly.
+export * from "../catalog/index.js";
 export { missingForAction } from "./action-args.js";
 export { BASH_CANDIDATES, BASH_FLAGS, type BashShell, locateBash } from "./bash-shell.js";
 export {
   type BuiltinToolLimits,
   type BuiltinToolRuntime,
   DEFAULT_BUILTIN_LIMITS,
-  EXEC_HOSTS,
-  type ExecHost,
   resolveBuiltinLimits,
   type SpillReader,
 } from "./builtin-runtime.js";
 export { createBuiltinTools } from "./builtin-tools.js";
-export { CAPABILITIES, type Capability } from "./capabilities.js";
-export { type CatalogEntry, TOOL_CATALOG, TOOL_SECTIONS, type ToolSection } from "./catalog.js";
-export {
-  capabilitiesOf,
-  catalogEntry,
-  isInProfile,
-  isKnownTool,
-  isMcpToolName,
-  isReservedTool,
-  listToolSections,
-  mcpToolName,
-  parseMcpToolName,
-  profilesOf,
-  riskOf,
-  toolsInProfile,
-} from "./catalog-lookup.js";
 export { CHILD_ENV_ALLOW, isSecretEnvName, isShellStartupEnvName } from "./child-env.js";
 export {
-  assertValidTool,
-  defineMcpTool,
-  defineTool,
-  type McpToolDefinition,
-  type ToolDefinition,
-} from "./define-tool.js";
-export {
-  APPROVAL_SOURCES,
-  type ApprovalSource,
   computeIdempotencyKey,
   contextForAttempt,
   createToolExecutionContext,
   type IdempotencyKeyInput,
-  type ToolExecutionContext,
   type ToolExecutionContextOptions,
 } from "./execution-context.js";
 export { createExtraTools, type ExtraToolRuntime } from "./extra-tools.js";
@@ -77,11 +52,8 @@ export {
 } from "./message-senders.js";
 export type { PathFenceFactory, PathFencePort, PathFenceVerdict } from "./path-fence-port.js";
 export { ProcessSupervisor, type ProcessSupervisorOptions } from "./process-supervisor.js";
-export { TOOL_PROFILES, type ToolProfile } from "./profiles.js";
 export type { FetchFn } from "./provider-http.js";
 export { type AbsentTool, createToolRegistry, type PresentTools, type ToolRegistry } from "./registry.js";
-export { reservedToolResult } from "./reserved-tools.js";
-export { maxRisk, RISK_LEVELS, type RiskLevel, riskSeverity } from "./risk.js";
 export {
   checkWorkspaceOverlap,
   createSandboxHost,
@@ -103,43 +75,7 @@ export {
   type SessionSummary,
   type TranscriptEntry,
 } from "./session-search.js";
-export {
-  type AnyTool,
-  PASSTHROUGH,
-  PERMISSION_BEHAVIORS,
-  type PermissionBehavior,
-  Tool,
-  type ToolEnvironment,
-  type ToolPermissionDecision,
-  type ToolReadiness,
-} from "./tool.js";
-export { describeCatalogTool, describeTool, type ToolDescriptor, type ToolState } from "./tool-descriptor.js";
-export {
-  isToolErrorKind,
-  TOOL_ERROR_KINDS,
-  type ToolErrorKind,
-  type ToolFailure,
-  type ToolResult,
-  type ToolSuccess,
-  toolFailure,
-  toolSuccess,
-} from "./tool-result.js";
-export {
-  createToolSearchTool,
-  TOOL_SEARCH_DEFAULT_RESULTS,
-  TOOL_SEARCH_MAX_RESULTS,
-  TOOL_SEARCH_MODES,
-  type ToolSearchFn,
-  type ToolSearchMatch,
-  type ToolSearchMode,
-  type ToolSearchOutcome,
-} from "./tool-search-tool.js";
-export {
-  type ArgsValidation,
-  type InvalidField,
-  validateAnyToolArgs,
-  validateToolArgs,
-} from "./validate-args.js";
+export { createToolSearchTool } from "./tool-search-tool.js";
 export {
   DEFAULT_WEB_FETCH_LIMITS,
   type HostLookup,

@@ -1,10 +1,8 @@
 import Type from "typebox";
 import { describe, expect, it } from "vitest";
-import { defineTool } from "./define-tool.js";
+import { defineTool, type ToolResult, toolFailure, toolSuccess } from "../catalog/index.js";
 import { createToolExecutionContext } from "./execution-context.js";
 import { invokeTool } from "./invoke-tool.js";
-import type { ToolResult } from "./tool-result.js";
-import { toolFailure, toolSuccess } from "./tool-result.js";
 
 const Params = Type.Object({ path: Type.String() });
 

@@ -1,7 +1,11 @@
-import type { ToolExecutionContext } from "./execution-context.js";
-import type { AnyTool } from "./tool.js";
-import { isToolErrorKind, type ToolResult, toolFailure } from "./tool-result.js";
-import { validateToolArgs } from "./validate-args.js";
+import {
+  type AnyTool,
+  isToolErrorKind,
+  type ToolExecutionContext,
+  type ToolResult,
+  toolFailure,
+  validateToolArgs,
+} from "../catalog/index.js";
 
 /**
  * Runs one tool call after the gate allowed it: checks that the context allows the tool, validates

@@ -2,12 +2,10 @@ import { createHash } from "node:crypto";
 import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import Type from "typebox";
-import { defineTool } from "./define-tool.js";
+import { defineTool, type Tool, type ToolReadiness, toolFailure, toolSuccess } from "../catalog/index.js";
 import { resolveInside } from "./inside-path.js";
 import { chunkText, type KnowledgeChunk } from "./knowledge-chunks.js";
 import { type KnowledgeStore, knowledgeScope } from "./knowledge-store.js";
-import type { Tool, ToolReadiness } from "./tool.js";
-import { toolFailure, toolSuccess } from "./tool-result.js";
 
 /** Files larger than this are not indexed, bytes. */
 export const KNOWLEDGE_MAX_FILE_BYTES = 1024 * 1024;

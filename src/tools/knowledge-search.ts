@@ -1,10 +1,8 @@
 import { realpath } from "node:fs/promises";
 import Type from "typebox";
-import { defineTool } from "./define-tool.js";
+import { defineTool, type Tool, toolFailure, toolSuccess } from "../catalog/index.js";
 import { knowledgeReadiness } from "./knowledge-index.js";
 import { type KnowledgeStore, knowledgeScope } from "./knowledge-store.js";
-import type { Tool } from "./tool.js";
-import { toolFailure, toolSuccess } from "./tool-result.js";
 
 /** Characters of each hit's text shown. */
 export const KNOWLEDGE_SNIPPET_CHARS = 600;

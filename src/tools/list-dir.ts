@@ -2,11 +2,9 @@ import type { Dirent } from "node:fs";
 import { lstat, readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import Type, { type Static } from "typebox";
+import { defineTool, type Tool, toolFailure, toolSuccess } from "../catalog/index.js";
 import type { BuiltinToolLimits } from "./builtin-runtime.js";
-import { defineTool } from "./define-tool.js";
 import { fenceOf, fencePath, type PathFenceFactory, pathPermission } from "./path-fence-port.js";
-import type { Tool } from "./tool.js";
-import { toolFailure, toolSuccess } from "./tool-result.js";
 
 const ListDirParams = Type.Object(
   {

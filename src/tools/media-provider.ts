@@ -1,5 +1,5 @@
+import type { ToolReadiness } from "../catalog/index.js";
 import { callProvider, type FetchFn, type ProviderAnswer } from "./provider-http.js";
-import type { ToolReadiness } from "./tool.js";
 import type { HostPolicy } from "./web-ports.js";
 
 /** An OpenAI-compatible endpoint for one media task, with its key resolved by the caller. */

@@ -7,10 +7,10 @@ import {
   testRedisUrl,
   uniquePrefix,
 } from "../../test/helpers/test-redis.js";
+import type { ToolExecutionContext } from "../catalog/index.js";
 import { ManualClock } from "../shared/index.js";
 import { DEFAULT_BUILTIN_LIMITS } from "./builtin-runtime.js";
 import { callContext } from "./builtin-tools.fixture.js";
-import type { ToolExecutionContext } from "./execution-context.js";
 import { invokeTool } from "./invoke-tool.js";
 import { createMemoryTool } from "./memory.js";
 

@@ -1,12 +1,10 @@
 import type { Cluster, Redis } from "ioredis";
 import Type, { type Static } from "typebox";
+import { defineTool, type Tool, toolFailure, toolSuccess } from "../catalog/index.js";
 import { assertNever, type Clock } from "../shared/index.js";
 import { missingForAction } from "./action-args.js";
 import type { BuiltinToolLimits } from "./builtin-runtime.js";
-import { defineTool } from "./define-tool.js";
 import { redisReadiness } from "./redis-readiness.js";
-import type { Tool } from "./tool.js";
-import { toolFailure, toolSuccess } from "./tool-result.js";
 
 /** What the memory tool does. */
 export const MEMORY_ACTIONS = ["read", "write", "list", "delete"] as const;

@@ -1,7 +1,11 @@
-import type { ToolExecutionContext } from "./execution-context.js";
+import {
+  type ToolExecutionContext,
+  type ToolReadiness,
+  type ToolResult,
+  toolFailure,
+  toolSuccess,
+} from "../catalog/index.js";
 import type { MessageChannel, MessageKind, MessageSender } from "./message-port.js";
-import type { ToolReadiness } from "./tool.js";
-import { type ToolResult, toolFailure, toolSuccess } from "./tool-result.js";
 
 /** Readiness of a messaging tool: a sender with at least one channel. */
 export function messagingReadiness(sender: MessageSender | undefined): ToolReadiness {

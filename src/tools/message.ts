@@ -1,9 +1,7 @@
 import Type from "typebox";
-import { defineTool } from "./define-tool.js";
+import { defineTool, PASSTHROUGH, type Tool, toolFailure } from "../catalog/index.js";
 import { deliver, messagingReadiness, pickChannel } from "./message-delivery.js";
 import { MESSAGE_CHANNELS, type MessageSender } from "./message-port.js";
-import { PASSTHROUGH, type Tool } from "./tool.js";
-import { toolFailure } from "./tool-result.js";
 
 const MessageParams = Type.Object(
   {

@@ -1,9 +1,7 @@
 import Type from "typebox";
-import { defineTool } from "./define-tool.js";
+import { defineTool, type Tool, toolFailure } from "../catalog/index.js";
 import { deliver, messagingReadiness, pickChannel } from "./message-delivery.js";
 import { MESSAGE_CHANNELS, type MessageSender } from "./message-port.js";
-import type { Tool } from "./tool.js";
-import { toolFailure } from "./tool-result.js";
 
 /** Levels of a notification (shown in the subject). */
 export const NOTIFY_LEVELS = ["info", "warning", "error"] as const;

@@ -1,11 +1,9 @@
 import Type, { type Static } from "typebox";
+import { defineTool, type Tool, toolFailure, toolSuccess } from "../catalog/index.js";
 import { assertNever } from "../shared/index.js";
 import type { BuiltinToolLimits } from "./builtin-runtime.js";
-import { defineTool } from "./define-tool.js";
 import { type CommitFs, commitPatch, type PatchFile, parseUnifiedDiff, planPatch } from "./patch-apply.js";
 import { fenceOf, type PathFenceFactory, pathPermission } from "./path-fence-port.js";
-import type { Tool } from "./tool.js";
-import { toolFailure, toolSuccess } from "./tool-result.js";
 
 const PatchParams = Type.Object(
   {

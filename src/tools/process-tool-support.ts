@@ -1,9 +1,17 @@
 import { stat } from "node:fs/promises";
+import {
+  type ExecHost,
+  PASSTHROUGH,
+  type ToolExecutionContext,
+  type ToolPermissionDecision,
+  type ToolReadiness,
+  type ToolResult,
+  toolFailure,
+} from "../catalog/index.js";
 import { assertNever, type Clock, RunnerError } from "../shared/index.js";
 import { bashReadiness } from "./bash-shell.js";
-import type { BuiltinToolLimits, ExecHost } from "./builtin-runtime.js";
+import type { BuiltinToolLimits } from "./builtin-runtime.js";
 import { childEnv } from "./child-env.js";
-import type { ToolExecutionContext } from "./execution-context.js";
 import {
   type FencedPath,
   fenceOf,
@@ -13,8 +21,6 @@ import {
 } from "./path-fence-port.js";
 import type { ProcessSupervisor } from "./process-supervisor.js";
 import type { SandboxHost } from "./sandbox/index.js";
-import { PASSTHROUGH, type ToolPermissionDecision, type ToolReadiness } from "./tool.js";
-import { type ToolResult, toolFailure } from "./tool-result.js";
 
 /** What exec, execute_code and process share. */
 export interface ProcessToolOptions {

@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
+import type { ToolExecutionContext } from "../catalog/index.js";
 import { createPathFence } from "../guard/index.js";
 import { nodeFsView } from "../platform/index.js";
 import {
@@ -10,7 +11,6 @@ import {
   tempWorkspace,
   testSupervisor,
 } from "./builtin-tools.fixture.js";
-import type { ToolExecutionContext } from "./execution-context.js";
 import { invokeTool } from "./invoke-tool.js";
 import { createProcessTool } from "./process.js";
 import { isAlive } from "./process-group.js";

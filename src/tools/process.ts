@@ -1,10 +1,16 @@
 import Type, { type Static } from "typebox";
+import {
+  defineTool,
+  type Tool,
+  type ToolExecutionContext,
+  type ToolResult,
+  toolFailure,
+  toolSuccess,
+} from "../catalog/index.js";
 import { assertNever } from "../shared/index.js";
 import { missingForAction } from "./action-args.js";
 import { BackgroundProcess, type BackgroundProcessStatus } from "./background-process.js";
 import { bashReadiness, bashScriptArgs, locateBash } from "./bash-shell.js";
-import { defineTool } from "./define-tool.js";
-import type { ToolExecutionContext } from "./execution-context.js";
 import {
   cwdPermission,
   execReadiness,
@@ -14,8 +20,6 @@ import {
   processEnv,
   resolveProcessCwd,
 } from "./process-tool-support.js";
-import type { Tool } from "./tool.js";
-import { type ToolResult, toolFailure, toolSuccess } from "./tool-result.js";
 
 /** What the process tool does. */
 export const PROCESS_ACTIONS = ["start", "status", "list", "read", "write", "signal", "stop"] as const;

@@ -1,4 +1,4 @@
-import { type ToolFailure, toolFailure } from "./tool-result.js";
+import { type ToolFailure, toolFailure } from "../catalog/index.js";
 import type { HostPolicy } from "./web-ports.js";
 
 /** The HTTP client of provider calls (search and media APIs); `globalThis.fetch` in production. */

@@ -1,10 +1,8 @@
 import Type, { type Static } from "typebox";
+import { defineTool, type Tool, toolFailure, toolSuccess } from "../catalog/index.js";
 import type { BuiltinToolLimits } from "./builtin-runtime.js";
-import { defineTool } from "./define-tool.js";
 import { fenceOf, fencePath, type PathFenceFactory, pathPermission } from "./path-fence-port.js";
 import { readTextFile, textReadFailure } from "./text-file.js";
-import type { Tool } from "./tool.js";
-import { toolFailure, toolSuccess } from "./tool-result.js";
 
 const ReadFileParams = Type.Object(
   {

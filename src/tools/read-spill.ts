@@ -1,8 +1,6 @@
 import Type, { type Static } from "typebox";
+import { defineTool, type Tool, toolFailure, toolSuccess } from "../catalog/index.js";
 import type { SpillReader } from "./builtin-runtime.js";
-import { defineTool } from "./define-tool.js";
-import type { Tool } from "./tool.js";
-import { toolFailure, toolSuccess } from "./tool-result.js";
 
 /**
  * Largest page read_spill returns, bytes. Below the agent loop's 8,000-char result limit with room

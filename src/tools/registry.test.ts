@@ -1,11 +1,14 @@
 import Type from "typebox";
 import { describe, expect, it } from "vitest";
+import {
+  defineMcpTool,
+  defineTool,
+  describeCatalogTool,
+  TOOL_CATALOG,
+  toolSuccess,
+} from "../catalog/index.js";
 import { isRunnerError } from "../shared/index.js";
-import { TOOL_CATALOG } from "./catalog.js";
-import { defineMcpTool, defineTool } from "./define-tool.js";
 import { createToolRegistry } from "./registry.js";
-import { describeCatalogTool } from "./tool-descriptor.js";
-import { toolSuccess } from "./tool-result.js";
 
 const Params = Type.Object({});
 const run = async () => toolSuccess("ok");

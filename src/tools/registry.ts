@@ -1,8 +1,12 @@
+import {
+  type AnyTool,
+  assertValidTool,
+  describeTool,
+  TOOL_CATALOG,
+  type ToolDescriptor,
+  type ToolEnvironment,
+} from "../catalog/index.js";
 import { RunnerError } from "../shared/index.js";
-import { TOOL_CATALOG } from "./catalog.js";
-import { assertValidTool } from "./define-tool.js";
-import type { AnyTool, ToolEnvironment } from "./tool.js";
-import { describeTool, type ToolDescriptor } from "./tool-descriptor.js";
 
 /** A declared or registered tool that is not present, and why. */
 export interface AbsentTool {

@@ -1,10 +1,8 @@
 import Type from "typebox";
 import { describe, expect, it } from "vitest";
+import { defineTool, reservedToolResult, toolSuccess } from "../catalog/index.js";
 import { isRunnerError } from "../shared/index.js";
-import { defineTool } from "./define-tool.js";
 import { createToolRegistry } from "./registry.js";
-import { reservedToolResult } from "./reserved-tools.js";
-import { toolSuccess } from "./tool-result.js";
 
 describe("reserved tools", () => {
   it.each(["agents_list", "agents_route"])(

@@ -1,7 +1,7 @@
+import { type ToolResult, toolFailure, toolSuccess } from "../catalog/index.js";
 import type { Clock } from "../shared/index.js";
 import { CappedOutput } from "./output-buffer.js";
 import type { ProcessSupervisor } from "./process-supervisor.js";
-import { type ToolResult, toolFailure, toolSuccess } from "./tool-result.js";
 
 /** How a foreground command ended. */
 export interface CommandOutcome {

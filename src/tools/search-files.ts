@@ -4,8 +4,8 @@ import { join, posix } from "node:path";
 import picomatch from "picomatch";
 import { RE2JS } from "re2js";
 import Type, { type Static } from "typebox";
+import { defineTool, type Tool, type ToolResult, toolFailure, toolSuccess } from "../catalog/index.js";
 import type { BuiltinToolLimits } from "./builtin-runtime.js";
-import { defineTool } from "./define-tool.js";
 import { UNEXPANDED_DIRS } from "./list-dir.js";
 import {
   fenceOf,
@@ -15,8 +15,6 @@ import {
   pathPermission,
 } from "./path-fence-port.js";
 import { looksBinary } from "./text-file.js";
-import type { Tool } from "./tool.js";
-import { type ToolResult, toolFailure, toolSuccess } from "./tool-result.js";
 
 const SearchFilesParams = Type.Object(
   {

@@ -1,8 +1,6 @@
 import MiniSearch from "minisearch";
 import Type from "typebox";
-import { defineTool } from "./define-tool.js";
-import type { Tool, ToolReadiness } from "./tool.js";
-import { toolFailure, toolSuccess } from "./tool-result.js";
+import { defineTool, type Tool, type ToolReadiness, toolFailure, toolSuccess } from "../catalog/index.js";
 
 /** One past run, as the archive lists it. */
 export interface SessionSummary {

@@ -2,9 +2,15 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import Type from "typebox";
+import {
+  defineTool,
+  type Tool,
+  type ToolExecutionContext,
+  type ToolResult,
+  toolFailure,
+  toolSuccess,
+} from "../catalog/index.js";
 import type { Clock } from "../shared/index.js";
-import { defineTool } from "./define-tool.js";
-import type { ToolExecutionContext } from "./execution-context.js";
 import { resolveInside } from "./inside-path.js";
 import {
   declaredInstallScripts,
@@ -22,8 +28,6 @@ import {
   skillNameProblem,
   skillsReadiness,
 } from "./skill-store.js";
-import type { Tool } from "./tool.js";
-import { type ToolResult, toolFailure, toolSuccess } from "./tool-result.js";
 
 /** Where skill_install takes a skill from. */
 export const SKILL_SOURCES = ["folder", "tarball"] as const;

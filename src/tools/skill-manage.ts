@@ -2,11 +2,9 @@ import { randomBytes } from "node:crypto";
 import { rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import Type from "typebox";
+import { defineTool, type Tool, type ToolResult, toolFailure, toolSuccess } from "../catalog/index.js";
 import { assertNever } from "../shared/index.js";
-import { defineTool } from "./define-tool.js";
 import { DISABLED_MARKER, readSkill, skillNameProblem, skillsReadiness } from "./skill-store.js";
-import type { Tool } from "./tool.js";
-import { type ToolResult, toolFailure, toolSuccess } from "./tool-result.js";
 
 /** What skill_manage does to a skill. */
 export const SKILL_MANAGE_ACTIONS = ["enable", "disable", "remove"] as const;

@@ -1,7 +1,7 @@
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import type { ToolReadiness } from "./tool.js";
+import type { ToolReadiness } from "../catalog/index.js";
 
 /**
  * Skills on disk: a skill is a folder `<skills dir>/<name>/` holding a `SKILL.md` whose YAML front

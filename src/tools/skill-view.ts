@@ -1,10 +1,8 @@
 import { readFile, stat } from "node:fs/promises";
 import Type from "typebox";
-import { defineTool } from "./define-tool.js";
+import { defineTool, type Tool, toolFailure, toolSuccess } from "../catalog/index.js";
 import { resolveInside } from "./inside-path.js";
 import { readSkill, SKILL_FILE, skillNameProblem, skillsReadiness } from "./skill-store.js";
-import type { Tool } from "./tool.js";
-import { toolFailure, toolSuccess } from "./tool-result.js";
 
 /** Most characters of a skill file returned. */
 export const SKILL_VIEW_MAX_CHARS = 100_000;

@@ -1,8 +1,6 @@
 import Type from "typebox";
-import { defineTool } from "./define-tool.js";
+import { defineTool, type Tool, toolFailure, toolSuccess } from "../catalog/index.js";
 import { listSkills, skillsReadiness } from "./skill-store.js";
-import type { Tool } from "./tool.js";
-import { toolFailure, toolSuccess } from "./tool-result.js";
 
 const SkillsListParams = Type.Object(
   {

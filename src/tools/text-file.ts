@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
+import { type ToolFailure, toolFailure } from "../catalog/index.js";
 import { assertNever } from "../shared/index.js";
-import { type ToolFailure, toolFailure } from "./tool-result.js";
 
 /** What {@link readTextFile} found. */
 export type TextFileRead =

@@ -1,5 +1,5 @@
 import Type from "typebox";
-import { defineTool } from "./define-tool.js";
+import { defineTool, type Tool, type ToolResult, toolFailure, toolSuccess } from "../catalog/index.js";
 import { planWriteInside, writeInside } from "./inside-path.js";
 import {
   type MediaToolOptions,
@@ -7,8 +7,6 @@ import {
   postToProvider,
   type SpeechEndpoint,
 } from "./media-provider.js";
-import type { Tool } from "./tool.js";
-import { type ToolResult, toolFailure, toolSuccess } from "./tool-result.js";
 
 /** Audio formats of the speech endpoint. */
 export const SPEECH_FORMATS = ["mp3", "wav", "opus", "flac", "aac"] as const;

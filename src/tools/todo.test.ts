@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
+import type { ToolExecutionContext } from "../catalog/index.js";
 import { DEFAULT_BUILTIN_LIMITS } from "./builtin-runtime.js";
 import { callContext } from "./builtin-tools.fixture.js";
-import type { ToolExecutionContext } from "./execution-context.js";
 import { invokeTool } from "./invoke-tool.js";
 import { createTodoTool } from "./todo.js";
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { ToolSearchOutcome } from "../catalog/index.js";
 import { createToolExecutionContext } from "./execution-context.js";
 import { invokeTool } from "./invoke-tool.js";
-import { createToolSearchTool, type ToolSearchOutcome } from "./tool-search-tool.js";
+import { createToolSearchTool } from "./tool-search-tool.js";
 
 const ctx = createToolExecutionContext({
   executionId: "e",

@@ -2,12 +2,10 @@ import { readFile, stat } from "node:fs/promises";
 import { extname } from "node:path";
 import Type from "typebox";
 import { z } from "zod";
-import { defineTool } from "./define-tool.js";
+import { defineTool, type Tool, type ToolResult, toolFailure, toolSuccess } from "../catalog/index.js";
 import { resolveInside } from "./inside-path.js";
 import { type MediaToolOptions, mediaReadiness, postToProvider } from "./media-provider.js";
 import { readJson } from "./provider-http.js";
-import type { Tool } from "./tool.js";
-import { type ToolResult, toolFailure, toolSuccess } from "./tool-result.js";
 
 /** Largest image file sent, bytes. */
 export const VISION_MAX_IMAGE_BYTES = 20 * 1024 * 1024;

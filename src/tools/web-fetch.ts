@@ -1,10 +1,14 @@
 import { isIP } from "node:net";
 import Type from "typebox";
-import { defineTool } from "./define-tool.js";
-import type { ToolExecutionContext } from "./execution-context.js";
+import {
+  defineTool,
+  type Tool,
+  type ToolExecutionContext,
+  type ToolResult,
+  toolFailure,
+  toolSuccess,
+} from "../catalog/index.js";
 import { FetchAbortedError, type PinnedResponse, pinnedGet } from "./pinned-http.js";
-import type { Tool } from "./tool.js";
-import { type ToolResult, toolFailure, toolSuccess } from "./tool-result.js";
 import { renderBody, WEB_FETCH_FORMATS } from "./web-content.js";
 import { DEFAULT_WEB_FETCH_LIMITS, type WebFetchLimits, type WebFetchOptions } from "./web-ports.js";
 

@@ -1,10 +1,8 @@
 import Type from "typebox";
 import { z } from "zod";
+import { defineTool, type Tool, type ToolReadiness, toolFailure, toolSuccess } from "../catalog/index.js";
 import { assertNever } from "../shared/index.js";
-import { defineTool } from "./define-tool.js";
 import { callProvider, type FetchFn, readJson } from "./provider-http.js";
-import type { Tool, ToolReadiness } from "./tool.js";
-import { toolFailure, toolSuccess } from "./tool-result.js";
 import type { HostPolicy } from "./web-ports.js";
 
 /** Search providers web_search speaks to. */

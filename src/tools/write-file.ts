@@ -1,12 +1,10 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import Type, { type Static } from "typebox";
+import { defineTool, type Tool, toolFailure, toolSuccess } from "../catalog/index.js";
 import { atomicWriteFile, statIfExists } from "./atomic-write.js";
 import type { BuiltinToolLimits } from "./builtin-runtime.js";
-import { defineTool } from "./define-tool.js";
 import { fenceOf, fencePath, type PathFenceFactory, pathPermission } from "./path-fence-port.js";
-import type { Tool } from "./tool.js";
-import { toolFailure, toolSuccess } from "./tool-result.js";
 
 const WriteFileParams = Type.Object(
   {

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ToolResult } from "../../src/catalog/tool-result.js";
 import { checkUrl, createPathFence } from "../../src/guard/index.js";
 import { nodeFsView } from "../../src/platform/index.js";
 import { isHostAllowed } from "../../src/policy/index.js";
@@ -22,7 +23,6 @@ import {
 } from "../../src/tools/index.js";
 import { invokeTool } from "../../src/tools/invoke-tool.js";
 import { createProcessTool } from "../../src/tools/process.js";
-import type { ToolResult } from "../../src/tools/tool-result.js";
 import { type LocalHttpServer, startLocalHttpServer } from "../helpers/local-http-server.js";
 import { testRedisUrl } from "../helpers/test-redis.js";
 

@@ -1,3 +1,4 @@
+import { pathArgumentsOf } from "../../catalog/index.js";
 import type { GuardAssessment } from "../../gate/index.js";
 import {
   checkExecNetwork,
@@ -8,7 +9,6 @@ import {
   findInvisibleCharacters,
   type HostResolver,
   hostEffect,
-  type PathAccess,
   type PathFence,
   stricterExecVerdict,
 } from "../../guard/index.js";
@@ -43,21 +43,6 @@ export interface CallGuardOptions {
    */
   processCommand?: (executionId: string, id: string) => string | undefined;
 }
-
-/** Path arguments of the file tools, and whether the tool writes through them. */
-const PATH_TOOLS: Readonly<Record<string, { fields: readonly string[]; access: PathAccess }>> = {
-  read_file: { fields: ["path"], access: "read" },
-  list_dir: { fields: ["path"], access: "read" },
-  search_files: { fields: ["path"], access: "read" },
-  knowledge_index: { fields: ["path"], access: "read" },
-  write_file: { fields: ["path"], access: "write" },
-  edit_file: { fields: ["path"], access: "write" },
-  patch: { fields: ["path"], access: "write" },
-  vision_analyze: { fields: ["path"], access: "read" },
-  image_generate: { fields: ["path"], access: "write" },
-  text_to_speech: { fields: ["path"], access: "write" },
-  skill_install: { fields: ["path"], access: "read" },
-};
 
 function fromExec(
   verdict: { verdict: "allow" | "ask" | "deny"; rule: string; reason: string },
@@ -192,7 +177,7 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
           return { verdict: verdict.verdict, rule: verdict.rule, reason: verdict.reason };
         return { verdict: "allow", rule: verdict.rule, reason: verdict.reason };
       }
-      const paths = PATH_TOOLS[tool];
+      const paths = pathArgumentsOf(tool);
       if (paths) {
         const fence = options.pathFence(ctx.workspace, ctx.workspaceOnly);
         for (const field of paths.fields) {

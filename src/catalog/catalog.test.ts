@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { TOOL_CATALOG, TOOL_SECTIONS } from "./catalog.js";
 import {
   capabilitiesOf,
   catalogEntry,
@@ -14,6 +13,7 @@ import {
   riskOf,
   toolsInProfile,
 } from "./catalog-lookup.js";
+import { TOOL_CATALOG, TOOL_SECTIONS } from "./index.js";
 
 // The oracle, written from seed 000's tables by hand: name, risk, capabilities, smallest profile.
 // M = minimal, G = messaging, C = coding, F = full only.

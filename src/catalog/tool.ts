@@ -1,6 +1,7 @@
 import type { Static, TSchema } from "typebox";
 import type { Capability } from "./capabilities.js";
-import { capabilitiesOf } from "./catalog-lookup.js";
+import type { ToolName } from "./catalog.js";
+import { capabilitiesOf, type McpToolName } from "./catalog-lookup.js";
 import type { ToolExecutionContext } from "./execution-context.js";
 import type { RiskLevel } from "./risk.js";
 import type { ToolResult } from "./tool-result.js";
@@ -50,7 +51,7 @@ export const PASSTHROUGH: ToolPermissionDecision = Object.freeze({ behavior: "pa
  */
 export abstract class Tool<TParams extends TSchema = TSchema> {
   /** Unique name the model calls it by: a catalog name or `mcp__<server>__<tool>`. */
-  abstract readonly name: string;
+  abstract readonly name: ToolName | McpToolName;
   /** What the tool does, for the model. */
   abstract readonly description: string;
   /** TypeBox schema of the arguments; its JSON Schema is what the model sees. */

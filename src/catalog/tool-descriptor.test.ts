@@ -1,10 +1,12 @@
 import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
+import type { ToolName } from "./catalog.js";
+import type { McpToolName } from "./catalog-lookup.js";
 import { defineTool } from "./define-tool.js";
 import { describeTool } from "./tool-descriptor.js";
 import { toolSuccess } from "./tool-result.js";
 
-const tool = (name: string, isEnabled?: () => boolean) =>
+const tool = (name: ToolName | McpToolName, isEnabled?: () => boolean) =>
   defineTool({
     name,
     description: `${name} (test tool)`,

@@ -1,15 +1,22 @@
 import type { Capability } from "./capabilities.js";
-import { type CatalogEntry, TOOL_CATALOG, TOOL_SECTIONS, type ToolSection } from "./catalog.js";
+import { type CatalogEntry, TOOL_CATALOG, type ToolName } from "./catalog.js";
 import { TOOL_PROFILES, type ToolProfile } from "./profiles.js";
 import { maxRisk, type RiskLevel } from "./risk.js";
+import { TOOL_SECTIONS, type ToolSection } from "./tool-declaration.js";
 
 /**
- * Lookups derived from {@link TOOL_CATALOG}, precomputed once into Maps so a policy decision never
+ * Lookups derived from the catalog (TOOL_CATALOG), precomputed once into Maps so a policy decision never
  * scans the table.
  */
 
 /** `mcp__<server>__<tool>`: server segments joined by single underscores, then the tool's name. */
 const MCP_NAME = /^mcp__([A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*)__([A-Za-z0-9_-]+)$/;
+
+/**
+ * The name of an external (MCP) tool. These names are open: any server and tool the operator
+ * configures, so they stay a pattern, not a list.
+ */
+export type McpToolName = `mcp__${string}__${string}`;
 
 const BY_NAME: ReadonlyMap<string, CatalogEntry> = indexCatalog(TOOL_CATALOG);
 
@@ -17,7 +24,7 @@ const PROFILES_BY_NAME: ReadonlyMap<string, readonly ToolProfile[]> = new Map(
   TOOL_CATALOG.map((e) => [e.name, Object.freeze(TOOL_PROFILES.slice(TOOL_PROFILES.indexOf(e.minProfile)))]),
 );
 
-const TOOLS_BY_PROFILE: ReadonlyMap<ToolProfile, ReadonlySet<string>> = new Map(
+const TOOLS_BY_PROFILE: ReadonlyMap<ToolProfile, ReadonlySet<ToolName>> = new Map(
   TOOL_PROFILES.map((p) => [
     p,
     new Set(TOOL_CATALOG.filter((e) => profileIncludes(p, e)).map((e) => e.name)),
@@ -33,7 +40,7 @@ export function catalogEntry(name: string): CatalogEntry | undefined {
 }
 
 /** True when the catalog declares `name` (reserved names included: they are known, not callable). */
-export function isKnownTool(name: string): boolean {
+export function isKnownTool(name: string): name is ToolName {
   return BY_NAME.has(name);
 }
 
@@ -43,7 +50,7 @@ export function isReservedTool(name: string): boolean {
 }
 
 /** True when `name` is a well-formed external tool name `mcp__<server>__<tool>`. */
-export function isMcpToolName(name: string): boolean {
+export function isMcpToolName(name: string): name is McpToolName {
   return MCP_NAME.test(name);
 }
 
@@ -54,8 +61,8 @@ export function parseMcpToolName(name: string): { server: string; tool: string }
 }
 
 /** The external tool name of `tool` on `server` (validated: throws TypeError when malformed). */
-export function mcpToolName(server: string, tool: string): string {
-  const name = `mcp__${server}__${tool}`;
+export function mcpToolName(server: string, tool: string): McpToolName {
+  const name: McpToolName = `mcp__${server}__${tool}`;
   const parsed = parseMcpToolName(name);
   // The round trip catches a server name with "__" in it, which would be read back as another split.
   if (parsed?.server !== server || parsed.tool !== tool)
@@ -93,12 +100,12 @@ export function profilesOf(name: string): readonly ToolProfile[] {
 
 /** True when `profile` contains tool `name` (external tools: only `full`). */
 export function isInProfile(profile: ToolProfile, name: string): boolean {
-  if (TOOLS_BY_PROFILE.get(profile)?.has(name)) return true;
+  if (isKnownTool(name) && TOOLS_BY_PROFILE.get(profile)?.has(name)) return true;
   return profile === "full" && isMcpToolName(name);
 }
 
 /** The catalog's tool names in `profile`, in catalog order. */
-export function toolsInProfile(profile: ToolProfile): ReadonlySet<string> {
+export function toolsInProfile(profile: ToolProfile): ReadonlySet<ToolName> {
   return TOOLS_BY_PROFILE.get(profile) ?? new Set();
 }
 

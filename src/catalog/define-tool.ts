@@ -1,7 +1,15 @@
 import type { Static, TSchema } from "typebox";
 import { RunnerError } from "../shared/index.js";
 import { CAPABILITIES, type Capability } from "./capabilities.js";
-import { catalogEntry, isKnownTool, isMcpToolName, isReservedTool, mcpToolName } from "./catalog-lookup.js";
+import type { ToolName } from "./catalog.js";
+import {
+  catalogEntry,
+  isKnownTool,
+  isMcpToolName,
+  isReservedTool,
+  type McpToolName,
+  mcpToolName,
+} from "./catalog-lookup.js";
 import type { ToolExecutionContext } from "./execution-context.js";
 import { RISK_LEVELS, type RiskLevel } from "./risk.js";
 import {
@@ -19,7 +27,8 @@ import type { ToolResult } from "./tool-result.js";
  * the catalog's static risk for a catalog tool (and "write" otherwise).
  */
 export interface ToolDefinition<T extends TSchema> {
-  name: string;
+  /** A catalog name, or `mcp__<server>__<tool>` (use defineMcpTool for those). */
+  name: ToolName | McpToolName;
   description: string;
   parameters: T;
   /** `signal` aborts when the call times out or the run is cancelled: stop work and return. */
@@ -42,7 +51,7 @@ export interface ToolDefinition<T extends TSchema> {
 }
 
 class DefinedTool<T extends TSchema> extends Tool<T> {
-  readonly name: string;
+  readonly name: ToolName | McpToolName;
   readonly description: string;
   readonly parameters: T;
   readonly #def: ToolDefinition<T>;

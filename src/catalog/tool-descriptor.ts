@@ -19,6 +19,10 @@ export interface ToolState {
  * {@link describeCatalogTool}.
  */
 export interface ToolDescriptor {
+  /**
+   * A catalog or `mcp__` name. Typed string: policy matches descriptors against names from config
+   * and job payloads, which are open until checked.
+   */
   readonly name: string;
   readonly description: string;
   /** Words tool_search matches besides name and description. */
@@ -57,7 +61,7 @@ export function describeCatalogTool(name: string, state: ToolState): ToolDescrip
   const entry = catalogEntry(name);
   if (!entry) return undefined;
   return {
-    name,
+    name: entry.name,
     description: entry.description,
     keywords: entry.keywords,
     declaredRisk: undefined,
