@@ -2,7 +2,7 @@ import type { Cluster, Redis } from "ioredis";
 import type { ExecHost } from "../catalog/index.js";
 import { type Clock, RunnerError } from "../shared/index.js";
 import type { PathFenceFactory } from "./path-fence-port.js";
-import type { ProcessSupervisor } from "./process-supervisor.js";
+import type { ProcessSupervisor } from "./process/process-supervisor.js";
 import type { SandboxHost } from "./sandbox/index.js";
 
 /** Reads pages of a spilled result (the agent's `redisSpillStore(...).read`). */

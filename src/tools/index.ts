@@ -2,7 +2,6 @@
 // implementations and the runtime import one folder; the pure core imports src/catalog directly.
 export * from "../catalog/index.js";
 export { missingForAction } from "./action-args.js";
-export { BASH_CANDIDATES, BASH_FLAGS, type BashShell, locateBash } from "./bash-shell.js";
 export {
   type BuiltinToolLimits,
   type BuiltinToolRuntime,
@@ -10,18 +9,6 @@ export {
   resolveBuiltinLimits,
   type SpillReader,
 } from "./builtin-runtime.js";
-export { createBuiltinTools } from "./builtin-tools.js";
-export { CHILD_ENV_ALLOW, isSecretEnvName, isShellStartupEnvName } from "./child-env.js";
-export {
-  computeIdempotencyKey,
-  contextForAttempt,
-  createToolExecutionContext,
-  type IdempotencyKeyInput,
-  type ToolExecutionContextOptions,
-} from "./execution-context.js";
-export { createExtraTools, type ExtraToolRuntime } from "./extra-tools.js";
-export { FrozenSet } from "./frozen-set.js";
-export { invokeTool } from "./invoke-tool.js";
 export {
   type ConnectedMcpServers,
   type ConnectMcpOptions,
@@ -32,7 +19,7 @@ export {
   type McpStdioServerSpec,
   mcpToolRisk,
 } from "./mcp/index.js";
-export type { MediaEndpoint, MediaSettings, SpeechEndpoint } from "./media-provider.js";
+export type { MediaEndpoint, MediaSettings, SpeechEndpoint } from "./media/media-provider.js";
 export {
   MESSAGE_CHANNELS,
   MESSAGE_KINDS,
@@ -41,7 +28,7 @@ export {
   type MessageSender,
   type OutboundMessage,
   type SentMessage,
-} from "./message-port.js";
+} from "./messaging/message-port.js";
 export {
   createMessageSender,
   type EmailSenderOptions,
@@ -49,11 +36,30 @@ export {
   RECIPIENTS_KEY,
   type WebhookSenderOptions,
   webhookSignature,
-} from "./message-senders.js";
+} from "./messaging/message-senders.js";
 export type { PathFenceFactory, PathFencePort, PathFenceVerdict } from "./path-fence-port.js";
-export { ProcessSupervisor, type ProcessSupervisorOptions } from "./process-supervisor.js";
+export { BASH_CANDIDATES, BASH_FLAGS, type BashShell, locateBash } from "./process/bash-shell.js";
+export { CHILD_ENV_ALLOW, isSecretEnvName, isShellStartupEnvName } from "./process/child-env.js";
+export { ProcessSupervisor, type ProcessSupervisorOptions } from "./process/process-supervisor.js";
 export type { FetchFn } from "./provider-http.js";
-export { type AbsentTool, createToolRegistry, type PresentTools, type ToolRegistry } from "./registry.js";
+export { createBuiltinTools } from "./registry/builtin-tools.js";
+export {
+  computeIdempotencyKey,
+  contextForAttempt,
+  createToolExecutionContext,
+  type IdempotencyKeyInput,
+  type ToolExecutionContextOptions,
+} from "./registry/execution-context.js";
+export { createExtraTools, type ExtraToolRuntime } from "./registry/extra-tools.js";
+export { FrozenSet } from "./registry/frozen-set.js";
+export { invokeTool } from "./registry/invoke-tool.js";
+export {
+  type AbsentTool,
+  createToolRegistry,
+  type PresentTools,
+  type ToolRegistry,
+} from "./registry/registry.js";
+export { createToolSearchTool } from "./registry/tool-search-tool.js";
 export {
   checkWorkspaceOverlap,
   createSandboxHost,
@@ -67,15 +73,18 @@ export {
   type SandboxNetworkPolicy,
   type SandboxProbe,
 } from "./sandbox/index.js";
-export { type ArchivedRun, RedisSessionArchive, type RedisSessionArchiveOptions } from "./session-archive.js";
+export {
+  type ArchivedRun,
+  RedisSessionArchive,
+  type RedisSessionArchiveOptions,
+} from "./sessions/session-archive.js";
 export {
   createSessionSearchTool,
   SESSION_SEARCH_MAX_RUNS,
   type SessionArchive,
   type SessionSummary,
   type TranscriptEntry,
-} from "./session-search.js";
-export { createToolSearchTool } from "./tool-search-tool.js";
+} from "./sessions/session-search.js";
 export {
   DEFAULT_WEB_FETCH_LIMITS,
   type HostLookup,
@@ -84,5 +93,5 @@ export {
   type UrlChecker,
   type WebFetchLimits,
   type WebFetchOptions,
-} from "./web-ports.js";
-export { WEB_SEARCH_PROVIDERS, type WebSearchProvider, type WebSearchSettings } from "./web-search.js";
+} from "./web/web-ports.js";
+export { WEB_SEARCH_PROVIDERS, type WebSearchProvider, type WebSearchSettings } from "./web/web-search.js";

@@ -10,7 +10,7 @@ import { ApprovalGate, type GateConfig, type GateContext } from "../../gate/inde
 import { Journal } from "../../journal/index.js";
 import { checkToolCall, resolveToolPolicy, type ToolPolicyInput } from "../../policy/index.js";
 import { hashCanonical } from "../../shared/index.js";
-import { createToolRegistry } from "../registry.js";
+import { createToolRegistry } from "../registry/registry.js";
 import { type ConnectedMcpServers, connectMcpServers } from "./connect-mcp-servers.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
