@@ -23,7 +23,7 @@ const APPROVAL_ATTACK_TESTS = [
   "src/gate/approval-gate.property.test.ts",
   // web_fetch connects only to the checked addresses (no second DNS lookup) and never follows a
   // redirect to an internal address: the end-to-end half of the SSRF fuzz's rebinding test
-  "src/tools/web-fetch.test.ts",
+  "src/tools/web/web-fetch.test.ts",
 ];
 
 export default defineConfig({

@@ -38,6 +38,7 @@ export const LAYERS: Record<string, number> = {
 
 /** Same-layer imports that are allowed (the pair must stay acyclic, which the cycle check proves). */
 const SAME_LAYER_ALLOWED = new Set([
+  "tools->catalog",
   "guard->policy",
   "platform->guard",
   "journal->queue",
@@ -495,106 +496,7 @@ function pureCoreReachesIo(
  * Violations the tree still has while issue #19 is under way (other branches are making the moves that
  * remove them). Each entry names the move that removes it; the lead empties this list when merging.
  */
-export const TRANSITIONAL_EXCEPTIONS: readonly TransitionalException[] = [
-  // removed by #19: h-runtime moves workers/*-from-config.ts, tool-registry.ts and run-deps.ts into src/runtime/
-  { rule: "entry-cross-import", file: "src/cli/commands/jobs-commands.test.ts", target: "workers" },
-  // removed by #19: h-catalog: gate imports catalog data and types from src/catalog/, not src/tools/
-  { rule: "pure-folder-edge", file: "src/gate/allow-always.ts", target: "tools" },
-  // removed by #19: h-catalog: gate imports catalog data and types from src/catalog/, not src/tools/
-  { rule: "pure-folder-edge", file: "src/gate/decision.ts", target: "tools" },
-  // removed by #19: h-catalog: gate imports catalog data and types from src/catalog/, not src/tools/
-  { rule: "pure-folder-edge", file: "src/gate/gate-input.ts", target: "tools" },
-  // removed by #19: h-catalog: policy imports catalog data and types from src/catalog/, not src/tools/
-  { rule: "pure-folder-edge", file: "src/policy/classify-risk.ts", target: "tools" },
-  // removed by #19: h-catalog: policy imports catalog data and types from src/catalog/, not src/tools/
-  { rule: "pure-folder-edge", file: "src/policy/explain.ts", target: "tools" },
-  // removed by #19: h-catalog: policy imports catalog data and types from src/catalog/, not src/tools/
-  { rule: "pure-folder-edge", file: "src/policy/layers.ts", target: "tools" },
-  // removed by #19: h-catalog: policy imports catalog data and types from src/catalog/, not src/tools/
-  { rule: "pure-folder-edge", file: "src/policy/network-policy.ts", target: "tools" },
-  // removed by #19: h-catalog: policy imports catalog data and types from src/catalog/, not src/tools/
-  { rule: "pure-folder-edge", file: "src/policy/prepare.ts", target: "tools" },
-  // removed by #19: h-catalog: policy imports catalog data and types from src/catalog/, not src/tools/
-  { rule: "pure-folder-edge", file: "src/policy/resolve-tool-policy.ts", target: "tools" },
-  // removed by #19: h-catalog: policy imports catalog data and types from src/catalog/, not src/tools/
-  { rule: "pure-folder-edge", file: "src/policy/security-profiles.ts", target: "tools" },
-  // removed by #19: h-catalog: policy imports catalog data and types from src/catalog/, not src/tools/
-  { rule: "pure-folder-edge", file: "src/policy/session-mode.ts", target: "tools" },
-  // removed by #19: h-catalog: policy imports catalog data and types from src/catalog/, not src/tools/
-  { rule: "pure-folder-edge", file: "src/policy/test-support.ts", target: "tools" },
-  // removed by #19: h-catalog: policy imports catalog data and types from src/catalog/, not src/tools/
-  { rule: "pure-folder-edge", file: "src/policy/tool-groups.ts", target: "tools" },
-  // removed by #19: h-catalog: policy imports catalog data and types from src/catalog/, not src/tools/
-  { rule: "pure-folder-edge", file: "src/policy/tool-search.ts", target: "tools" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "node:child_process" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "node:fs" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "nodemailer" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "execa" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "minisearch" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "node:fs/promises" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "node:os" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "node:net" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "@modelcontextprotocol/sdk" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "diff" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "tar" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "yaml" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "node:http" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "node:https" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "node:zlib" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "html-to-text" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/policy", target: "node:string_decoder" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "node:child_process" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "node:fs" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "nodemailer" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "execa" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "minisearch" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "node:fs/promises" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "node:os" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "node:net" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "@modelcontextprotocol/sdk" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "diff" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "tar" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "yaml" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "node:http" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "node:https" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "node:zlib" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "html-to-text" },
-  // removed by #19: h-catalog: policy/classify-risk.ts imports src/catalog/, not the src/tools/ barrel
-  { rule: "pure-reaches-io", file: "src/guard", target: "node:string_decoder" },
-];
+export const TRANSITIONAL_EXCEPTIONS: readonly TransitionalException[] = [];
 
 /** Cycles in a directed graph (Tarjan's strongly connected components of size > 1, or self-loops). */
 export function findCycles(edges: Map<string, string[]>): string[][] {

@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from "ioredis";
 import { z } from "zod";
+import { isExecClassTool } from "../catalog/index.js";
 import type { AllowAlwaysRecord, AllowAlwaysScope, AllowAlwaysStore } from "../gate/index.js";
 import { normaliseIdentity, RunnerError } from "../shared/index.js";
 
@@ -52,7 +53,7 @@ export class RedisAllowAlwaysStore implements AllowAlwaysStore {
         "an allow-always record needs a tool, a scope and exactly one of argsHash or commandPattern",
       );
     }
-    if (!["exec", "execute_code", "process"].includes(record.tool)) {
+    if (!isExecClassTool(record.tool)) {
       throw new RunnerError(
         "APPROVAL_NOT_ALLOWED",
         `allow-always records are for exec-class tools only, not "${record.tool}"`,

@@ -11,7 +11,13 @@ import {
   UNATTENDED_POLICIES,
 } from "../policy/index.js";
 import { CHAT_WEBHOOK_FORMATS, hasHiddenCharacters, normaliseIdentity } from "../shared/index.js";
-import { RISK_LEVELS, TOOL_PROFILES, WEB_SEARCH_PROVIDERS } from "../tools/index.js";
+import {
+  EXEC_HOSTS,
+  type ExecHost,
+  RISK_LEVELS,
+  TOOL_PROFILES,
+  WEB_SEARCH_PROVIDERS,
+} from "../tools/index.js";
 
 /**
  * The schema of config.yaml. Every object is strict (an unknown key is an error: a typo must never
@@ -19,8 +25,7 @@ import { RISK_LEVELS, TOOL_PROFILES, WEB_SEARCH_PROVIDERS } from "../tools/index
  * config/default.yaml, which is one more visible source, so nothing falls back silently.
  */
 
-export const EXEC_HOSTS = ["local", "remote", "sandbox"] as const;
-export type ExecHost = (typeof EXEC_HOSTS)[number];
+export { EXEC_HOSTS, type ExecHost };
 export const IN_DOUBT_POLICIES = ["park", "fail"] as const;
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 export const LOG_FORMATS = ["json", "pretty", "auto"] as const;

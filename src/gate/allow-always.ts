@@ -1,4 +1,4 @@
-import type { RiskLevel } from "../tools/index.js";
+import type { RiskLevel } from "../catalog/index.js";
 
 /**
  * Who an allow-always record applies to. A record never applies more widely than its scope: an

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { RISK_LEVELS, type RiskLevel } from "../catalog/index.js";
 import {
   APPROVAL_MODES,
   EXEC_ASK_MODES,
@@ -7,7 +8,6 @@ import {
   type ExecMode,
   UNATTENDED_POLICIES,
 } from "../policy/index.js";
-import { RISK_LEVELS, type RiskLevel } from "../tools/index.js";
 import { memoryAllowAlwaysStore } from "./allow-always.js";
 import { ApprovalGate } from "./approval-gate.js";
 import type { GateCall, GateConfig, GateContext, GuardAssessment } from "./gate-input.js";

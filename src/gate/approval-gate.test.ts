@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RiskLevel } from "../tools/index.js";
+import type { RiskLevel } from "../catalog/index.js";
 import { type AllowAlwaysRecord, memoryAllowAlwaysStore } from "./allow-always.js";
 import { ApprovalGate } from "./approval-gate.js";
 import type { GateCall, GateConfig, GateContext, GuardAssessment } from "./gate-input.js";

@@ -1,4 +1,4 @@
-import type { RiskLevel } from "../tools/index.js";
+import type { RiskLevel } from "../catalog/index.js";
 
 /** What the gate answers. */
 export const GATE_VERDICTS = ["allow", "deny", "ask"] as const;

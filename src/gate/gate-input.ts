@@ -1,14 +1,14 @@
+import { EXEC_CLASS_TOOLS, type ExecHost, type RiskLevel } from "../catalog/index.js";
 import type { GuardAssessment } from "../guard/index.js";
 import type { ApprovalMode, ExecAsk, ExecMode, ExecSecurity, UnattendedPolicy } from "../policy/index.js";
-import type { RiskLevel } from "../tools/index.js";
 
 export type { GuardAssessment } from "../guard/index.js";
 
 /** The tools whose calls run processes on a host (seed 000: elevation applies only to these). */
-export const EXEC_CLASS_TOOLS = ["exec", "execute_code", "process"] as const;
+export { EXEC_CLASS_TOOLS };
 
 /** Where exec-class tools run (`tools.exec.host`). */
-export type ExecHostKind = "local" | "remote" | "sandbox";
+export type ExecHostKind = ExecHost;
 
 /** One tool call as the gate sees it. Arguments were validated and classified before. */
 export interface GateCall {

@@ -1,10 +1,11 @@
+import { pathArgumentsOf } from "../catalog/index.js";
 import { isHostAllowed, type NetworkPolicy } from "../policy/index.js";
 import { type ExecHostKind, hostEffect } from "./exec-host-table.js";
 import { checkExecNetwork } from "./exec-network.js";
 import { type ExecPolicy, type ExecVerdict, stricterExecVerdict } from "./exec-policy.js";
 import type { GuardAssessment } from "./guard-assessment.js";
 import { findInvisibleCharacters } from "./invisible-characters.js";
-import type { PathAccess, PathFence } from "./path-fence.js";
+import type { PathFence } from "./path-fence.js";
 import { checkUrl, type HostResolver } from "./ssrf.js";
 
 /** What the guard reads of a call's execution context (a tool's ToolExecutionContext has these). */
@@ -50,21 +51,6 @@ export interface CallGuardOptions {
    */
   processCommand?: (executionId: string, id: string) => string | undefined;
 }
-
-/** Path arguments of the file tools, and whether the tool writes through them. */
-const PATH_TOOLS: Readonly<Record<string, { fields: readonly string[]; access: PathAccess }>> = {
-  read_file: { fields: ["path"], access: "read" },
-  list_dir: { fields: ["path"], access: "read" },
-  search_files: { fields: ["path"], access: "read" },
-  knowledge_index: { fields: ["path"], access: "read" },
-  write_file: { fields: ["path"], access: "write" },
-  edit_file: { fields: ["path"], access: "write" },
-  patch: { fields: ["path"], access: "write" },
-  vision_analyze: { fields: ["path"], access: "read" },
-  image_generate: { fields: ["path"], access: "write" },
-  text_to_speech: { fields: ["path"], access: "write" },
-  skill_install: { fields: ["path"], access: "read" },
-};
 
 function fromExec(
   verdict: { verdict: "allow" | "ask" | "deny"; rule: string; reason: string },
@@ -199,7 +185,7 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
           return { verdict: verdict.verdict, rule: verdict.rule, reason: verdict.reason };
         return { verdict: "allow", rule: verdict.rule, reason: verdict.reason };
       }
-      const paths = PATH_TOOLS[tool];
+      const paths = pathArgumentsOf(tool);
       if (paths) {
         const fence = options.pathFence(ctx.workspace, ctx.workspaceOnly);
         for (const field of paths.fields) {

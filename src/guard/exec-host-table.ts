@@ -1,9 +1,10 @@
+import { EXEC_HOSTS, type ExecHost } from "../catalog/index.js";
 import { assertNever } from "../shared/index.js";
 import type { HardRule, SoftRule } from "./verdict.js";
 
-/** Where exec-class tools run (`tools.exec.host`). */
-export const EXEC_HOST_KINDS = ["local", "remote", "sandbox"] as const;
-export type ExecHostKind = (typeof EXEC_HOST_KINDS)[number];
+/** Where exec-class tools run (`tools.exec.host`): the catalog's EXEC_HOSTS. */
+export const EXEC_HOST_KINDS = EXEC_HOSTS;
+export type ExecHostKind = ExecHost;
 
 /**
  * What a guard finding does to a call on a host: `deny` (no approval lifts it), `flag` (the call

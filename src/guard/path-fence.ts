@@ -1,4 +1,5 @@
 import { posix } from "node:path";
+import { PATH_ACCESS, type PathAccess } from "../catalog/index.js";
 import { isCredentialFile } from "./command-paths.js";
 import type { FsView } from "./fs-view.js";
 
@@ -14,9 +15,8 @@ export const PATH_RULES = [
 ] as const;
 export type PathRule = (typeof PATH_RULES)[number];
 
-/** Whether a tool reads or writes the path. */
-export const PATH_ACCESS = ["read", "write"] as const;
-export type PathAccess = (typeof PATH_ACCESS)[number];
+/** Whether a tool reads or writes the path (the catalog's list, as its path arguments declare it). */
+export { PATH_ACCESS, type PathAccess };
 
 /** Inputs of the path fence (mapped from `tools.restrict_to_workspace` and `tools.safe_write_root`). */
 export interface PathFenceOptions {

@@ -5,7 +5,7 @@ import {
   maxRisk,
   type RiskLevel,
   riskOf,
-} from "../tools/index.js";
+} from "../catalog/index.js";
 
 /**
  * What the tool itself says about one call (seed 003's argument-aware metadata), gathered by the

@@ -1,4 +1,4 @@
-import { type Capability, profilesOf, type ToolProfile, type ToolSection } from "../tools/index.js";
+import { type Capability, profilesOf, type ToolProfile, type ToolSection } from "../catalog/index.js";
 import type { ArgumentRiskFacts, RiskClassification } from "./classify-risk.js";
 import { layerLabel, POLICY_LAYERS, type PolicyLayerId, removalReason } from "./layers.js";
 import { prepareToolPolicy, type ToolPolicyInput, toolFacts } from "./prepare.js";

@@ -1,5 +1,5 @@
+import { isInProfile } from "../catalog/index.js";
 import { assertNever } from "../shared/index.js";
-import { isInProfile } from "../tools/index.js";
 import { jobSubsetRemoval } from "./job-subset.js";
 import { networkPolicyNote, networkPolicyRemoval } from "./network-policy.js";
 import { NOT_PRESENT, type PreparedToolPolicy, type ToolFacts } from "./prepare.js";

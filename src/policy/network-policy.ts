@@ -1,4 +1,4 @@
-import type { Capability } from "../tools/index.js";
+import type { Capability } from "../catalog/index.js";
 import type { NetworkPolicy } from "./settings.js";
 
 /**

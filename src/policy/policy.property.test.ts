@@ -5,7 +5,7 @@ import {
   TOOL_CATALOG,
   TOOL_PROFILES,
   type ToolDescriptor,
-} from "../tools/index.js";
+} from "../catalog/index.js";
 import { explainTool } from "./explain.js";
 import type { ToolPolicyInput } from "./prepare.js";
 import { resolveToolPolicy } from "./resolve-tool-policy.js";

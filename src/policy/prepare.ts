@@ -7,7 +7,7 @@ import {
   type ToolDescriptor,
   type ToolProfile,
   type ToolState,
-} from "../tools/index.js";
+} from "../catalog/index.js";
 import {
   type ArgumentRiskFacts,
   capabilitiesOfCall,

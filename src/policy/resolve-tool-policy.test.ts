@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TOOL_CATALOG } from "../tools/index.js";
+import { TOOL_CATALOG } from "../catalog/index.js";
 import type { ToolPolicyInput } from "./prepare.js";
 import { checkToolCall, resolveToolPolicy } from "./resolve-tool-policy.js";
 import { catalogDescriptors, mcpDescriptor, openInput, READY } from "./test-support.js";

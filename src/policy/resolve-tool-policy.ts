@@ -1,4 +1,4 @@
-import type { Capability, ToolDescriptor } from "../tools/index.js";
+import type { Capability, ToolDescriptor } from "../catalog/index.js";
 import type { ArgumentRiskFacts, RiskClassification } from "./classify-risk.js";
 import { layerLabel, POLICY_LAYERS, type PolicyLayerId, removalReason } from "./layers.js";
 import {

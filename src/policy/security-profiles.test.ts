@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CAPABILITIES, TOOL_CATALOG } from "../tools/index.js";
+import { CAPABILITIES, TOOL_CATALOG } from "../catalog/index.js";
 import {
   SECURITY_PROFILE_RULES,
   SIDE_EFFECT_CAPABILITIES,

@@ -1,4 +1,4 @@
-import type { Capability, RiskLevel } from "../tools/index.js";
+import type { Capability, RiskLevel } from "../catalog/index.js";
 import type { SecurityProfile } from "./settings.js";
 
 /**

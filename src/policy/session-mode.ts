@@ -1,4 +1,4 @@
-import type { RiskLevel } from "../tools/index.js";
+import type { RiskLevel } from "../catalog/index.js";
 import type { SessionPermissionMode } from "./settings.js";
 
 /** seed 002 `ExecMode`: how exec calls are treated. */

@@ -1,4 +1,4 @@
-import { describeCatalogTool, TOOL_CATALOG, type ToolDescriptor, type ToolState } from "../tools/index.js";
+import { describeCatalogTool, TOOL_CATALOG, type ToolDescriptor, type ToolState } from "../catalog/index.js";
 import type { ToolPolicyInput } from "./prepare.js";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TOOL_CATALOG } from "../tools/index.js";
+import { TOOL_CATALOG } from "../catalog/index.js";
 import { resolveToolPolicy } from "./resolve-tool-policy.js";
 import { catalogDescriptors, mcpDescriptor, openInput } from "./test-support.js";
 import { knownToolGroups, matchesToolGroup, parseToolGroup, toolGroupProblem } from "./tool-groups.js";

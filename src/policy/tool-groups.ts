@@ -1,4 +1,4 @@
-import { catalogEntry, parseMcpToolName, TOOL_SECTIONS, type ToolSection } from "../tools/index.js";
+import { catalogEntry, parseMcpToolName, TOOL_SECTIONS, type ToolSection } from "../catalog/index.js";
 
 /**
  * Tool groups in `tools.allow` / `tools.also_allow` / `tools.deny` (seed 002's plugin groups,

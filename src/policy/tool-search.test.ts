@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ToolDescriptor } from "../tools/index.js";
+import type { ToolDescriptor } from "../catalog/index.js";
 import { resolveToolPolicy } from "./resolve-tool-policy.js";
 import { catalogDescriptors, mcpDescriptor, openInput } from "./test-support.js";
 import { searchDeferredTools, searchTools } from "./tool-search.js";

@@ -3,7 +3,7 @@ import {
   type ToolDescriptor,
   type ToolSearchMatch,
   type ToolSearchOutcome,
-} from "../tools/index.js";
+} from "../catalog/index.js";
 import type { ToolPolicyResolution } from "./resolve-tool-policy.js";
 
 /**

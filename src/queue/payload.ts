@@ -1,12 +1,10 @@
 import { z } from "zod";
+import { SESSION_PERMISSION_MODES } from "../policy/index.js";
 import { RunnerError } from "../shared/index.js";
 
 /** Where a run came from. */
 export const RUN_ORIGINS = ["schedule", "parent", "api", "cli"] as const;
 export type RunOrigin = (typeof RUN_ORIGINS)[number];
-
-/** Session permission modes a run may carry (same literals as policy's SESSION_PERMISSION_MODES). */
-const SESSION_MODES = ["full", "workspace", "guarded", "read-only"] as const;
 
 const id = z.string().min(1).max(200);
 
@@ -22,7 +20,8 @@ export const AgentSpec = z.strictObject({
   maxSteps: z.number().int().positive().max(10_000),
   /** Absolute path of the run's workspace. */
   workspace: z.string().min(1).max(4096),
-  sessionMode: z.enum(SESSION_MODES).optional(),
+  /** Session permission mode of the run (policy's SESSION_PERMISSION_MODES). */
+  sessionMode: z.enum(SESSION_PERMISSION_MODES).optional(),
 });
 export type AgentSpec = z.infer<typeof AgentSpec>;
 

@@ -1,4 +1,4 @@
-import { type ToolFailure, toolFailure } from "./tool-result.js";
+import { type ToolFailure, toolFailure } from "../catalog/index.js";
 
 /**
  * The `validation` failure of a multi-action tool (todo, memory, process) called without fields

@@ -1,13 +1,9 @@
 import type { Cluster, Redis } from "ioredis";
-import type { Clock } from "../shared/index.js";
-import { RunnerError } from "../shared/index.js";
+import type { ExecHost } from "../catalog/index.js";
+import { type Clock, RunnerError } from "../shared/index.js";
 import type { PathFenceFactory } from "./path-fence-port.js";
-import type { ProcessSupervisor } from "./process-supervisor.js";
+import type { ProcessSupervisor } from "./process/process-supervisor.js";
 import type { SandboxHost } from "./sandbox/index.js";
-
-/** Where exec-class tools run (`tools.exec.host`): local and sandbox are implemented, remote is not. */
-export const EXEC_HOSTS = ["local", "remote", "sandbox"] as const;
-export type ExecHost = (typeof EXEC_HOSTS)[number];
 
 /** Reads pages of a spilled result (the agent's `redisSpillStore(...).read`). */
 export interface SpillReader {

@@ -1,6 +1,9 @@
-import type { ToolExecutionContext } from "./execution-context.js";
-import type { ToolPermissionDecision } from "./tool.js";
-import { type ToolFailure, toolFailure } from "./tool-result.js";
+import {
+  type ToolExecutionContext,
+  type ToolFailure,
+  type ToolPermissionDecision,
+  toolFailure,
+} from "../catalog/index.js";
 
 /**
  * The path fence as the file tools use it: the same shape as guard's `PathFence`

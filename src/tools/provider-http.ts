@@ -1,5 +1,5 @@
-import { type ToolFailure, toolFailure } from "./tool-result.js";
-import type { HostPolicy } from "./web-ports.js";
+import { type ToolFailure, toolFailure } from "../catalog/index.js";
+import type { HostPolicy } from "./web/web-ports.js";
 
 /** The HTTP client of provider calls (search and media APIs); `globalThis.fetch` in production. */
 export type FetchFn = (input: string | URL, init?: RequestInit) => Promise<Response>;

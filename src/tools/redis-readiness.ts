@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
-import type { ToolReadiness } from "./tool.js";
+import type { ToolReadiness } from "../catalog/index.js";
 
 /** Readiness of a tool that keeps its state in Redis: not ready once the connection is closed for good. */
 export function redisReadiness(redis: Redis | Cluster, what: string): ToolReadiness {

@@ -12,15 +12,15 @@ import { nodeFsView } from "../../src/platform/index.js";
 import { findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { Scheduler, ScheduleService, ScheduleStore, scheduledRunId } from "../../src/scheduler/index.js";
 import { ManualClock } from "../../src/shared/index.js";
+import { createToolRegistry } from "../../src/tools/index.js";
+import { createExecTool } from "../../src/tools/process/exec.js";
+import { createExecuteCodeTool } from "../../src/tools/process/execute-code.js";
 import {
   fenceFactory,
   processToolOptions,
   tempWorkspace,
   testSupervisor,
-} from "../../src/tools/builtin-tools.fixture.js";
-import { createExecTool } from "../../src/tools/exec.js";
-import { createExecuteCodeTool } from "../../src/tools/execute-code.js";
-import { createToolRegistry } from "../../src/tools/index.js";
+} from "../../src/tools/registry/builtin-tools.fixture.js";
 import { startWorkerPart } from "../../workers/parts.js";
 import { agentQueue, testConfig } from "../helpers/agent-harness.js";
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/index.js";
 import { resolveToolPolicy } from "../../src/policy/index.js";
 import { policyInputFromConfig, toolEnvironmentFromProbe } from "../../src/runtime/index.js";
-import { createToolRegistry, defineTool, toolSuccess } from "../../src/tools/index.js";
+import { createToolRegistry, defineTool, type ToolName, toolSuccess } from "../../src/tools/index.js";
 import { testConfig } from "../helpers/agent-harness.js";
 
 /**
@@ -52,7 +52,7 @@ const NO_DEFAULT_ROUTE =
 
 /** A registry with web_search (the catalog gives it network.outbound) and read_file. */
 function registry() {
-  const tool = (name: string) =>
+  const tool = (name: ToolName) =>
     defineTool({
       name,
       description: `${name} (test tool)`,

@@ -349,7 +349,7 @@ const SCRIPT_SITES: Record<string, string> = {
   "src/metrics/recorder.ts": "inline COUNT_ONCE: {metrics}:seen:run:<id>, {metrics}:c:runs",
   "src/metrics/approval-wait.ts": "inline FOLD: {metrics}:h:approval_wait, {metrics}:approval_wait_cursor",
   "src/queue/children.ts": "inline UPDATE_QUEUED: five keys of the {prefix} BullMQ queue",
-  "src/tools/memory.ts": "inline WRITE: one key",
+  "src/tools/memory/memory.ts": "inline WRITE: one key",
   "src/approvals/digest-store.ts": "inline JOIN, CLAIM_DUE, REMOVE: {approvals} keys",
   "src/http/failure-throttle.ts": "inline BLOCKED, COUNT: {http} keys",
 };

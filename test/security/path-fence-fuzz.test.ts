@@ -14,9 +14,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createPathFence, type PathAccess } from "../../src/guard/index.js";
 import { nodeFsView } from "../../src/platform/index.js";
 import { DEFAULT_BUILTIN_LIMITS } from "../../src/tools/builtin-runtime.js";
-import { callContext } from "../../src/tools/builtin-tools.fixture.js";
+import { createWriteFileTool } from "../../src/tools/files/write-file.js";
 import { invokeTool } from "../../src/tools/index.js";
-import { createWriteFileTool } from "../../src/tools/write-file.js";
+import { callContext } from "../../src/tools/registry/builtin-tools.fixture.js";
 import { iterations, pick, prng, suiteSeed } from "./seeded.js";
 
 /**

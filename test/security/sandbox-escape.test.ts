@@ -2,27 +2,27 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ToolResult } from "../../src/catalog/tool-result.js";
 import { checkUrl, createPathFence } from "../../src/guard/index.js";
 import { nodeFsView } from "../../src/platform/index.js";
 import { isHostAllowed } from "../../src/policy/index.js";
-import {
-  callContext,
-  fenceFactory,
-  processToolOptions,
-  tempWorkspace,
-  testSupervisor,
-} from "../../src/tools/builtin-tools.fixture.js";
-import { createExecTool } from "../../src/tools/exec.js";
-import { createExecuteCodeTool } from "../../src/tools/execute-code.js";
 import {
   type AnyTool,
   createSandboxHost,
   type SandboxHost,
   type SandboxNetworkPolicy,
 } from "../../src/tools/index.js";
-import { invokeTool } from "../../src/tools/invoke-tool.js";
-import { createProcessTool } from "../../src/tools/process.js";
-import type { ToolResult } from "../../src/tools/tool-result.js";
+import { createExecTool } from "../../src/tools/process/exec.js";
+import { createExecuteCodeTool } from "../../src/tools/process/execute-code.js";
+import { createProcessTool } from "../../src/tools/process/process.js";
+import {
+  callContext,
+  fenceFactory,
+  processToolOptions,
+  tempWorkspace,
+  testSupervisor,
+} from "../../src/tools/registry/builtin-tools.fixture.js";
+import { invokeTool } from "../../src/tools/registry/invoke-tool.js";
 import { type LocalHttpServer, startLocalHttpServer } from "../helpers/local-http-server.js";
 import { testRedisUrl } from "../helpers/test-redis.js";
 

@@ -5,6 +5,7 @@ import {
   type RedisAllowAlwaysStore,
   resolveParkedCall,
 } from "../../approvals/index.js";
+import { isExecClassTool } from "../../catalog/index.js";
 import type { Logger } from "../../logging/index.js";
 import { isRunnerError } from "../../shared/index.js";
 import type { ApprovalPort } from "../run/ports.js";
@@ -34,11 +35,7 @@ export function storeApprovals(options: {
       switch (action.action) {
         case "execute": {
           const approver = action.approvers.join(", ");
-          if (
-            action.always &&
-            options.allowAlways &&
-            ["exec", "execute_code", "process"].includes(call.tool)
-          ) {
+          if (action.always && options.allowAlways && isExecClassTool(call.tool)) {
             // Scoped to the agent and to these exact arguments: never the binary name alone.
             await options.allowAlways.add({
               v: 1,

@@ -7,13 +7,11 @@ import {
   type StoryStep,
   summariseArgs,
 } from "../../approvals/index.js";
+import { isExecClassTool } from "../../catalog/index.js";
 import { redactSecrets } from "../../journal/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 import type { RunInspector } from "./run-inspector.js";
 import type { DecisionView, RunDetail } from "./run-view.js";
-
-/** Tools whose calls run a command on a host: the story says where. */
-const EXEC_CLASS_TOOLS: ReadonlySet<string> = new Set(["exec", "execute_code", "process"]);
 
 /** Longest task or agent text in a story, characters; longer texts are cut with a note. */
 export const STORY_TEXT_LIMIT = 4000;
@@ -75,7 +73,7 @@ export class ApprovalStoryReader implements ApprovalStorySource {
       task: cut(payload?.agent.task ?? detail?.task),
       agentWords: cut(agentWords),
       steps,
-      exec: EXEC_CLASS_TOOLS.has(record.tool) ? execPlace(record, payload, this.#options.execHost) : null,
+      exec: isExecClassTool(record.tool) ? execPlace(record, payload, this.#options.execHost) : null,
       parent:
         record.parentRunId === null
           ? null

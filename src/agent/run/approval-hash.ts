@@ -1,9 +1,10 @@
 import { posix } from "node:path";
+import type { ExecHost } from "../../catalog/index.js";
 import { EXEC_CLASS_TOOLS } from "../../gate/index.js";
 import { hashCanonical } from "../../shared/index.js";
 
 /** Where exec-class tools run (`tools.exec.host`), as the approval hash binds it. */
-export type ApprovalExecHost = "local" | "remote" | "sandbox";
+export type ApprovalExecHost = ExecHost;
 
 /**
  * The hash an approval binds (DESIGN §1.4: what was approved is what runs). For exec-class calls it

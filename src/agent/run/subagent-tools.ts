@@ -1,13 +1,9 @@
 import { Type } from "typebox";
+import { isSubagentTool, SUBAGENT_TOOLS, type SubagentTool } from "../../catalog/index.js";
 import { type AnyTool, defineTool, toolFailure } from "../../tools/index.js";
 
-/** Tools the run loop carries out itself, because they start, change or read other runs. */
-export const SUBAGENT_TOOLS = ["delegate_task", "spawn_task", "task", "workflow"] as const;
-export type SubagentTool = (typeof SUBAGENT_TOOLS)[number];
-
-export function isSubagentTool(name: string): name is SubagentTool {
-  return (SUBAGENT_TOOLS as readonly string[]).includes(name);
-}
+/** Tools the run loop carries out itself, because they start, change or read other runs (catalog field `subagent`). */
+export { isSubagentTool, SUBAGENT_TOOLS, type SubagentTool };
 
 /** Actions of `task`. */
 export const TASK_ACTIONS = ["create", "status", "update", "stop"] as const;

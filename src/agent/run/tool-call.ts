@@ -1,3 +1,4 @@
+import { isRunLoopTool } from "../../catalog/index.js";
 import type { GateCall, GateContext, GateDecision, HumanApproval } from "../../gate/index.js";
 import { resolveInDoubt } from "../../journal/index.js";
 import { checkToolCall } from "../../policy/index.js";
@@ -122,7 +123,7 @@ export async function runToolCall(
 
   // Sub-agent tools start or read other runs: decided here, before the claim, because a delegated
   // child that is still running parks the parent (a claim must not be left open across a park).
-  if (plan.kind === "execute" && (isSubagentTool(name) || name === "clarify")) await deferred?.flush();
+  if (plan.kind === "execute" && isRunLoopTool(name)) await deferred?.flush();
   const subagent =
     plan.kind === "execute" && isSubagentTool(name)
       ? await subagentResult(scope, name, key, plan.args)

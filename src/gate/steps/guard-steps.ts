@@ -1,11 +1,9 @@
-import { EXEC_CLASS_TOOLS } from "../gate-input.js";
+import { isExecClassTool } from "../../catalog/index.js";
 import { type GateState, type GateStep, NEXT } from "../step.js";
 
-const EXEC_CLASS: ReadonlySet<string> = new Set(EXEC_CLASS_TOOLS);
-
-/** Exec-class call (exec, execute_code, process). */
+/** Exec-class call (exec, execute_code, process: the catalog's execClass tools). */
 export function isExecClass(tool: string): boolean {
-  return EXEC_CLASS.has(tool);
+  return isExecClassTool(tool);
 }
 
 /**

@@ -5,12 +5,12 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../../test/helpers/test-redis.js";
 import { callTool, journalledCall, toolContext } from "../../../test/helpers/tool-call.js";
+import type { AnyTool } from "../../catalog/index.js";
 import { ApprovalGate, type GateConfig, type GateContext } from "../../gate/index.js";
 import { Journal } from "../../journal/index.js";
 import { checkToolCall, resolveToolPolicy, type ToolPolicyInput } from "../../policy/index.js";
 import { hashCanonical } from "../../shared/index.js";
-import { createToolRegistry } from "../registry.js";
-import type { AnyTool } from "../tool.js";
+import { createToolRegistry } from "../registry/registry.js";
 import { type ConnectedMcpServers, connectMcpServers } from "./connect-mcp-servers.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");

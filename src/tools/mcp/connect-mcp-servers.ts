@@ -2,8 +2,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { AnyTool } from "../../catalog/index.js";
 import type { Logger } from "../../logging/index.js";
-import type { AnyTool } from "../tool.js";
 import { isStdioSpec, type McpServerSpec } from "./mcp-servers.js";
 import { buildMcpTool, type ListedMcpTool, type McpCallResult } from "./mcp-tool.js";
 

@@ -1,4 +1,4 @@
-import type { RiskLevel } from "../risk.js";
+import type { RiskLevel } from "../../catalog/index.js";
 
 /**
  * One external MCP server as `connectMcpServers` takes it: `tools.mcp.servers.<name>` with its

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callTool } from "../../../test/helpers/tool-call.js";
-import type { RiskLevel } from "../risk.js";
+import type { RiskLevel } from "../../catalog/index.js";
 import { type McpToolAnnotations, mcpToolRisk } from "./mcp-servers.js";
 import { buildMcpTool, type McpCallResult, renderContent } from "./mcp-tool.js";
 

@@ -1,9 +1,13 @@
 import type { TSchema } from "typebox";
 import { Compile } from "typebox/compile";
-import { defineMcpTool } from "../define-tool.js";
-import type { RiskLevel } from "../risk.js";
-import type { AnyTool } from "../tool.js";
-import { type ToolResult, toolFailure, toolSuccess } from "../tool-result.js";
+import {
+  type AnyTool,
+  defineMcpTool,
+  type RiskLevel,
+  type ToolResult,
+  toolFailure,
+  toolSuccess,
+} from "../../catalog/index.js";
 import { type McpToolAnnotations, mcpToolRisk } from "./mcp-servers.js";
 
 /** A tool as an MCP server lists it (the fields the runner reads). */

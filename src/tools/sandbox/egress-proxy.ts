@@ -1,5 +1,5 @@
 import { createConnection, createServer, isIP, type Server, type Socket } from "node:net";
-import type { HostLookup, HostPolicy, UrlChecker } from "../web-ports.js";
+import type { HostLookup, HostPolicy, UrlChecker } from "../web/web-ports.js";
 
 /** The proxy's ports: the guard's SSRF check, a resolver, and the network policy's host check. */
 export interface EgressProxyOptions {

@@ -2,17 +2,17 @@ import { homedir } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { createPathFence } from "../../guard/index.js";
 import { nodeFsView } from "../../platform/index.js";
+import { createExecTool } from "../process/exec.js";
+import { createExecuteCodeTool } from "../process/execute-code.js";
+import { createProcessTool } from "../process/process.js";
 import {
   callContext,
   fenceFactory,
   processToolOptions,
   tempWorkspace,
   testSupervisor,
-} from "../builtin-tools.fixture.js";
-import { createExecTool } from "../exec.js";
-import { createExecuteCodeTool } from "../execute-code.js";
-import { invokeTool } from "../invoke-tool.js";
-import { createProcessTool } from "../process.js";
+} from "../registry/builtin-tools.fixture.js";
+import { invokeTool } from "../registry/invoke-tool.js";
 import { createSandboxHost } from "./sandbox-host.js";
 
 const fence = fenceFactory(createPathFence, { homeDir: homedir(), fs: nodeFsView() });

@@ -1,0 +1,52 @@
+import type { AnyTool } from "../../catalog/index.js";
+import { type BuiltinToolRuntime, resolveBuiltinLimits } from "../builtin-runtime.js";
+import { createEditFileTool } from "../files/edit-file.js";
+import { createListDirTool } from "../files/list-dir.js";
+import { createPatchTool } from "../files/patch.js";
+import { createReadFileTool } from "../files/read-file.js";
+import { createReadSpillTool } from "../files/read-spill.js";
+import { createSearchFilesTool } from "../files/search-files.js";
+import { createWriteFileTool } from "../files/write-file.js";
+import { createMemoryTool } from "../memory/memory.js";
+import { createTodoTool } from "../memory/todo.js";
+import { resolveEnvAllow } from "../process/child-env.js";
+import { createExecTool } from "../process/exec.js";
+import { createExecuteCodeTool } from "../process/execute-code.js";
+import { createProcessTool } from "../process/process.js";
+import type { ProcessToolOptions } from "../process/process-tool-support.js";
+
+/**
+ * The built-in file, process and run-state tools (read_file, list_dir, search_files, write_file,
+ * edit_file, patch, exec, execute_code, process, read_spill, todo, memory), built from one
+ * runtime. Throws RunnerError TOOL_DEFINITION_INVALID for an invalid limit or an environment
+ * allow-list entry that looks like a secret.
+ */
+export function createBuiltinTools(runtime: BuiltinToolRuntime): AnyTool[] {
+  const limits = resolveBuiltinLimits(runtime.limits);
+  const files = { pathFence: runtime.pathFence, limits };
+  const processes: ProcessToolOptions = {
+    pathFence: runtime.pathFence,
+    processes: runtime.processes,
+    execHost: runtime.execHost,
+    ...(runtime.sandbox ? { sandbox: runtime.sandbox } : {}),
+    env: runtime.env,
+    envAllow: resolveEnvAllow(runtime.envAllow),
+    limits,
+    clock: runtime.clock,
+  };
+  const redis = { redis: runtime.redis, keyPrefix: runtime.keyPrefix, limits };
+  return [
+    createReadFileTool(files),
+    createListDirTool(files),
+    createSearchFilesTool(files),
+    createWriteFileTool(files),
+    createEditFileTool(files),
+    createPatchTool(files),
+    createExecTool(processes),
+    createExecuteCodeTool({ ...processes, ...(runtime.tempDir ? { tempDir: runtime.tempDir } : {}) }),
+    createProcessTool(processes),
+    createReadSpillTool({ spill: runtime.spill }),
+    createTodoTool({ ...redis, retentionMs: runtime.runStateRetentionMs }),
+    createMemoryTool({ ...redis, clock: runtime.clock }),
+  ];
+}

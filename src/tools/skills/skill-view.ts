@@ -1,0 +1,61 @@
+import { readFile, stat } from "node:fs/promises";
+import Type from "typebox";
+import { defineTool, type Tool, toolFailure, toolSuccess } from "../../catalog/index.js";
+import { resolveInside } from "../inside-path.js";
+import { readSkill, SKILL_FILE, skillNameProblem, skillsReadiness } from "./skill-store.js";
+
+/** Most characters of a skill file returned. */
+export const SKILL_VIEW_MAX_CHARS = 100_000;
+
+const SkillViewParams = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 64, description: "The skill's name" }),
+    file: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description: `A file inside the skill's folder, relative to it (default ${SKILL_FILE})`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * `skill_view`: a skill's SKILL.md, or another file of its folder. The file's real path must stay
+ * inside the skill's folder (a symlink or `..` cannot reach anything else).
+ */
+export function createSkillViewTool(skillsDir: string | undefined): Tool<typeof SkillViewParams> {
+  return defineTool({
+    name: "skill_view",
+    description: "Show a skill's SKILL.md (or another file of the skill).",
+    parameters: SkillViewParams,
+    riskLevel: "read_only",
+    idempotent: true,
+    readinessDetail: () => skillsReadiness(skillsDir),
+    async execute(args) {
+      if (!skillsDir) return toolFailure("not_ready", skillsReadiness(skillsDir).detail);
+      const badName = skillNameProblem(args.name);
+      if (badName)
+        return toolFailure("validation", `name: ${badName}`, {
+          fields: [{ field: "name", problem: badName }],
+        });
+      const skill = await readSkill(skillsDir, args.name);
+      if (!skill) return toolFailure("business", `no skill named "${args.name}" is installed`);
+      const inside = await resolveInside(skill.dir, args.file ?? SKILL_FILE);
+      if (!inside.ok) return toolFailure("denied", `skill_view: ${inside.problem}`);
+      if (!(await stat(inside.path)).isFile()) return toolFailure("business", `${args.file} is not a file`);
+      const text = await readFile(inside.path, "utf8");
+      const cut = text.length > SKILL_VIEW_MAX_CHARS;
+      const header = `Skill ${skill.name}${skill.enabled ? "" : " (disabled)"}: ${skill.description}`;
+      const body = cut
+        ? `${text.slice(0, SKILL_VIEW_MAX_CHARS)}\n[cut at ${SKILL_VIEW_MAX_CHARS} characters]`
+        : text;
+      return toolSuccess(`${header}\n\n${body}`, {
+        name: skill.name,
+        enabled: skill.enabled,
+        truncated: cut,
+      });
+    },
+  });
+}
