@@ -20,13 +20,6 @@ async function runParts(
   io: CliIo,
   options: { demoByDefault: boolean },
 ): Promise<number> {
-  const { startProcess } = io;
-  if (!startProcess) {
-    throw new RunnerError(
-      "INTERNAL",
-      "this CLI was started without the process parts; run it as `echo-runner` (bin/echo-runner.js, src/main.ts)",
-    );
-  }
   const { values } = parseArgs({
     args,
     options: { config: { type: "string" }, "data-dir": { type: "string" } },
@@ -61,7 +54,14 @@ async function runParts(
     .filter((s) => s.kind === "project" || s.kind === "user")
     .map((s) => s.origin);
   const project = loaded.sources.find((s) => s.kind === "project");
-  const running = await startProcess({
+  const configSchedules = parts.includes("scheduler") ? checkedConfigScheduleEntries(loaded, io.cwd) : [];
+  if (!io.startProcess) {
+    throw new RunnerError(
+      "INTERNAL",
+      "this CLI was started without the process parts; run it as `echo-runner` (bin/echo-runner.js, src/main.ts)",
+    );
+  }
+  const running = await io.startProcess({
     config,
     logger,
     env: io.env,
@@ -71,7 +71,7 @@ async function runParts(
     baseDir: project ? dirname(project.origin) : io.cwd,
     configPaths,
     parts,
-    configSchedules: parts.includes("scheduler") ? checkedConfigScheduleEntries(loaded, io.cwd) : [],
+    configSchedules,
   });
   logger.info({ parts }, "echo-runner is running; press Ctrl+C to stop");
   await new Promise<void>((done) => {
