@@ -1,3 +1,5 @@
+/** The loop tools, where callers have always found them (they live in src/tools/loop). */
+export { createClarifyTool, createSubagentTools, SUBAGENT_TOOLS, type SubagentTool } from "../tools/index.js";
 export {
   BUDGET_LIMITS,
   type BudgetExhaustion,
@@ -102,7 +104,7 @@ export {
 export { type RunAgentOptions, runAgent } from "./run/agent-run.js";
 export { auditTrailSink } from "./run/audit-sink.js";
 export { type CallGuardOptions, createCallGuard } from "./run/call-guard.js";
-export { createClarifyTool } from "./run/clarify.js";
+export { childRunId } from "./run/child-payload.js";
 export { ParkSignal } from "./run/park-signal.js";
 export type {
   ApprovalPort,
@@ -127,13 +129,6 @@ export { archiveRun, type SessionRecorder, sessionTranscript } from "./run/sessi
 export { shouldRetryRun } from "./run/should-retry.js";
 export { smartApproverFromModel } from "./run/smart-approver.js";
 export { storeApprovals } from "./run/store-approvals.js";
-export { childRunId } from "./run/subagent-call.js";
-export {
-  createSubagentTools,
-  isSubagentTool,
-  SUBAGENT_TOOLS,
-  type SubagentTool,
-} from "./run/subagent-tools.js";
 export {
   type BeforeToolBatchHook,
   batchVeto,

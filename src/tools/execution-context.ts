@@ -1,5 +1,6 @@
 import { canonicalJson, deepFreeze, RunnerError, sha256Hex } from "../shared/index.js";
 import { FrozenSet } from "./frozen-set.js";
+import type { RunControl } from "./loop/run-control.js";
 
 /**
  * How a call was approved (seed 000 `approval_source`): `human` only when a person approved this
@@ -81,6 +82,12 @@ export interface ToolExecutionContext {
    * tools, exec's working directory and exec's path operands are fenced by it.
    */
   readonly workspaceOnly: boolean;
+  /**
+   * Runner extension: the run's own controls (start and read child runs, park, ask a person), given
+   * only to the tools that declare they use them (src/tools/loop) and only inside a run. Not
+   * enumerable, like credentials: it is behaviour, not data.
+   */
+  readonly runControl?: RunControl;
 }
 
 /** What identifies one tool call for its {@link ToolExecutionContext.idempotencyKey}. */
@@ -151,6 +158,8 @@ export interface ToolExecutionContextOptions {
   workspace: string;
   /** Default true (fail closed): only a run whose fence is open passes false. */
   workspaceOnly?: boolean;
+  /** Default none: only the run loop passes it, to the tools that use it. */
+  runControl?: RunControl;
 }
 
 /**
@@ -209,6 +218,8 @@ export function createToolExecutionContext(options: ToolExecutionContextOptions)
     value: { ...(options.credentials ?? {}) },
     enumerable: false,
   });
+  if (options.runControl)
+    Object.defineProperty(ctx, "runControl", { value: options.runControl, enumerable: false });
   return deepFreeze(ctx) as unknown as ToolExecutionContext;
 }
 
@@ -221,6 +232,7 @@ export function contextForAttempt(ctx: ToolExecutionContext, attemptIndex: numbe
   if (attemptIndex === ctx.attemptIndex) return ctx;
   const copy = { ...ctx, attemptIndex };
   Object.defineProperty(copy, "credentials", { value: { ...ctx.credentials }, enumerable: false });
+  if (ctx.runControl) Object.defineProperty(copy, "runControl", { value: ctx.runControl, enumerable: false });
   return deepFreeze(copy) as unknown as ToolExecutionContext;
 }
 

@@ -48,6 +48,24 @@ export { createExtraTools, type ExtraToolRuntime } from "./extra-tools.js";
 export { FrozenSet } from "./frozen-set.js";
 export { invokeTool } from "./invoke-tool.js";
 export {
+  type ChildFlowRecord,
+  type ChildRefusal,
+  type ChildSpec,
+  type ChildState,
+  type ChildStopOutcome,
+  type ChildUpdateOutcome,
+  childrenStartedBy,
+  createClarifyTool,
+  createLoopTools,
+  createSubagentTools,
+  type FlowStepStart,
+  type PersonAnswer,
+  type RunControl,
+  SUBAGENT_TOOLS,
+  type SubagentTool,
+  usesRunControl,
+} from "./loop/index.js";
+export {
   type ConnectedMcpServers,
   type ConnectMcpOptions,
   connectMcpServers,

@@ -1,6 +1,13 @@
 import type { GateCall, GateDecision, GuardAssessment } from "../../gate/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
-import type { ToolExecutionContext, ToolResult } from "../../tools/index.js";
+import type {
+  ChildFlowRecord,
+  ChildState,
+  ChildStopOutcome,
+  ChildUpdateOutcome,
+  ToolExecutionContext,
+  ToolResult,
+} from "../../tools/index.js";
 
 /** Assesses one call with the guard (command guard + exec policy, SSRF with DNS, path fence). */
 export interface CallGuard {
@@ -86,23 +93,7 @@ export interface SpillStore {
   put(runId: string, key: string, text: string): Promise<string>;
 }
 
-/** What a child run's job looks like from its parent. */
-export type ChildState =
-  | { readonly status: "pending" | "running" | "missing" }
-  | { readonly status: "completed"; readonly finalAnswer: string }
-  | { readonly status: "failed"; readonly error: string };
-
-/** What became of an update of a queued child. */
-export type ChildUpdateOutcome = "updated" | "started" | "missing";
-/** What became of a stop request: removed while queued, signalled while running, already over, or unknown. */
-export type ChildStopOutcome = "removed" | "signalled" | "finished" | "missing";
-
-/** A workflow's record: who started it and its steps' run ids in the order they run. */
-export interface ChildFlowRecord {
-  readonly id: string;
-  readonly parentRunId: string;
-  readonly steps: readonly { readonly step: string; readonly runId: string }[];
-}
+export type { ChildFlowRecord, ChildState, ChildStopOutcome, ChildUpdateOutcome } from "../../tools/index.js";
 
 /** Starts and reads child runs (implemented over the agent queue by the worker). */
 export interface ChildrenPort {

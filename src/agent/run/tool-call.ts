@@ -8,18 +8,17 @@ import {
   type ToolExecutionContext,
   type ToolResult,
   toolFailure,
+  usesRunControl,
   validateAnyToolArgs,
 } from "../../tools/index.js";
 import type { ModelToolCall } from "../model/model-client.js";
 import { type ApprovalExecHost, approvalArgsHash, approvalSubject } from "./approval-hash.js";
-import { claimAndRun } from "./claim-and-run.js";
-import { clarifyResult } from "./clarify.js";
+import { type ClaimInfo, claimAndRun } from "./claim-and-run.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
 import { executeWithPolicy } from "./execute-tool.js";
 import { approvalAnswered, ParkSignal } from "./park-signal.js";
+import { createRunControl } from "./run-control.js";
 import type { RunScope } from "./run-scope.js";
-import { subagentResult } from "./subagent-call.js";
-import { isSubagentTool } from "./subagent-tools.js";
 import { prepareResult } from "./tool-result-text.js";
 
 /** A tool call's outcome for the model and the run's counters. */
@@ -53,6 +52,7 @@ function contextFor(
     credentials?: Readonly<Record<string, string>>;
     attemptIndex?: number;
     isReplay?: boolean;
+    runControl?: ToolExecutionContext["runControl"];
   } = {},
 ): ToolExecutionContext {
   const { payload } = scope;
@@ -120,15 +120,45 @@ export async function runToolCall(
   const leaseMs = deps.claimLeaseMs;
   const safeToRepeat = plan.kind === "execute" ? plan.readOnly || (tool?.idempotent ?? false) : true;
 
-  // Sub-agent tools start or read other runs: decided here, before the claim, because a delegated
-  // child that is still running parks the parent (a claim must not be left open across a park).
-  if (plan.kind === "execute" && (isSubagentTool(name) || name === "clarify")) await deferred?.flush();
-  const subagent =
-    plan.kind === "execute" && isSubagentTool(name)
-      ? await subagentResult(scope, name, key, plan.args)
-      : plan.kind === "execute" && name === "clarify"
-        ? await clarifyResult(scope, key, plan.gateCall)
-        : undefined;
+  // Every allowed call is executed the same way (below); the one difference a tool can declare is
+  // that it acts on its own run (starts or reads child runs, parks, asks a person: src/tools/loop).
+  // Such a tool gets the run's controls and runs before the claim, because a delegated child that
+  // is still running parks the parent and a claim must not be left open across a park; its ids
+  // derive from the call, so running it again on a replay starts nothing twice.
+  const control =
+    plan.kind === "execute" && usesRunControl(plan.tool)
+      ? createRunControl(scope, key, plan.gateCall)
+      : undefined;
+  const execute = async (
+    allowed: ExecutePlan,
+    claim: ClaimInfo,
+    credentials: Readonly<Record<string, string>>,
+  ): Promise<ToolResult> => {
+    const ctx = contextFor(
+      scope,
+      { toolName: name, callIndex, params },
+      {
+        approvalSource: allowed.decision.approvalSource,
+        credentials,
+        // seed 000: the tool names a person approved (its example checks the name), and the call.
+        ...(allowed.approver ? { approvedActions: [name, key] } : {}),
+        // A re-run after a crash: the tool may already have acted; an idempotent one dedupes.
+        attemptIndex: claim.attempt - 1,
+        isReplay: claim.inDoubtRerun && safeToRepeat,
+        ...(control ? { runControl: control.port } : {}),
+      },
+    );
+    const result = await executeWithPolicy(allowed.tool, allowed.args, ctx, safeToRepeat);
+    // A park or a failed queue write is not the call's result: it interrupts the run, as it always has.
+    const interruption = control?.interruption();
+    if (interruption !== undefined) throw interruption;
+    return result;
+  };
+  if (control) await deferred?.flush();
+  const settled =
+    control && plan.kind === "execute"
+      ? await execute(plan, { attempt: 1, inDoubtRerun: false }, deps.credentials(name))
+      : undefined;
 
   const doubtKey = `${key}-in-doubt`;
   const doubtCall =
@@ -192,23 +222,10 @@ export async function runToolCall(
     },
     produce: async (claim) => {
       if (plan.kind === "result") return plan.result;
-      if (subagent) return subagent;
+      if (settled) return settled;
       const started = deps.clock.now();
       const credentials = deps.credentials(name);
-      const ctx = contextFor(
-        scope,
-        { toolName: name, callIndex, params },
-        {
-          approvalSource: plan.decision.approvalSource,
-          credentials,
-          // seed 000: the tool names a person approved (its example checks the name), and the call.
-          ...(plan.approver ? { approvedActions: [name, key] } : {}),
-          // A re-run after a crash: the tool may already have acted; an idempotent one dedupes.
-          attemptIndex: claim.attempt - 1,
-          isReplay: claim.inDoubtRerun && safeToRepeat,
-        },
-      );
-      const raw = await executeWithPolicy(plan.tool, plan.args, ctx, safeToRepeat);
+      const raw = await execute(plan, claim, credentials);
       const prepared = await prepareResult(raw, Object.values(credentials), {
         store: deps.spill,
         runId: payload.runId,
@@ -225,7 +242,7 @@ export async function runToolCall(
         approver: plan.approver,
         idempotencyKey: key,
         // An idempotent re-run after a crash is recorded as the replay the tool was told it is.
-        replay: ctx.isReplay,
+        replay: claim.inDoubtRerun && safeToRepeat,
       });
       return prepared.result;
     },
@@ -255,18 +272,19 @@ async function vetoedCall(scope: RunScope, name: string, reason: string, key: st
   return { kind: "result", result: toolFailure("denied", reason) };
 }
 
-type CallPlan =
-  | { kind: "result"; result: ToolResult }
-  | {
-      kind: "execute";
-      tool: AnyTool;
-      args: Record<string, unknown>;
-      readOnly: boolean;
-      gateCall: GateCall;
-      decision: GateDecision;
-      approver: string | undefined;
-      capabilities: readonly string[];
-    };
+/** An allowed call: what runs, under which decision, with which credentials. */
+interface ExecutePlan {
+  kind: "execute";
+  tool: AnyTool;
+  args: Record<string, unknown>;
+  readOnly: boolean;
+  gateCall: GateCall;
+  decision: GateDecision;
+  approver: string | undefined;
+  capabilities: readonly string[];
+}
+
+type CallPlan = { kind: "result"; result: ToolResult } | ExecutePlan;
 
 async function planCall(
   scope: RunScope,
