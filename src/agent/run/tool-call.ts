@@ -1,22 +1,19 @@
-import type { GateCall, GateContext, GateDecision, HumanApproval } from "../../gate/index.js";
+import type { GateCall } from "../../gate/index.js";
 import { resolveInDoubt } from "../../journal/index.js";
-import { checkToolCall } from "../../policy/index.js";
 import {
-  type AnyTool,
   createToolExecutionContext,
-  reservedToolResult,
   type ToolExecutionContext,
   type ToolResult,
   toolFailure,
   usesRunControl,
-  validateAnyToolArgs,
 } from "../../tools/index.js";
 import type { ModelToolCall } from "../model/model-client.js";
 import { type ApprovalExecHost, approvalArgsHash, approvalSubject } from "./approval-hash.js";
 import { type ClaimInfo, claimAndRun } from "./claim-and-run.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
 import { executeWithPolicy } from "./execute-tool.js";
-import { approvalAnswered, ParkSignal } from "./park-signal.js";
+import { approvalAnswered } from "./park-signal.js";
+import { type ExecutePlan, planCall, vetoedCall } from "./plan-call.js";
 import { createRunControl } from "./run-control.js";
 import type { RunScope } from "./run-scope.js";
 import { prepareResult } from "./tool-result-text.js";
@@ -27,20 +24,6 @@ export type { RunScope } from "./run-scope.js";
 export interface CallOutcome {
   readonly result: ToolResult;
   readonly replay: boolean;
-}
-
-function gateContextOf(scope: RunScope): GateContext {
-  const { payload } = scope;
-  return {
-    unattended: payload.unattended,
-    cronAuthorized: scope.cronAuthorized,
-    channel: payload.channel,
-    userId: payload.userId,
-    agentId: payload.agentId,
-    parentExecutionId: payload.parentExecutionId,
-    interactive: payload.origin.kind === "cli" && !payload.unattended,
-    scheduleId: payload.origin.scheduleId,
-  };
 }
 
 function contextFor(
@@ -75,25 +58,15 @@ function contextFor(
   });
 }
 
-function policyDenial(reason: string, risk: GateDecision["risk"]): GateDecision {
-  return {
-    verdict: "deny",
-    step: 0,
-    stepName: "policy",
-    reason,
-    risk,
-    flagged: false,
-    approvalSource: "auto",
-  };
-}
-
 /**
  * One tool call, exactly once: replay a journalled result, or validate → policy → guard → gate →
- * (ask: park | deny: record | allow: claim, execute, complete). Never throws for bad input; throws
- * ParkSignal when the run must wait. With `deferred` (the only call of its step), the run's pending
- * completion rides with this call's claim and this call's own completion is left pending for the
- * next step's claim; anything that acts before the claim (asking a person, starting a child)
- * records the pending completion first.
+ * (ask: park | deny: record | allow: claim, execute, complete). Every tool takes this one path; a
+ * tool that acts on its own run (src/tools/loop) is executed with the run's controls just before
+ * its claim instead of inside it, and its result is journalled the same way. Never throws for bad
+ * input; throws ParkSignal when the run must wait. With `deferred` (the only call of its step), the
+ * run's pending completion rides with this call's claim and this call's own completion is left
+ * pending for the next step's claim; anything that acts before the claim (asking a person,
+ * starting a child) records the pending completion first.
  */
 export async function runToolCall(
   scope: RunScope,
@@ -257,184 +230,4 @@ function fallbackGateCall(
   execHost: ApprovalExecHost | undefined,
 ): GateCall {
   return { tool, args: params, risk: "exec", argsHash: approvalArgsHash(tool, params, workspace, execHost) };
-}
-
-/** A call of a vetoed batch: audited as a denial before the gate (step 0), its result journalled. */
-async function vetoedCall(scope: RunScope, name: string, reason: string, key: string): Promise<CallPlan> {
-  const decision = policyDenial(reason, scope.deps.registry.get(name)?.riskLevel ?? "exec");
-  await scope.deps.audit.decision({
-    payload: scope.payload,
-    tool: name,
-    decision,
-    capabilities: [],
-    idempotencyKey: key,
-  });
-  return { kind: "result", result: toolFailure("denied", reason) };
-}
-
-/** An allowed call: what runs, under which decision, with which credentials. */
-interface ExecutePlan {
-  kind: "execute";
-  tool: AnyTool;
-  args: Record<string, unknown>;
-  readOnly: boolean;
-  gateCall: GateCall;
-  decision: GateDecision;
-  approver: string | undefined;
-  capabilities: readonly string[];
-}
-
-type CallPlan = { kind: "result"; result: ToolResult } | ExecutePlan;
-
-async function planCall(
-  scope: RunScope,
-  tool: AnyTool | undefined,
-  name: string,
-  rawArgs: Record<string, unknown> | string,
-  ctx: ToolExecutionContext,
-  deferred: DeferredCompletion | undefined,
-): Promise<CallPlan> {
-  const { deps, payload } = scope;
-  if (typeof rawArgs === "string") {
-    return {
-      kind: "result",
-      result: toolFailure(
-        "validation",
-        `the arguments of "${name}" are not a JSON object: ${rawArgs.slice(0, 200)}`,
-      ),
-    };
-  }
-  if (!tool) {
-    const reserved = reservedToolResult(name);
-    if (reserved) return { kind: "result", result: reserved };
-    const decision = policyDenial(
-      `Tool "${name}" is not available to this run (unknown or not present)`,
-      "exec",
-    );
-    await deps.audit.decision({
-      payload,
-      tool: name,
-      decision,
-      capabilities: [],
-      idempotencyKey: ctx.idempotencyKey,
-    });
-    return { kind: "result", result: toolFailure("denied", decision.reason) };
-  }
-  const validation = validateAnyToolArgs(tool, rawArgs);
-  if (!validation.ok) return { kind: "result", result: validation.result };
-  const args = validation.args as Record<string, unknown>;
-  const readOnly = safely(() => tool.isReadOnly(args), false);
-  const destructive = safely(() => tool.isDestructive(args), true);
-  const policyDecision = checkToolCall(scope.policy, name, args, { readOnly, destructive });
-  const risk = policyDecision.risk.level;
-  if (!policyDecision.allowed) {
-    const reason = policyDecision.removedBy?.reason ?? `Tool "${name}" is not allowed for this run`;
-    const decision = policyDenial(reason, risk);
-    await deps.audit.decision({
-      payload,
-      tool: name,
-      decision,
-      capabilities: policyDecision.capabilities,
-      idempotencyKey: ctx.idempotencyKey,
-    });
-    return { kind: "result", result: toolFailure("denied", reason) };
-  }
-  const guard = await deps.guard.assess(name, args, ctx);
-  const toolPermission = safely(() => tool.checkPermissions(args, ctx), {
-    behavior: "ask" as const,
-    reason: `Tool "${name}"'s own permission check failed`,
-  });
-  const gateCall: GateCall = {
-    tool: name,
-    args,
-    risk,
-    argsHash: approvalArgsHash(name, args, scope.payload.agent.workspace, scope.deps.execHost),
-    ...(guard ? { guard } : {}),
-    toolPermission,
-  };
-  const gate = deps.gateFor(payload);
-  const gateCtx = gateContextOf(scope);
-  let decision = await gate.check(gateCall, gateCtx);
-  const asked = {
-    runId: payload.runId,
-    idempotencyKey: ctx.idempotencyKey,
-    tool: name,
-    argsHash: gateCall.argsHash,
-    agentId: payload.agentId,
-  };
-  let approver: string | undefined;
-  if (decision.verdict === "ask") {
-    const approval = await deps.approvals.lookup(asked);
-    switch (approval.status) {
-      case "approved": {
-        const humanApproval: HumanApproval = {
-          approver: approval.approver,
-          argsHash: approval.argsHash,
-          tool: approval.tool,
-        };
-        decision = await gate.check(gateCall, gateCtx, { humanApproval });
-        if (decision.verdict === "allow") approver = approval.approver;
-        else if (decision.verdict === "ask") {
-          decision = {
-            ...decision,
-            verdict: "deny",
-            reason: "the approval does not match this call's arguments",
-          };
-        }
-        break;
-      }
-      case "denied":
-      case "expired":
-      case "cancelled":
-        decision = { ...decision, verdict: "deny", reason: approval.reason };
-        break;
-      case "pending":
-        // Woken before the decision (e.g. one of several approvals arrived): wait again.
-        throw new ParkSignal(approval.deadline, decision.reason, approvalAnswered(deps.approvals, asked));
-      case "none":
-        break;
-    }
-  }
-  await deps.audit.decision({
-    payload,
-    tool: name,
-    decision,
-    capabilities: policyDecision.capabilities,
-    idempotencyKey: ctx.idempotencyKey,
-  });
-  if (decision.verdict === "deny") return { kind: "result", result: toolFailure("denied", decision.reason) };
-  if (decision.verdict === "ask") {
-    // Asking a person acts on the model's response (a mail goes out): record the response first.
-    await deferred?.flush();
-    const { wakeAt } = await deps.approvals.register({
-      kind: "approval",
-      payload,
-      jobId: scope.jobId,
-      idempotencyKey: ctx.idempotencyKey,
-      call: gateCall,
-      subject: approvalSubject(name, args, payload.agent.workspace, deps.execHost),
-      decision,
-      reason: decision.reason,
-    });
-    throw new ParkSignal(wakeAt, decision.reason, approvalAnswered(deps.approvals, asked));
-  }
-  return {
-    kind: "execute",
-    tool,
-    args,
-    readOnly,
-    gateCall,
-    decision,
-    approver,
-    capabilities: policyDecision.capabilities,
-  };
-}
-
-/** A tool's self-description that throws counts as the fail-closed answer. */
-function safely<T>(fn: () => T, fallback: T): T {
-  try {
-    return fn();
-  } catch {
-    return fallback;
-  }
 }
