@@ -1,4 +1,4 @@
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 
 /** Actions of `task`. */
 export const TASK_ACTIONS = ["create", "status", "update", "stop"] as const;
@@ -36,3 +36,4 @@ export const ChildParams = Type.Object(
   { task: childTask, allowed_tools: Type.Optional(childTools), max_steps: Type.Optional(childSteps) },
   { additionalProperties: false },
 );
+export type ChildParamsValue = Static<typeof ChildParams>;

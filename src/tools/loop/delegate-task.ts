@@ -1,7 +1,22 @@
+import type { ToolExecutionContext } from "../execution-context.js";
 import type { AnyTool } from "../tool.js";
-import { type ToolResult, toolFailure, toolSuccess } from "../tool-result.js";
-import { ChildParams } from "./child-schemas.js";
+import { type ToolFailure, type ToolResult, toolFailure, toolSuccess } from "../tool-result.js";
+import { ChildParams, type ChildParamsValue } from "./child-schemas.js";
 import { defineLoopTool, isFailure, runControlOf } from "./loop-tool.js";
+import type { RunControl } from "./run-control.js";
+
+/** Starts the call's one child (the same child on every replay), or says why not. */
+async function startOne(
+  name: string,
+  args: ChildParamsValue,
+  ctx: ToolExecutionContext,
+): Promise<{ control: RunControl; id: string } | ToolFailure> {
+  const control = runControlOf(name, ctx);
+  if (isFailure(control)) return control;
+  const started = await control.startChild(args);
+  if ("refused" in started) return toolFailure("denied", started.refused);
+  return { control, id: started.id };
+}
 
 /**
  * delegate_task: start a child run and wait for its final answer. While the child runs the parent
@@ -14,10 +29,9 @@ export function createDelegateTaskTool(): AnyTool {
     description: "Delegate a task to a sub-agent and wait for its final answer",
     parameters: ChildParams,
     execute: async (args, ctx): Promise<ToolResult> => {
-      const control = runControlOf("delegate_task", ctx);
-      if (isFailure(control)) return control;
-      const started = await control.startChild(args);
-      if ("refused" in started) return toolFailure("denied", started.refused);
+      const started = await startOne("delegate_task", args, ctx);
+      if (isFailure(started)) return started;
+      const { control } = started;
       const state = await control.childState(started.id);
       switch (state.status) {
         case "completed":
@@ -40,10 +54,8 @@ export function createSpawnTaskTool(): AnyTool {
     description: "Start a sub-agent task in the background; returns its id (read it later with task)",
     parameters: ChildParams,
     execute: async (args, ctx): Promise<ToolResult> => {
-      const control = runControlOf("spawn_task", ctx);
-      if (isFailure(control)) return control;
-      const started = await control.startChild(args);
-      if ("refused" in started) return toolFailure("denied", started.refused);
+      const started = await startOne("spawn_task", args, ctx);
+      if (isFailure(started)) return started;
       return toolSuccess(`started task ${started.id}`, { id: started.id });
     },
   });
