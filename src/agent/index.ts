@@ -1,3 +1,5 @@
+/** The loop tools, where callers have always found them (they live in src/tools/loop). */
+export { createClarifyTool, createSubagentTools, SUBAGENT_TOOLS, type SubagentTool } from "../tools/index.js";
 export { auditTrailSink } from "./adapters/audit-sink.js";
 export { redisSpillStore } from "./adapters/redis-spill-store.js";
 export { smartApproverFromModel } from "./adapters/smart-approver.js";
@@ -103,7 +105,7 @@ export {
   ScriptedTurn,
 } from "./model/scripted-script.js";
 export { type RunAgentOptions, runAgent } from "./run/agent-run.js";
-export { createClarifyTool } from "./run/clarify.js";
+export { childRunId } from "./run/child-payload.js";
 export { ParkSignal } from "./run/park-signal.js";
 export type {
   ApprovalPort,
@@ -124,13 +126,6 @@ export {
 } from "./run/run-contract.js";
 export { archiveRun, type SessionRecorder, sessionTranscript } from "./run/session-transcript.js";
 export { shouldRetryRun } from "./run/should-retry.js";
-export { childRunId } from "./run/subagent-call.js";
-export {
-  createSubagentTools,
-  isSubagentTool,
-  SUBAGENT_TOOLS,
-  type SubagentTool,
-} from "./run/subagent-tools.js";
 export {
   type BeforeToolBatchHook,
   batchVeto,

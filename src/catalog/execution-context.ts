@@ -1,3 +1,4 @@
+import type { RunControl } from "./run-control.js";
 /**
  * How a call was approved (seed 000 `approval_source`): `human` only when a person approved this
  * very call; `auto` for every policy decision (allow lists, trusted channels, CLI auto-approval,
@@ -78,4 +79,10 @@ export interface ToolExecutionContext {
    * tools, exec's working directory and exec's path operands are fenced by it.
    */
   readonly workspaceOnly: boolean;
+  /**
+   * Runner extension: the run's own controls (start and read child runs, park, ask a person), given
+   * only to the tools that declare they use them (src/tools/loop) and only inside a run. Not
+   * enumerable, like credentials: it is behaviour, not data.
+   */
+  readonly runControl?: RunControl;
 }

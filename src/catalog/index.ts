@@ -34,6 +34,17 @@ export { PATH_ACCESS, type PathAccess } from "./path-access.js";
 export { TOOL_PROFILES, type ToolProfile } from "./profiles.js";
 export { reservedToolResult } from "./reserved-tools.js";
 export { maxRisk, RISK_LEVELS, type RiskLevel, riskSeverity } from "./risk.js";
+export type {
+  ChildFlowRecord,
+  ChildRefusal,
+  ChildSpec,
+  ChildState,
+  ChildStopOutcome,
+  ChildUpdateOutcome,
+  FlowStepStart,
+  PersonAnswer,
+  RunControl,
+} from "./run-control.js";
 export {
   type AnyTool,
   PASSTHROUGH,

@@ -1,22 +1,8 @@
+import type { ChildFlowRecord, ChildState, ChildStopOutcome, ChildUpdateOutcome } from "../tools/index.js";
 import type { AgentJobPayload } from "./payload.js";
 
-/** What a child run's job looks like from its parent. */
-export type ChildState =
-  | { readonly status: "pending" | "running" | "missing" }
-  | { readonly status: "completed"; readonly finalAnswer: string }
-  | { readonly status: "failed"; readonly error: string };
-
-/** What became of an update of a queued child. */
-export type ChildUpdateOutcome = "updated" | "started" | "missing";
-/** What became of a stop request: removed while queued, signalled while running, already over, or unknown. */
-export type ChildStopOutcome = "removed" | "signalled" | "finished" | "missing";
-
-/** A workflow's record: who started it and its steps' run ids in the order they run. */
-export interface ChildFlowRecord {
-  readonly id: string;
-  readonly parentRunId: string;
-  readonly steps: readonly { readonly step: string; readonly runId: string }[];
-}
+// The child types are the loop tools' (src/tools/loop/run-control.ts); the port over the queue uses them.
+export type { ChildFlowRecord, ChildState, ChildStopOutcome, ChildUpdateOutcome };
 
 /** Starts and reads child runs (implemented over the agent queue by queueChildren). */
 export interface ChildrenPort {

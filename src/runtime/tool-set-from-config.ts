@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import type { Cluster, Redis } from "ioredis";
-import { createClarifyTool, createSubagentTools, redisSpillStore } from "../agent/index.js";
+import { redisSpillStore } from "../agent/index.js";
 import { ApprovalStore } from "../approvals/index.js";
 import type { EchoRunnerConfig } from "../config/index.js";
 import { createPathFence } from "../guard/index.js";
@@ -17,6 +17,7 @@ import {
   connectMcpServers,
   createBuiltinTools,
   createExtraTools,
+  createLoopTools,
   createToolRegistry,
   ProcessSupervisor,
   RedisSessionArchive,
@@ -133,14 +134,7 @@ export async function buildToolSet(ctx: ToolSetContext, options: ToolSetOptions)
       })
     : undefined;
   return {
-    tools: [
-      ...builtin,
-      ...extra,
-      ...createSubagentTools(),
-      createClarifyTool(),
-      cronjob,
-      ...(mcp?.tools ?? []),
-    ],
+    tools: [...builtin, ...extra, ...createLoopTools(), cronjob, ...(mcp?.tools ?? [])],
     absent: (mcp?.absent ?? []).map((a) => ({
       name: a.tool ? `mcp__${a.server}__${a.tool}` : `mcp__${a.server}__*`,
       reason: a.reason,

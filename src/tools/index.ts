@@ -10,6 +10,13 @@ export {
   type SpillReader,
 } from "./builtin-runtime.js";
 export {
+  childrenStartedBy,
+  createClarifyTool,
+  createLoopTools,
+  createSubagentTools,
+  usesRunControl,
+} from "./loop/index.js";
+export {
   type ConnectedMcpServers,
   type ConnectMcpOptions,
   connectMcpServers,

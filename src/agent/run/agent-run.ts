@@ -1,7 +1,7 @@
 import { modelStepKey } from "../../journal/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 import { RunnerError } from "../../shared/index.js";
-import { type AnyTool, computeIdempotencyKey } from "../../tools/index.js";
+import { type AnyTool, childrenStartedBy, computeIdempotencyKey } from "../../tools/index.js";
 import { batchMode, runToolBatch } from "../execution/batch.js";
 import {
   type ChatMessage,
@@ -17,7 +17,6 @@ import { ModelTurns } from "./model-turns.js";
 import { ParkSignal } from "./park-signal.js";
 import type { RunDeps, RunOutcome } from "./run-contract.js";
 import type { RunScope } from "./run-scope.js";
-import { childrenStartedBy } from "./subagent-tools.js";
 import { batchVeto } from "./tool-batch-hook.js";
 import { runToolCall } from "./tool-call.js";
 import { resultForModel } from "./tool-result-text.js";

@@ -2,12 +2,19 @@ import { describe, expect, it } from "vitest";
 import { resolveToolPolicy } from "../../policy/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 import { ManualClock } from "../../shared/index.js";
-import { describeCatalogTool, type ToolDescriptor } from "../../tools/index.js";
+import {
+  createSubagentTools,
+  createToolExecutionContext,
+  describeCatalogTool,
+  invokeTool,
+  type SubagentTool,
+  type ToolDescriptor,
+  type ToolResult,
+} from "../../tools/index.js";
 import type { ChildrenPort } from "./ports.js";
 import type { RunDeps } from "./run-contract.js";
+import { createRunControl } from "./run-control.js";
 import type { RunScope } from "./run-scope.js";
-import { subagentResult } from "./subagent-call.js";
-import type { SubagentTool } from "./subagent-tools.js";
 
 /**
  * delegate_task, spawn_task, task and workflow hand their children the same attenuated inheritance:
@@ -90,6 +97,31 @@ function parentScope(children: ChildrenPort): RunScope {
   };
 }
 
+/** Runs one sub-agent tool as the run loop does: with the run's controls for the call "k". */
+async function subagentResult(
+  scope: RunScope,
+  name: SubagentTool,
+  args: Record<string, unknown>,
+): Promise<ToolResult> {
+  const tool = createSubagentTools().find((t) => t.name === name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  const control = createRunControl(scope, "k", { tool: name, args, risk: "exec", argsHash: "h" });
+  const ctx = createToolExecutionContext({
+    executionId: scope.payload.runId,
+    traceId: scope.payload.traceId,
+    sessionKey: scope.payload.sessionKey,
+    userId: scope.payload.userId,
+    agentId: scope.payload.agentId,
+    call: { toolName: name, callIndex: 0, params: args },
+    allowedTools: scope.policy.allowed,
+    channel: scope.payload.channel,
+    unattended: scope.payload.unattended,
+    workspace: scope.payload.agent.workspace,
+    runControl: control.port,
+  });
+  return invokeTool(tool, args, ctx);
+}
+
 const CREATE: Record<SubagentTool, (tools?: string[]) => Record<string, unknown>> = {
   delegate_task: (tools) => ({ task: "child", max_steps: 50, ...(tools ? { allowed_tools: tools } : {}) }),
   spawn_task: (tools) => ({ task: "child", max_steps: 50, ...(tools ? { allowed_tools: tools } : {}) }),
@@ -110,7 +142,7 @@ describe("every sub-agent tool hands its child the same attenuated inheritance",
     "%s: the child inherits, and gets no more than the parent has",
     async (tool) => {
       const { port, started } = recordingChildren();
-      await subagentResult(parentScope(port), tool, "k", CREATE[tool](["read_file"]));
+      await subagentResult(parentScope(port), tool, CREATE[tool](["read_file"]));
       expect(started).toHaveLength(1);
       expect(started[0]).toMatchObject({
         traceId: "trace-1",
@@ -130,7 +162,7 @@ describe("every sub-agent tool hands its child the same attenuated inheritance",
     "%s: a child asking for a tool its parent lacks is refused, nothing starts",
     async (tool) => {
       const { port, started } = recordingChildren();
-      const result = await subagentResult(parentScope(port), tool, "k", CREATE[tool](["read_file", "exec"]));
+      const result = await subagentResult(parentScope(port), tool, CREATE[tool](["read_file", "exec"]));
       expect(result).toMatchObject({ success: false, errorKind: "denied" });
       expect(result.success ? "" : result.error).toContain("not allowed here: exec");
       expect(started).toHaveLength(0);
@@ -141,7 +173,7 @@ describe("every sub-agent tool hands its child the same attenuated inheritance",
     "%s: without allowed_tools the child gets exactly the parent's tools",
     async (tool) => {
       const { port, started } = recordingChildren();
-      await subagentResult(parentScope(port), tool, "k", CREATE[tool]());
+      await subagentResult(parentScope(port), tool, CREATE[tool]());
       expect([...(started[0]?.agent.allowedTools ?? [])].sort()).toEqual([...PARENT_TOOLS].sort());
     },
   );

@@ -1,7 +1,7 @@
 import { resolveChildToolSubset } from "../../policy/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 import { sha256Hex } from "../../shared/index.js";
-import { type ToolResult, toolFailure } from "../../tools/index.js";
+import type { ChildRefusal, ChildSpec } from "../../tools/index.js";
 import type { RunScope } from "./run-scope.js";
 
 /** A child's run id: derived from the parent run and the call's idempotency key, so a replay never starts a second child. */
@@ -17,16 +17,15 @@ export function childRunId(parentRunId: string, idempotencyKey: string): string 
 export function childPayload(
   scope: RunScope,
   key: string,
-  args: { task: string; allowed_tools?: readonly string[] | undefined; max_steps?: number | undefined },
+  args: ChildSpec,
   /** A workflow step's own run id and the run ids whose answers it is given. */
   step?: { runId: string; dependsOn: readonly string[] },
-): AgentJobPayload | ToolResult {
+): AgentJobPayload | ChildRefusal {
   const { payload, deps } = scope;
   if (payload.depth + 1 > deps.childLimits.maxDepth) {
-    return toolFailure(
-      "denied",
-      `sub-agents may nest at most ${deps.childLimits.maxDepth} deep (execution.max_child_depth)`,
-    );
+    return {
+      refused: `sub-agents may nest at most ${deps.childLimits.maxDepth} deep (execution.max_child_depth)`,
+    };
   }
   const parentTools = [...scope.policy.allowed];
   const subset = resolveChildToolSubset(
@@ -34,10 +33,9 @@ export function childPayload(
     args.allowed_tools ? [...args.allowed_tools] : undefined,
   );
   if (subset.refused.length > 0) {
-    return toolFailure(
-      "denied",
-      `a sub-agent's tools must be a subset of this run's; not allowed here: ${subset.refused.join(", ")}`,
-    );
+    return {
+      refused: `a sub-agent's tools must be a subset of this run's; not allowed here: ${subset.refused.join(", ")}`,
+    };
   }
   return {
     v: 1,
@@ -69,13 +67,13 @@ export function childPayload(
 }
 
 /** Refuses a call that would start more children than execution.max_children_per_run allows. */
-export function fanOutDenial(scope: RunScope, key: string, starting: number): ToolResult | undefined {
+export function fanOutDenial(scope: RunScope, key: string, starting: number): ChildRefusal | undefined {
   const { maxChildrenPerRun } = scope.deps.childLimits;
   const before = scope.childOrdinals.get(key) ?? Number.POSITIVE_INFINITY;
   if (before + starting <= maxChildrenPerRun) return undefined;
-  return toolFailure(
-    "denied",
-    `a run may start at most ${maxChildrenPerRun} sub-agents (execution.max_children_per_run)` +
+  return {
+    refused:
+      `a run may start at most ${maxChildrenPerRun} sub-agents (execution.max_children_per_run)` +
       (starting > 1 ? `; this call would start ${starting} after ${before}` : ""),
-  );
+  };
 }

@@ -1,26 +1,21 @@
-import { isRunLoopTool } from "../../catalog/index.js";
-import type { GateCall, GateContext, GateDecision, HumanApproval } from "../../gate/index.js";
+import type { GateCall } from "../../gate/index.js";
 import { resolveInDoubt } from "../../journal/index.js";
-import { checkToolCall } from "../../policy/index.js";
 import {
-  type AnyTool,
   createToolExecutionContext,
-  reservedToolResult,
   type ToolExecutionContext,
   type ToolResult,
   toolFailure,
-  validateAnyToolArgs,
+  usesRunControl,
 } from "../../tools/index.js";
 import type { ModelToolCall } from "../model/model-client.js";
 import { type ApprovalExecHost, approvalArgsHash, approvalSubject } from "./approval-hash.js";
-import { claimAndRun } from "./claim-and-run.js";
-import { clarifyResult } from "./clarify.js";
+import { type ClaimInfo, claimAndRun } from "./claim-and-run.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
 import { executeWithPolicy } from "./execute-tool.js";
-import { approvalAnswered, ParkSignal } from "./park-signal.js";
+import { approvalAnswered } from "./park-signal.js";
+import { type ExecutePlan, planCall, vetoedCall } from "./plan-call.js";
+import { createRunControl } from "./run-control.js";
 import type { RunScope } from "./run-scope.js";
-import { subagentResult } from "./subagent-call.js";
-import { isSubagentTool } from "./subagent-tools.js";
 import { prepareResult } from "./tool-result-text.js";
 
 /** A tool call's outcome for the model and the run's counters. */
@@ -29,20 +24,6 @@ export type { RunScope } from "./run-scope.js";
 export interface CallOutcome {
   readonly result: ToolResult;
   readonly replay: boolean;
-}
-
-function gateContextOf(scope: RunScope): GateContext {
-  const { payload } = scope;
-  return {
-    unattended: payload.unattended,
-    cronAuthorized: scope.cronAuthorized,
-    channel: payload.channel,
-    userId: payload.userId,
-    agentId: payload.agentId,
-    parentExecutionId: payload.parentExecutionId,
-    interactive: payload.origin.kind === "cli" && !payload.unattended,
-    scheduleId: payload.origin.scheduleId,
-  };
 }
 
 function contextFor(
@@ -54,6 +35,7 @@ function contextFor(
     credentials?: Readonly<Record<string, string>>;
     attemptIndex?: number;
     isReplay?: boolean;
+    runControl?: ToolExecutionContext["runControl"];
   } = {},
 ): ToolExecutionContext {
   const { payload } = scope;
@@ -76,25 +58,15 @@ function contextFor(
   });
 }
 
-function policyDenial(reason: string, risk: GateDecision["risk"]): GateDecision {
-  return {
-    verdict: "deny",
-    step: 0,
-    stepName: "policy",
-    reason,
-    risk,
-    flagged: false,
-    approvalSource: "auto",
-  };
-}
-
 /**
  * One tool call, exactly once: replay a journalled result, or validate → policy → guard → gate →
- * (ask: park | deny: record | allow: claim, execute, complete). Never throws for bad input; throws
- * ParkSignal when the run must wait. With `deferred` (the only call of its step), the run's pending
- * completion rides with this call's claim and this call's own completion is left pending for the
- * next step's claim; anything that acts before the claim (asking a person, starting a child)
- * records the pending completion first.
+ * (ask: park | deny: record | allow: claim, execute, complete). Every tool takes this one path; a
+ * tool that acts on its own run (src/tools/loop) is executed with the run's controls just before
+ * its claim instead of inside it, and its result is journalled the same way. Never throws for bad
+ * input; throws ParkSignal when the run must wait. With `deferred` (the only call of its step), the
+ * run's pending completion rides with this call's claim and this call's own completion is left
+ * pending for the next step's claim; anything that acts before the claim (asking a person,
+ * starting a child) records the pending completion first.
  */
 export async function runToolCall(
   scope: RunScope,
@@ -121,15 +93,45 @@ export async function runToolCall(
   const leaseMs = deps.claimLeaseMs;
   const safeToRepeat = plan.kind === "execute" ? plan.readOnly || (tool?.idempotent ?? false) : true;
 
-  // Sub-agent tools start or read other runs: decided here, before the claim, because a delegated
-  // child that is still running parks the parent (a claim must not be left open across a park).
-  if (plan.kind === "execute" && isRunLoopTool(name)) await deferred?.flush();
-  const subagent =
-    plan.kind === "execute" && isSubagentTool(name)
-      ? await subagentResult(scope, name, key, plan.args)
-      : plan.kind === "execute" && name === "clarify"
-        ? await clarifyResult(scope, key, plan.gateCall)
-        : undefined;
+  // Every allowed call is executed the same way (below); the one difference a tool can declare is
+  // that it acts on its own run (starts or reads child runs, parks, asks a person: src/tools/loop).
+  // Such a tool gets the run's controls and runs before the claim, because a delegated child that
+  // is still running parks the parent and a claim must not be left open across a park; its ids
+  // derive from the call, so running it again on a replay starts nothing twice.
+  const control =
+    plan.kind === "execute" && usesRunControl(plan.tool)
+      ? createRunControl(scope, key, plan.gateCall)
+      : undefined;
+  const execute = async (
+    allowed: ExecutePlan,
+    claim: ClaimInfo,
+    credentials: Readonly<Record<string, string>>,
+  ): Promise<ToolResult> => {
+    const ctx = contextFor(
+      scope,
+      { toolName: name, callIndex, params },
+      {
+        approvalSource: allowed.decision.approvalSource,
+        credentials,
+        // seed 000: the tool names a person approved (its example checks the name), and the call.
+        ...(allowed.approver ? { approvedActions: [name, key] } : {}),
+        // A re-run after a crash: the tool may already have acted; an idempotent one dedupes.
+        attemptIndex: claim.attempt - 1,
+        isReplay: claim.inDoubtRerun && safeToRepeat,
+        ...(control ? { runControl: control.port } : {}),
+      },
+    );
+    const result = await executeWithPolicy(allowed.tool, allowed.args, ctx, safeToRepeat);
+    // A park or a failed queue write is not the call's result: it interrupts the run, as it always has.
+    const interruption = control?.interruption();
+    if (interruption !== undefined) throw interruption;
+    return result;
+  };
+  if (control) await deferred?.flush();
+  const settled =
+    control && plan.kind === "execute"
+      ? await execute(plan, { attempt: 1, inDoubtRerun: false }, deps.credentials(name))
+      : undefined;
 
   const doubtKey = `${key}-in-doubt`;
   const doubtCall =
@@ -193,23 +195,10 @@ export async function runToolCall(
     },
     produce: async (claim) => {
       if (plan.kind === "result") return plan.result;
-      if (subagent) return subagent;
+      if (settled) return settled;
       const started = deps.clock.now();
       const credentials = deps.credentials(name);
-      const ctx = contextFor(
-        scope,
-        { toolName: name, callIndex, params },
-        {
-          approvalSource: plan.decision.approvalSource,
-          credentials,
-          // seed 000: the tool names a person approved (its example checks the name), and the call.
-          ...(plan.approver ? { approvedActions: [name, key] } : {}),
-          // A re-run after a crash: the tool may already have acted; an idempotent one dedupes.
-          attemptIndex: claim.attempt - 1,
-          isReplay: claim.inDoubtRerun && safeToRepeat,
-        },
-      );
-      const raw = await executeWithPolicy(plan.tool, plan.args, ctx, safeToRepeat);
+      const raw = await execute(plan, claim, credentials);
       const prepared = await prepareResult(raw, Object.values(credentials), {
         store: deps.spill,
         runId: payload.runId,
@@ -226,7 +215,7 @@ export async function runToolCall(
         approver: plan.approver,
         idempotencyKey: key,
         // An idempotent re-run after a crash is recorded as the replay the tool was told it is.
-        replay: ctx.isReplay,
+        replay: claim.inDoubtRerun && safeToRepeat,
       });
       return prepared.result;
     },
@@ -241,183 +230,4 @@ function fallbackGateCall(
   execHost: ApprovalExecHost | undefined,
 ): GateCall {
   return { tool, args: params, risk: "exec", argsHash: approvalArgsHash(tool, params, workspace, execHost) };
-}
-
-/** A call of a vetoed batch: audited as a denial before the gate (step 0), its result journalled. */
-async function vetoedCall(scope: RunScope, name: string, reason: string, key: string): Promise<CallPlan> {
-  const decision = policyDenial(reason, scope.deps.registry.get(name)?.riskLevel ?? "exec");
-  await scope.deps.audit.decision({
-    payload: scope.payload,
-    tool: name,
-    decision,
-    capabilities: [],
-    idempotencyKey: key,
-  });
-  return { kind: "result", result: toolFailure("denied", reason) };
-}
-
-type CallPlan =
-  | { kind: "result"; result: ToolResult }
-  | {
-      kind: "execute";
-      tool: AnyTool;
-      args: Record<string, unknown>;
-      readOnly: boolean;
-      gateCall: GateCall;
-      decision: GateDecision;
-      approver: string | undefined;
-      capabilities: readonly string[];
-    };
-
-async function planCall(
-  scope: RunScope,
-  tool: AnyTool | undefined,
-  name: string,
-  rawArgs: Record<string, unknown> | string,
-  ctx: ToolExecutionContext,
-  deferred: DeferredCompletion | undefined,
-): Promise<CallPlan> {
-  const { deps, payload } = scope;
-  if (typeof rawArgs === "string") {
-    return {
-      kind: "result",
-      result: toolFailure(
-        "validation",
-        `the arguments of "${name}" are not a JSON object: ${rawArgs.slice(0, 200)}`,
-      ),
-    };
-  }
-  if (!tool) {
-    const reserved = reservedToolResult(name);
-    if (reserved) return { kind: "result", result: reserved };
-    const decision = policyDenial(
-      `Tool "${name}" is not available to this run (unknown or not present)`,
-      "exec",
-    );
-    await deps.audit.decision({
-      payload,
-      tool: name,
-      decision,
-      capabilities: [],
-      idempotencyKey: ctx.idempotencyKey,
-    });
-    return { kind: "result", result: toolFailure("denied", decision.reason) };
-  }
-  const validation = validateAnyToolArgs(tool, rawArgs);
-  if (!validation.ok) return { kind: "result", result: validation.result };
-  const args = validation.args as Record<string, unknown>;
-  const readOnly = safely(() => tool.isReadOnly(args), false);
-  const destructive = safely(() => tool.isDestructive(args), true);
-  const policyDecision = checkToolCall(scope.policy, name, args, { readOnly, destructive });
-  const risk = policyDecision.risk.level;
-  if (!policyDecision.allowed) {
-    const reason = policyDecision.removedBy?.reason ?? `Tool "${name}" is not allowed for this run`;
-    const decision = policyDenial(reason, risk);
-    await deps.audit.decision({
-      payload,
-      tool: name,
-      decision,
-      capabilities: policyDecision.capabilities,
-      idempotencyKey: ctx.idempotencyKey,
-    });
-    return { kind: "result", result: toolFailure("denied", reason) };
-  }
-  const guard = await deps.guard.assess(name, args, ctx);
-  const toolPermission = safely(() => tool.checkPermissions(args, ctx), {
-    behavior: "ask" as const,
-    reason: `Tool "${name}"'s own permission check failed`,
-  });
-  const gateCall: GateCall = {
-    tool: name,
-    args,
-    risk,
-    argsHash: approvalArgsHash(name, args, scope.payload.agent.workspace, scope.deps.execHost),
-    ...(guard ? { guard } : {}),
-    toolPermission,
-  };
-  const gate = deps.gateFor(payload);
-  const gateCtx = gateContextOf(scope);
-  let decision = await gate.check(gateCall, gateCtx);
-  const asked = {
-    runId: payload.runId,
-    idempotencyKey: ctx.idempotencyKey,
-    tool: name,
-    argsHash: gateCall.argsHash,
-    agentId: payload.agentId,
-  };
-  let approver: string | undefined;
-  if (decision.verdict === "ask") {
-    const approval = await deps.approvals.lookup(asked);
-    switch (approval.status) {
-      case "approved": {
-        const humanApproval: HumanApproval = {
-          approver: approval.approver,
-          argsHash: approval.argsHash,
-          tool: approval.tool,
-        };
-        decision = await gate.check(gateCall, gateCtx, { humanApproval });
-        if (decision.verdict === "allow") approver = approval.approver;
-        else if (decision.verdict === "ask") {
-          decision = {
-            ...decision,
-            verdict: "deny",
-            reason: "the approval does not match this call's arguments",
-          };
-        }
-        break;
-      }
-      case "denied":
-      case "expired":
-      case "cancelled":
-        decision = { ...decision, verdict: "deny", reason: approval.reason };
-        break;
-      case "pending":
-        // Woken before the decision (e.g. one of several approvals arrived): wait again.
-        throw new ParkSignal(approval.deadline, decision.reason, approvalAnswered(deps.approvals, asked));
-      case "none":
-        break;
-    }
-  }
-  await deps.audit.decision({
-    payload,
-    tool: name,
-    decision,
-    capabilities: policyDecision.capabilities,
-    idempotencyKey: ctx.idempotencyKey,
-  });
-  if (decision.verdict === "deny") return { kind: "result", result: toolFailure("denied", decision.reason) };
-  if (decision.verdict === "ask") {
-    // Asking a person acts on the model's response (a mail goes out): record the response first.
-    await deferred?.flush();
-    const { wakeAt } = await deps.approvals.register({
-      kind: "approval",
-      payload,
-      jobId: scope.jobId,
-      idempotencyKey: ctx.idempotencyKey,
-      call: gateCall,
-      subject: approvalSubject(name, args, payload.agent.workspace, deps.execHost),
-      decision,
-      reason: decision.reason,
-    });
-    throw new ParkSignal(wakeAt, decision.reason, approvalAnswered(deps.approvals, asked));
-  }
-  return {
-    kind: "execute",
-    tool,
-    args,
-    readOnly,
-    gateCall,
-    decision,
-    approver,
-    capabilities: policyDecision.capabilities,
-  };
-}
-
-/** A tool's self-description that throws counts as the fail-closed answer. */
-function safely<T>(fn: () => T, fallback: T): T {
-  try {
-    return fn();
-  } catch {
-    return fallback;
-  }
 }

@@ -1,4 +1,9 @@
-import { APPROVAL_SOURCES, type ApprovalSource, type ToolExecutionContext } from "../../catalog/index.js";
+import {
+  APPROVAL_SOURCES,
+  type ApprovalSource,
+  type RunControl,
+  type ToolExecutionContext,
+} from "../../catalog/index.js";
 import { canonicalJson, deepFreeze, RunnerError, sha256Hex } from "../../shared/index.js";
 import { FrozenSet } from "./frozen-set.js";
 
@@ -70,6 +75,8 @@ export interface ToolExecutionContextOptions {
   workspace: string;
   /** Default true (fail closed): only a run whose fence is open passes false. */
   workspaceOnly?: boolean;
+  /** Default none: only the run loop passes it, to the tools that use it. */
+  runControl?: RunControl;
 }
 
 /**
@@ -128,6 +135,8 @@ export function createToolExecutionContext(options: ToolExecutionContextOptions)
     value: { ...(options.credentials ?? {}) },
     enumerable: false,
   });
+  if (options.runControl)
+    Object.defineProperty(ctx, "runControl", { value: options.runControl, enumerable: false });
   return deepFreeze(ctx) as unknown as ToolExecutionContext;
 }
 
@@ -140,6 +149,7 @@ export function contextForAttempt(ctx: ToolExecutionContext, attemptIndex: numbe
   if (attemptIndex === ctx.attemptIndex) return ctx;
   const copy = { ...ctx, attemptIndex };
   Object.defineProperty(copy, "credentials", { value: { ...ctx.credentials }, enumerable: false });
+  if (ctx.runControl) Object.defineProperty(copy, "runControl", { value: ctx.runControl, enumerable: false });
   return deepFreeze(copy) as unknown as ToolExecutionContext;
 }
 

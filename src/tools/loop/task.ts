@@ -1,8 +1,33 @@
-import { missingForAction, type ToolResult, toolFailure, toolSuccess } from "../../tools/index.js";
-import { childPayload, fanOutDenial } from "./child-payload.js";
-import type { ChildState } from "./ports.js";
-import type { RunScope } from "./run-scope.js";
-import type { TaskAction } from "./subagent-tools.js";
+import { Type } from "typebox";
+import type { AnyTool, RunControl } from "../../catalog/index.js";
+import { type ToolResult, toolFailure, toolSuccess } from "../../catalog/index.js";
+import { missingForAction } from "../action-args.js";
+import { childSteps, childTask, childTools, TASK_ACTIONS, type TaskAction } from "./child-schemas.js";
+import { describeState } from "./describe-state.js";
+import { defineLoopTool, isFailure, runControlOf } from "./loop-tool.js";
+
+const TaskParams = Type.Object(
+  {
+    action: Type.Enum(TASK_ACTIONS, {
+      description:
+        "create (queue a sub-agent task), status (state and answer), update (change a queued task), stop",
+    }),
+    id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: "The task's id (status, update, stop)" }),
+    ),
+    task: Type.Optional(childTask),
+    allowed_tools: Type.Optional(childTools),
+    max_steps: Type.Optional(childSteps),
+    priority: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        description: "Queue priority, 1 = most urgent (create, update)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** `task`'s arguments (schema-valid). */
 export interface TaskArgs {
@@ -14,27 +39,13 @@ export interface TaskArgs {
   priority?: number;
 }
 
-/** The text of a child's state, as status, update and stop report it. */
-export function describeState(id: string, state: ChildState): string {
-  switch (state.status) {
-    case "completed":
-      return `task ${id} completed: ${state.finalAnswer}`;
-    case "failed":
-      return `task ${id} failed: ${state.error}`;
-    case "missing":
-      return `task ${id} is missing (unknown, or finished and no longer kept)`;
-    default:
-      return `task ${id} is ${state.status}`;
-  }
-}
-
 /**
  * Whether `id` is a task this run started (its payload names this run as parent). Any other id is
  * refused the same way whether it exists or not, so a run cannot probe or touch other runs.
  */
-async function ownTask(scope: RunScope, id: string, action: TaskAction): Promise<ToolResult | undefined> {
-  const payload = await scope.deps.children.payload(id);
-  if (payload === undefined) {
+async function ownTask(control: RunControl, id: string, action: TaskAction): Promise<ToolResult | undefined> {
+  const parent = await control.childParent(id);
+  if (parent === undefined) {
     // Gone (removed after finishing, or never existed): nothing to read or change.
     return action === "status"
       ? toolSuccess(describeState(id, { status: "missing" }), { state: { status: "missing" } })
@@ -43,7 +54,7 @@ async function ownTask(scope: RunScope, id: string, action: TaskAction): Promise
           `task ${id} is not queued or running (unknown, or finished and no longer kept)`,
         );
   }
-  if (payload.parentExecutionId !== scope.payload.runId) {
+  if (parent !== control.runId) {
     return toolFailure(
       "denied",
       `task ${id} was not started by this run; a run may only ${action} its own tasks`,
@@ -58,21 +69,16 @@ async function ownTask(scope: RunScope, id: string, action: TaskAction): Promise
  * replay queues nothing new), status reads it, update changes a task that has not started (its
  * input, its priority), stop removes a queued task or asks a running one to stop at its next step.
  */
-export async function taskResult(scope: RunScope, key: string, args: TaskArgs): Promise<ToolResult> {
-  const { deps } = scope;
+async function taskResult(control: RunControl, args: TaskArgs): Promise<ToolResult> {
   if (args.action === "create") {
     if (args.task === undefined) return missingForAction(["task"], "create");
-    const denied = fanOutDenial(scope, key, 1);
-    if (denied) return denied;
-    const child = childPayload(scope, key, {
-      task: args.task,
-      allowed_tools: args.allowed_tools,
-      max_steps: args.max_steps,
-    });
-    if (!("v" in child)) return child;
-    await deps.children.start(child, args.priority ? { priority: args.priority } : {});
-    return toolSuccess(`created task ${child.runId}${args.priority ? ` (priority ${args.priority})` : ""}`, {
-      id: child.runId,
+    const started = await control.startChild(
+      { task: args.task, allowed_tools: args.allowed_tools, max_steps: args.max_steps },
+      args.priority ? { priority: args.priority } : {},
+    );
+    if ("refused" in started) return toolFailure("denied", started.refused);
+    return toolSuccess(`created task ${started.id}${args.priority ? ` (priority ${args.priority})` : ""}`, {
+      id: started.id,
     });
   }
   if (args.id === undefined) return missingForAction(["id"], args.action);
@@ -80,15 +86,15 @@ export async function taskResult(scope: RunScope, key: string, args: TaskArgs): 
   if (args.action === "update" && args.task === undefined && args.priority === undefined) {
     return missingForAction(["task or priority"], "update");
   }
-  const refused = await ownTask(scope, id, args.action);
+  const refused = await ownTask(control, id, args.action);
   if (refused) return refused;
   switch (args.action) {
     case "status": {
-      const state = await deps.children.state(id);
+      const state = await control.childState(id);
       return toolSuccess(describeState(id, state), { state });
     }
     case "update": {
-      const outcome = await deps.children.update(id, {
+      const outcome = await control.updateChild(id, {
         ...(args.task !== undefined ? { task: args.task } : {}),
         ...(args.priority !== undefined ? { priority: args.priority } : {}),
       });
@@ -110,7 +116,7 @@ export async function taskResult(scope: RunScope, key: string, args: TaskArgs): 
       break;
     }
     case "stop": {
-      const outcome = await deps.children.stop(id);
+      const outcome = await control.stopChild(id);
       const text = {
         removed: `stopped task ${id}: removed from the queue before it started`,
         signalled: `asked task ${id} to stop: it stops before its next step`,
@@ -121,4 +127,22 @@ export async function taskResult(scope: RunScope, key: string, args: TaskArgs): 
     }
   }
   return toolFailure("internal", `unknown task action ${String(args.action)}`);
+}
+
+/** task: create / status / update / stop sub-agent tasks this run queued. */
+export function createTaskTool(): AnyTool {
+  return defineLoopTool({
+    name: "task",
+    description:
+      "Queue a sub-agent task (create), read its state and answer (status), change it while queued (update) or stop it",
+    parameters: TaskParams,
+    isReadOnly: (args) => args.action === "status",
+    // Ids are deterministic and every action converges (a repeated create adds nothing, a repeated
+    // stop finds the task stopped), so a call in doubt may run again.
+    idempotent: true,
+    execute: async (args, ctx) => {
+      const control = runControlOf("task", ctx);
+      return isFailure(control) ? control : taskResult(control, args);
+    },
+  });
 }

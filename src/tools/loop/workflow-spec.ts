@@ -1,4 +1,4 @@
-import { type ToolFailure, toolFailure } from "../../tools/index.js";
+import { type ToolFailure, toolFailure } from "../../catalog/index.js";
 
 /** One step of a workflow as the model wrote it (already schema-valid). */
 export interface WorkflowStepSpec {
