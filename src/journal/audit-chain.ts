@@ -10,7 +10,16 @@ export const GENESIS_HASH = "0".repeat(64);
  * breaks every later link.
  */
 export function chainHash(prev: string, entry: unknown, hmacKey?: string): string {
-  const material = canonicalJson({ prev, entry });
+  return chainHashOfJson(prev, canonicalJson(entry), hmacKey);
+}
+
+/**
+ * {@link chainHash} of an entry already encoded as canonical JSON: the append stores that text and
+ * hashes it, so each entry is encoded once. `{ prev, entry }` sorts `entry` first, so the material
+ * is exactly the canonical JSON of the pair.
+ */
+export function chainHashOfJson(prev: string, entryJson: string, hmacKey?: string): string {
+  const material = `{"entry":${entryJson},"prev":${JSON.stringify(prev)}}`;
   return hmacKey === undefined
     ? sha256Hex(material)
     : createHmac("sha256", hmacKey).update(material, "utf8").digest("hex");

@@ -32,15 +32,25 @@ export const SECRET_NAME_FRAGMENTS = [
 
 /** True when a field called `name` holds a secret by its name. */
 export function isSecretName(name: string): boolean {
+  const known = secretNameCache.get(name);
+  if (known !== undefined) return known;
   const normalised = name.toLowerCase().replace(/[^a-z0-9]/g, "");
-  return SECRET_NAME_FRAGMENTS.some((fragment) => normalised.includes(fragment));
+  const secret = SECRET_NAME_FRAGMENTS.some((fragment) => normalised.includes(fragment));
+  // Field names repeat on every audit entry; the cache is bounded because `detail` keys are free.
+  if (secretNameCache.size >= MAX_CACHED_NAMES) secretNameCache.clear();
+  secretNameCache.set(name, secret);
+  return secret;
 }
 
-// Credentials that show up inside free text (a reason quoting a header or a URL).
-const SECRET_IN_TEXT: readonly [RegExp, string][] = [
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, `$1 ${REDACTED}`],
-  [/(\/\/[^/\s:@]+):[^/\s@]+@/g, `$1:${REDACTED}@`],
-];
+const MAX_CACHED_NAMES = 1024;
+const secretNameCache = new Map<string, boolean>();
+
+// Credentials that show up inside free text (a reason quoting a header or a URL). Each comes with a
+// cheap test of what it needs to match at all: most texts hold neither, and a test is much cheaper
+// than a global replace.
+const SCHEME_CREDENTIAL = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi;
+const MAY_HOLD_SCHEME_CREDENTIAL = /bearer|basic/i;
+const URL_PASSWORD = /(\/\/[^/\s:@]+):[^/\s@]+@/g;
 
 /**
  * A copy of `value` with the value of every field whose name marks a secret replaced by
@@ -71,6 +81,7 @@ function redact(value: unknown, seen: Set<object>): unknown {
 
 function redactText(text: string): string {
   let out = text;
-  for (const [pattern, replacement] of SECRET_IN_TEXT) out = out.replace(pattern, replacement);
+  if (MAY_HOLD_SCHEME_CREDENTIAL.test(out)) out = out.replace(SCHEME_CREDENTIAL, `$1 ${REDACTED}`);
+  if (out.includes("@")) out = out.replace(URL_PASSWORD, `$1:${REDACTED}@`);
   return out;
 }

@@ -1,6 +1,12 @@
 import type { Cluster, Redis } from "ioredis";
 import { type Clock, canonicalJson, RunnerError, systemClock } from "../shared/index.js";
-import { AUDIT_APPEND_LUA, AUDIT_READ_TRACE_LUA, auditKeys, chainHash, GENESIS_HASH } from "./audit-chain.js";
+import {
+  AUDIT_APPEND_LUA,
+  AUDIT_READ_TRACE_LUA,
+  auditKeys,
+  chainHashOfJson,
+  GENESIS_HASH,
+} from "./audit-chain.js";
 import { AuditEvent, type AuditRecord, decodeAuditFields } from "./audit-entry.js";
 import { redactSecrets } from "./audit-redact.js";
 import { type AuditVerification, verifyAudit } from "./audit-verify.js";
@@ -138,9 +144,9 @@ export class AuditTrail {
       let prev = head.hash;
       events.forEach((event, i) => {
         const seq = head.seq + 1 + i;
-        const entry = { ...event, v: 1 as const, seq, at };
-        const hash = chainHash(prev, entry, this.#hmacKey);
-        argv.push(hash, canonicalJson(entry));
+        const entryJson = canonicalJson({ ...event, v: 1 as const, seq, at });
+        const hash = chainHashOfJson(prev, entryJson, this.#hmacKey);
+        argv.push(hash, entryJson);
         linked.push({ id: "", seq, hash });
         prev = hash;
       });

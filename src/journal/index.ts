@@ -43,6 +43,8 @@ export {
   type CompleteThenClaimInput,
   DEFAULT_JOURNAL_PREFIX,
   DEFAULT_JOURNAL_RETENTION_MS,
+  type EncodedJournalResult,
+  encodeJournalResult,
   Journal,
   type JournalOptions,
   type JournalSnapshot,

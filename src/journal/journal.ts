@@ -60,8 +60,12 @@ export interface CompleteInput {
 
 /** Input of {@link Journal.completeThenClaim}: a claim, and the result of another key the same owner holds. */
 export interface CompleteThenClaimInput extends ClaimInput {
-  /** The key to record first (held by `owner` in the same run) and its result. */
-  complete: { key: string; result: unknown };
+  /**
+   * The key to record first (held by `owner` in the same run) and its result. `resultJson`, when
+   * the caller has encoded the result already (see {@link encodeJournalResult}), is stored as is
+   * and `result` must then be its parsed form: the completed record holds it without a new parse.
+   */
+  complete: { key: string; result: unknown; resultJson?: string };
 }
 
 /** What a claim found. Only `claimed` allows the caller to perform the side effect. */
@@ -88,6 +92,18 @@ export interface JournalSnapshot {
 }
 
 type ScriptReply = [outcome: string, state: string, extra: string, now: string];
+
+/** A result as the journal stores it (canonical JSON) and replays it (that JSON, parsed). */
+export interface EncodedJournalResult {
+  readonly json: string;
+  readonly value: unknown;
+}
+
+/** Encodes a result as {@link Journal.complete} would, or JOURNAL_INPUT_INVALID naming the key. */
+export function encodeJournalResult(runId: string, key: string, result: unknown): EncodedJournalResult {
+  const json = resultText(runId, key, result);
+  return { json, value: JSON.parse(json) as unknown };
+}
 
 /** The canonical JSON of a result to journal, or JOURNAL_INPUT_INVALID naming the key. */
 function resultText(runId: string, key: string, result: unknown): string {
@@ -205,7 +221,8 @@ export class Journal {
     const { runId, owner } = input;
     const done = input.complete.key;
     assertId("idempotency key", done);
-    const resultJson = resultText(runId, done, input.complete.result);
+    const preEncoded = input.complete.resultJson;
+    const resultJson = preEncoded ?? resultText(runId, done, input.complete.result);
     const reply = (await this.#run(
       "echoJournalCompleteThenClaim",
       runId,
@@ -216,7 +233,14 @@ export class Journal {
       done,
       resultJson,
     )) as unknown as string[];
-    const completed = this.#completeOutcome(runId, done, owner, resultJson, reply.slice(0, 4) as ScriptReply);
+    const completed = this.#completeOutcome(
+      runId,
+      done,
+      owner,
+      resultJson,
+      reply.slice(0, 4) as ScriptReply,
+      preEncoded === undefined ? undefined : { value: input.complete.result },
+    );
     const claimReply = reply.slice(4) as ScriptReply;
     if (claimReply[0] === "corrupt") {
       decodeState(runId, input.key, claimReply[1]);
@@ -231,11 +255,19 @@ export class Journal {
     owner: string,
     resultJson: string,
     reply: ScriptReply,
+    /** The parsed form of `resultJson`, when the caller has it (no second parse). */
+    parsed?: { value: unknown },
   ): CompleteOutcome {
     const [outcome, rawState, extra] = reply;
     switch (outcome) {
-      case "completed":
-        return { record: this.#completed(runId, key, rawState, resultJson), alreadyCompleted: false };
+      case "completed": {
+        if (parsed === undefined) {
+          return { record: this.#completed(runId, key, rawState, resultJson), alreadyCompleted: false };
+        }
+        const state = decodeState(runId, key, rawState);
+        if (state.status !== "completed") throw corrupt(runId, key, "expected a completed record");
+        return { record: { ...state, key, result: parsed.value }, alreadyCompleted: false };
+      }
       case "already_completed":
         return { record: this.#completed(runId, key, rawState, extra), alreadyCompleted: true };
       case "not_claimed":

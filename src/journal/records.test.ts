@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isRunnerError } from "../shared/index.js";
-import { decodeState, toRecord } from "./records.js";
+import { decodeState, JournalState, toRecord } from "./records.js";
 
 // Records exactly as v1 scripts write them (cjson key order is arbitrary). They must keep parsing.
 const V1_STARTED =
@@ -53,5 +53,48 @@ describe("journal record fixtures", () => {
     expect(isRunnerError(thrown, "JOURNAL_CORRUPT")).toBe(true);
     expect((thrown as Error).message).toContain(field);
     expect((thrown as Error).message).toContain("run-9");
+  });
+});
+
+describe("the hand-written state check", () => {
+  const started = { v: 1, owner: "o", attempt: 1, claimedAt: 5, leaseUntil: 9, status: "started" };
+  const shapes: unknown[] = [
+    started,
+    { ...started, status: "completed", completedAt: 3 },
+    { ...started, status: "completed" },
+    { ...started, completedAt: 1 },
+    { ...started, extra: 1 },
+    { ...started, v: 2 },
+    { ...started, owner: "" },
+    { ...started, attempt: 0 },
+    { ...started, attempt: 1.5 },
+    { ...started, attempt: "1" },
+    { ...started, claimedAt: -1 },
+    { ...started, leaseUntil: 2 ** 60 },
+    { ...started, status: "x" },
+    [],
+    null,
+    3,
+  ];
+
+  it("accepts exactly what the zod schema accepts", () => {
+    for (const shape of shapes) {
+      let decoded = true;
+      try {
+        decodeState("run", "k", JSON.stringify(shape));
+      } catch (err) {
+        expect(isRunnerError(err, "JOURNAL_CORRUPT")).toBe(true);
+        decoded = false;
+      }
+      expect([JSON.stringify(shape), decoded]).toEqual([
+        JSON.stringify(shape),
+        JournalState.safeParse(shape).success,
+      ]);
+    }
+  });
+
+  it("refuses an own __proto__ key, as the strict schema does", () => {
+    const text = JSON.stringify(started).replace("}", ',"__proto__":{}}');
+    expect(() => decodeState("run", "k", text)).toThrow(/JOURNAL_CORRUPT|corrupt/);
   });
 });

@@ -53,6 +53,7 @@ export function decodeState(runId: string, key: string, raw: string): JournalSta
   } catch (cause) {
     throw corrupt(runId, key, "its state is not valid JSON", cause);
   }
+  if (isJournalState(json)) return json;
   const parsed = JournalState.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -60,6 +61,37 @@ export function decodeState(runId: string, key: string, raw: string): JournalSta
     throw corrupt(runId, key, `its state does not match the v1 schema at ${where}: ${issue?.message}`);
   }
   return parsed.data;
+}
+
+const STARTED_FIELDS = ["v", "owner", "attempt", "claimedAt", "leaseUntil", "status"] as const;
+
+/**
+ * The {@link JournalState} schema written out by hand: every state read from Redis passes here
+ * (several per tool call), and this is many times cheaper than the zod parse. It accepts exactly
+ * what the schema accepts (strict keys, safe integers); anything it refuses goes through the zod
+ * schema, which names the problem (and stays the definition: both must agree).
+ */
+function isJournalState(json: unknown): json is JournalState {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return false;
+  const state = json as Record<string, unknown>;
+  const completed = state.status === "completed";
+  if (!completed && state.status !== "started") return false;
+  const keys = Object.keys(state);
+  if (keys.length !== STARTED_FIELDS.length + (completed ? 1 : 0)) return false;
+  for (const key of STARTED_FIELDS) if (!Object.hasOwn(state, key)) return false;
+  if (completed && !isWholeAtLeast(state.completedAt, 0)) return false;
+  return (
+    state.v === 1 &&
+    typeof state.owner === "string" &&
+    state.owner.length > 0 &&
+    isWholeAtLeast(state.attempt, 1) &&
+    isWholeAtLeast(state.claimedAt, 0) &&
+    isWholeAtLeast(state.leaseUntil, 0)
+  );
+}
+
+function isWholeAtLeast(value: unknown, min: number): boolean {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= min;
 }
 
 /** Decodes the stored result JSON of a completed `key`. */

@@ -3,6 +3,9 @@
  * members dropped (as JSON.stringify does). Two argument objects that differ only in key order have
  * the same canonical form, so their hashes and idempotency keys are equal.
  * Non-finite numbers, functions, symbols and bigints are rejected rather than silently changed.
+ *
+ * Every tool call encodes several values (its arguments, its result, two audit entries), so the
+ * writer builds one string with plain loops: no per-object filter/map/join arrays.
  */
 export function canonicalJson(value: unknown): string {
   return write(value, new Set());
@@ -26,16 +29,36 @@ function write(value: unknown, seen: Set<object>): string {
   if (seen.has(obj)) throw new TypeError("canonicalJson: circular structure");
   seen.add(obj);
   try {
-    if (Array.isArray(obj)) {
-      return `[${obj.map((item) => (item === undefined ? "null" : write(item, seen))).join(",")}]`;
-    }
+    if (Array.isArray(obj)) return writeArray(obj, seen);
     if (obj instanceof Date) return JSON.stringify(obj.toISOString());
-    const entries = Object.keys(obj)
-      .filter((key) => (obj as Record<string, unknown>)[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${write((obj as Record<string, unknown>)[key], seen)}`);
-    return `{${entries.join(",")}}`;
+    return writeObject(obj as Record<string, unknown>, seen);
   } finally {
     seen.delete(obj);
   }
+}
+
+function writeArray(items: readonly unknown[], seen: Set<object>): string {
+  let out = "[";
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (i > 0) out += ",";
+    out += item === undefined ? "null" : write(item, seen);
+  }
+  return `${out}]`;
+}
+
+function writeObject(obj: Record<string, unknown>, seen: Set<object>): string {
+  // Object.keys returns a fresh array, so sorting it in place is safe; the default sort compares
+  // UTF-16 code units, as the canonical form always has.
+  const keys = Object.keys(obj).sort();
+  let out = "{";
+  let first = true;
+  for (const key of keys) {
+    const item = obj[key];
+    if (item === undefined) continue;
+    if (!first) out += ",";
+    first = false;
+    out += `${JSON.stringify(key)}:${write(item, seen)}`;
+  }
+  return `${out}}`;
 }

@@ -1,5 +1,4 @@
-import type { Journal } from "../../journal/index.js";
-import { canonicalJson, RunnerError } from "../../shared/index.js";
+import { encodeJournalResult, type Journal } from "../../journal/index.js";
 
 /**
  * A journal completion the run has not sent yet, so that it rides with the run's next claim
@@ -16,7 +15,7 @@ export class DeferredCompletion {
   readonly #journal: Journal;
   readonly #runId: string;
   readonly #owner: string;
-  #pending: { key: string; result: unknown } | undefined;
+  #pending: { key: string; result: unknown; resultJson: string } | undefined;
 
   constructor(journal: Journal, runId: string, owner: string) {
     this.#journal = journal;
@@ -30,22 +29,16 @@ export class DeferredCompletion {
    */
   async defer(key: string, result: unknown): Promise<unknown> {
     await this.flush();
-    let text: string;
-    try {
-      text = canonicalJson(result === undefined ? null : result);
-    } catch (cause) {
-      throw new RunnerError(
-        "JOURNAL_INPUT_INVALID",
-        `The result for key "${key}" cannot be journalled: ${(cause as Error).message}`,
-        { data: { runId: this.#runId, key }, cause },
-      );
-    }
-    this.#pending = { key, result };
-    return JSON.parse(text) as unknown;
+    const encoded = encodeJournalResult(this.#runId, key, result);
+    this.#pending = { key, result: encoded.value, resultJson: encoded.json };
+    return encoded.value;
   }
 
-  /** The pending completion, handed to a claim that records it (it is no longer pending here). */
-  take(): { key: string; result: unknown } | undefined {
+  /**
+   * The pending completion, handed to a claim that records it (it is no longer pending here):
+   * `resultJson` is its canonical JSON, `result` that JSON parsed, so the claim encodes nothing.
+   */
+  take(): { key: string; result: unknown; resultJson: string } | undefined {
     const pending = this.#pending;
     this.#pending = undefined;
     return pending;
