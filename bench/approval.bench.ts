@@ -79,6 +79,12 @@ export interface ParkedMemoryFigure {
   bullEventsStreamBytes: number;
   /** MEMORY USAGE of one parked run's own keys, bytes, by key (prefix stripped). */
   oneRunKeys: Record<string, number>;
+  /**
+   * MEMORY USAGE of every key of the bench's prefixes, summed by key shape (run and request ids
+   * replaced by placeholders) and divided by the parked runs: where the used_memory delta goes,
+   * shared indexes and streams included.
+   */
+  perRunByShape: Record<string, number>;
   workerBefore: ProcessMemory;
   workerAfter: ProcessMemory;
   /**
@@ -259,6 +265,7 @@ async function measureMemory(options: ApprovalBenchOptions): Promise<ParkedMemor
     const eventsKey = `${bullPrefix(prefix)}:agent:events`;
     const bullEventsStreamBytes = Number(await redis.call("MEMORY", "USAGE", eventsKey, "SAMPLES", "0"));
     const oneRunKeys = await runKeys(redis, prefix, payloads[0]!.runId);
+    const perRunByShape = await bytesByShape(redis, prefix, parked);
     let workerAfterSecondBatch = workerAfter;
     if (options.secondBatch !== false) {
       const second = Array.from({ length: parked }, () => testPayload());
@@ -272,6 +279,7 @@ async function measureMemory(options: ApprovalBenchOptions): Promise<ParkedMemor
       redisBytesPerRun: (usedAfter - usedBefore) / parked,
       bullEventsStreamBytes,
       oneRunKeys,
+      perRunByShape,
       workerBefore,
       workerAfter,
       workerAfterSecondBatch,
@@ -311,6 +319,32 @@ async function runKeys(redis: Redis, prefix: string, runId: string): Promise<Rec
     if (bytes > 0) sizes[key.replace(runId, "<run>").replace(prefix, "<prefix>")] = bytes;
   }
   return sizes;
+}
+
+async function bytesByShape(redis: Redis, prefix: string, runs: number): Promise<Record<string, number>> {
+  const totals = new Map<string, number>();
+  for (const match of [`${prefix}:*`, `{${prefix}}:*`]) {
+    let cursor = "0";
+    do {
+      const [next, found] = await redis.scan(cursor, "MATCH", match, "COUNT", 5_000);
+      cursor = next;
+      const pipeline = redis.pipeline();
+      for (const key of found) pipeline.call("MEMORY", "USAGE", key, "SAMPLES", "0");
+      const sizes = (await pipeline.exec()) ?? [];
+      found.forEach((key, i) => {
+        const shape = key
+          .replace(prefix, "<prefix>")
+          .replace(/run-\d+-\d+-\d+/, "<run>")
+          .replace(/[0-9a-f]{32}/, "<id>");
+        totals.set(shape, (totals.get(shape) ?? 0) + Number(sizes[i]?.[1] ?? 0));
+      });
+    } while (cursor !== "0");
+  }
+  const perRun: Record<string, number> = {};
+  for (const [shape, bytes] of [...totals].sort((a, b) => b[1] - a[1])) {
+    if (bytes / runs >= 1) perRun[shape] = Math.round(bytes / runs);
+  }
+  return perRun;
 }
 
 async function usedMemory(redis: Redis): Promise<number> {
@@ -430,6 +464,10 @@ async function formatMemoryOnly(redisUrl: string, parked: number): Promise<strin
         `hash-max-listpack-value ${limit}, ${parked} parked: ${(m.redisBytesPerRun / 1024).toFixed(2)} KB per run ` +
           `(${m.redisBytesPerRun.toFixed(0)} B, used_memory delta / N); one run's own keys ${own} B: ` +
           Object.entries(m.oneRunKeys)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", ") +
+          `\n  all keys by shape, bytes per parked run (sum ${Object.values(m.perRunByShape).reduce((a, b) => a + b, 0)}): ` +
+          Object.entries(m.perRunByShape)
             .map(([k, v]) => `${k} ${v}`)
             .join(", "),
       );
