@@ -7,7 +7,8 @@ import type { ApprovalRequestFields } from "./record.js";
  * v2 (written since issue 20) stores only what the hash does not already hold, with short keys:
  * the id is the key, `runId`, `jobId` (absent when it equals the run id), `deadline`, `required`,
  * `noself`, `always` and `owner` are hash fields the Lua scripts read, `argsHash` is the SHA-256 of
- * `argsCanonical` and is recomputed, and null or empty optional members are left out. That halves
+ * `argsCanonical` and is recomputed, the trace id is left out when it is the run id, and null or
+ * empty optional members are left out. That halves
  * the largest value of the request hash (~860 → ~400 bytes for an exec call), the biggest share of
  * Redis memory per parked run (docs/BENCHMARKS.md). v1 (the whole record as JSON, full key names)
  * is still read, so requests parked before an upgrade keep working.
@@ -23,7 +24,6 @@ export function encodeStoredRequest(fields: ApprovalRequestFields): string {
   const stored: Record<string, unknown> = {
     v: 2,
     k: fields.idempotencyKey,
-    tr: fields.traceId,
     t: fields.tool,
     a: fields.argsCanonical,
     r: fields.risk,
@@ -34,6 +34,8 @@ export function encodeStoredRequest(fields: ApprovalRequestFields): string {
     requestedAt: fields.requestedAt,
     ap: fields.approvers.map((a) => (a.email === null ? [a.id] : [a.id, a.email])),
   };
+  // A top-level run's trace id is its run id (CLI, scheduler): stored only when it differs.
+  if (fields.traceId !== fields.runId) stored.tr = fields.traceId;
   if (fields.flags.length > 0) stored.f = fields.flags;
   if (fields.scheduleId !== null) stored.s = fields.scheduleId;
   if (fields.parentRunId !== null) stored.p = fields.parentRunId;
@@ -65,7 +67,7 @@ export function storedRequestCandidate(
       idempotencyKey: s.k,
       jobId: hash.get("jobId") ?? runId,
       runId,
-      traceId: s.tr,
+      traceId: s.tr ?? runId,
       tool: s.t,
       argsCanonical: s.a,
       argsHash: typeof s.a === "string" ? sha256Hex(s.a) : undefined,

@@ -203,10 +203,19 @@ describe("the v2 stored request", () => {
     expect(await store.require(record.id)).toEqual(record);
   });
 
-  it("keeps a job id that differs from the run id, and a null owner", async () => {
+  it("keeps a job id that differs from the run id, a trace id that is the run id, and a null owner", async () => {
     const { store } = setup();
-    const { record } = await store.register(input({ runId: "run-3", jobId: "job-3", owner: null }));
-    expect(record).toMatchObject({ runId: "run-3", jobId: "job-3", owner: null, scheduleId: null });
+    const { record } = await store.register(
+      input({ runId: "run-3", jobId: "job-3", traceId: "run-3", owner: null }),
+    );
+    expect(record).toMatchObject({
+      runId: "run-3",
+      jobId: "job-3",
+      traceId: "run-3",
+      owner: null,
+      scheduleId: null,
+    });
+    expect(JSON.parse((await redis.hget(store.keys.request(record.id), "req"))!)).not.toHaveProperty("tr");
     await store.cancelRun("run-3");
     const [event] = await store.readEvents("0");
     expect(event).toMatchObject({ runId: "run-3", jobId: "job-3", status: "cancelled" });
