@@ -38,6 +38,8 @@ export interface ApprovalBenchOptions {
   parked?: number;
   /** Worker concurrency. Default 4 (config's default). */
   concurrency?: number;
+  /** Park a second batch to see the worker's heap growth (default true; the Redis figures do not need it). */
+  secondBatch?: boolean;
 }
 
 /** Percentiles of a latency sample, ms. */
@@ -77,6 +79,12 @@ export interface ParkedMemoryFigure {
   bullEventsStreamBytes: number;
   /** MEMORY USAGE of one parked run's own keys, bytes, by key (prefix stripped). */
   oneRunKeys: Record<string, number>;
+  /**
+   * MEMORY USAGE of every key of the bench's prefixes, summed by key shape (run and request ids
+   * replaced by placeholders) and divided by the parked runs: where the used_memory delta goes,
+   * shared indexes and streams included.
+   */
+  perRunByShape: Record<string, number>;
   workerBefore: ProcessMemory;
   workerAfter: ProcessMemory;
   /**
@@ -161,14 +169,8 @@ async function measureLatency(options: ApprovalBenchOptions) {
     for (let i = 0; i < warmup + samples; i++) {
       const keep = i >= warmup;
       // Interleaved, so all three meet the same machine state.
-      const viaEvents = await clickOnce(
-        redis,
-        queue,
-        worker.store,
-        `http://127.0.0.1:${eventsPort}`,
-        startOf,
-      );
-      const viaHook = await clickOnce(redis, queue, worker.store, `http://127.0.0.1:${hookPort}`, startOf);
+      const viaEvents = await clickOnce(queue, worker.store, `http://127.0.0.1:${eventsPort}`, startOf);
+      const viaHook = await clickOnce(queue, worker.store, `http://127.0.0.1:${hookPort}`, startOf);
       const job = await baselineQueue.add("noop", {}, { delay: 3_600_000, removeOnComplete: true });
       const processing = startOf(`baseline:${job.id}`);
       const t0 = performance.now();
@@ -213,7 +215,6 @@ async function measureLatency(options: ApprovalBenchOptions) {
 
 /** Parks one run, fetches its page, then times the decision POST until the exec call starts. */
 async function clickOnce(
-  redis: Redis,
   queue: Queue,
   store: ApprovalStore,
   baseUrl: string,
@@ -222,7 +223,7 @@ async function clickOnce(
   const payload = testPayload();
   await enqueueAgentRun(queue, payload);
   await until(async () => (await queue.getJobState(payload.runId)) === "delayed", 10_000, 1);
-  const [id] = await redis.smembers(store.keys.run(payload.runId));
+  const [id] = await store.runRequestIds(payload.runId);
   // The mail went to the (silent) log; a fresh link for the same approver replaces its token.
   const token = id ? await store.issueToken(id, PARKING_APPROVER) : null;
   if (!id || !token) throw new Error(`approval bench: run ${payload.runId} has no pending approval`);
@@ -264,16 +265,21 @@ async function measureMemory(options: ApprovalBenchOptions): Promise<ParkedMemor
     const eventsKey = `${bullPrefix(prefix)}:agent:events`;
     const bullEventsStreamBytes = Number(await redis.call("MEMORY", "USAGE", eventsKey, "SAMPLES", "0"));
     const oneRunKeys = await runKeys(redis, prefix, payloads[0]!.runId);
-    const second = Array.from({ length: parked }, () => testPayload());
-    await inParallel(64, parked, (i) => enqueueAgentRun(queue, second[i]!));
-    await until(async () => (await queue.getJobCounts("delayed")).delayed === 2 * parked, 600_000, 250);
-    const workerAfterSecondBatch = await child.memory();
+    const perRunByShape = await bytesByShape(redis, prefix, parked);
+    let workerAfterSecondBatch = workerAfter;
+    if (options.secondBatch !== false) {
+      const second = Array.from({ length: parked }, () => testPayload());
+      await inParallel(64, parked, (i) => enqueueAgentRun(queue, second[i]!));
+      await until(async () => (await queue.getJobCounts("delayed")).delayed === 2 * parked, 600_000, 250);
+      workerAfterSecondBatch = await child.memory();
+    }
     return {
       parked,
       parkSeconds,
       redisBytesPerRun: (usedAfter - usedBefore) / parked,
       bullEventsStreamBytes,
       oneRunKeys,
+      perRunByShape,
       workerBefore,
       workerAfter,
       workerAfterSecondBatch,
@@ -297,8 +303,13 @@ async function runKeys(redis: Redis, prefix: string, runId: string): Promise<Rec
     cursor = next;
     for (const key of found) keys.add(key);
   } while (cursor !== "0");
+  // Only this run's keys: run ids of the bench share prefixes ("run-…-1" and "run-…-10").
+  const own = new RegExp(`${runId.replace(/[^\w]/g, "\\$&")}(?![\\w-])`);
+  for (const key of keys) if (!own.test(key)) keys.delete(key);
   const base = `${prefix}:{approvals}:`;
-  for (const id of await redis.smembers(`${base}run:${runId}`)) {
+  const runIndex = `${base}run:${runId}`;
+  const type = await redis.type(runIndex);
+  for (const id of type === "set" ? await redis.smembers(runIndex) : await redis.hkeys(runIndex)) {
     keys.add(`${base}req:${id}`);
     keys.add(`${base}fetch:${id}`);
   }
@@ -308,6 +319,32 @@ async function runKeys(redis: Redis, prefix: string, runId: string): Promise<Rec
     if (bytes > 0) sizes[key.replace(runId, "<run>").replace(prefix, "<prefix>")] = bytes;
   }
   return sizes;
+}
+
+async function bytesByShape(redis: Redis, prefix: string, runs: number): Promise<Record<string, number>> {
+  const totals = new Map<string, number>();
+  for (const match of [`${prefix}:*`, `{${prefix}}:*`]) {
+    let cursor = "0";
+    do {
+      const [next, found] = await redis.scan(cursor, "MATCH", match, "COUNT", 5_000);
+      cursor = next;
+      const pipeline = redis.pipeline();
+      for (const key of found) pipeline.call("MEMORY", "USAGE", key, "SAMPLES", "0");
+      const sizes = (await pipeline.exec()) ?? [];
+      found.forEach((key, i) => {
+        const shape = key
+          .replace(prefix, "<prefix>")
+          .replace(/run-\d+-\d+-\d+/, "<run>")
+          .replace(/[0-9a-f]{32}/, "<id>");
+        totals.set(shape, (totals.get(shape) ?? 0) + Number(sizes[i]?.[1] ?? 0));
+      });
+    } while (cursor !== "0");
+  }
+  const perRun: Record<string, number> = {};
+  for (const [shape, bytes] of [...totals].sort((a, b) => b[1] - a[1])) {
+    if (bytes / runs >= 1) perRun[shape] = Math.round(bytes / runs);
+  }
+  return perRun;
 }
 
 async function usedMemory(redis: Redis): Promise<number> {
@@ -406,5 +443,38 @@ async function inParallel(
 
 runStandalone("approval", async (redisUrl) => {
   const parked = process.env.BENCH_PARKED ? Number(process.env.BENCH_PARKED) : undefined;
+  if (process.env.BENCH_ONLY === "memory") return formatMemoryOnly(redisUrl, parked ?? 2_000);
   return formatApprovalBench(await runApprovalBench({ redisUrl, ...(parked ? { parked } : {}) }));
 });
+
+/**
+ * `BENCH_ONLY=memory`: only the parked-run memory, on the server's stock hash listpack limit (64
+ * bytes) and on the raised one (1024) that `npm start` sets, one after the other in the same run.
+ */
+async function formatMemoryOnly(redisUrl: string, parked: number): Promise<string> {
+  const admin = new Redis(redisUrl);
+  const lines: string[] = [];
+  try {
+    const [, original] = (await admin.config("GET", "hash-max-listpack-value")) as [string, string];
+    for (const limit of ["64", "1024"]) {
+      await admin.config("SET", "hash-max-listpack-value", limit);
+      const m = await measureMemory({ redisUrl, parked, secondBatch: false });
+      const own = Object.values(m.oneRunKeys).reduce((a, b) => a + b, 0);
+      lines.push(
+        `hash-max-listpack-value ${limit}, ${parked} parked: ${(m.redisBytesPerRun / 1024).toFixed(2)} KB per run ` +
+          `(${m.redisBytesPerRun.toFixed(0)} B, used_memory delta / N); one run's own keys ${own} B: ` +
+          Object.entries(m.oneRunKeys)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", ") +
+          `\n  all keys by shape, bytes per parked run (sum ${Object.values(m.perRunByShape).reduce((a, b) => a + b, 0)}): ` +
+          Object.entries(m.perRunByShape)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", "),
+      );
+    }
+    await admin.config("SET", "hash-max-listpack-value", original);
+  } finally {
+    admin.disconnect();
+  }
+  return lines.join("\n");
+}

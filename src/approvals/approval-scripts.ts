@@ -5,9 +5,13 @@
  *
  * Layout of a request hash: `req` (immutable JSON written by the client, never re-encoded here),
  * `status`, `decisions` (a JSON array that Lua appends to as text), `deadline`, `required`, `owner`,
- * `noself`, `always`, `grace`, `runId`, `jobId`, `finishedAt`, `execUntil`, `notifiedAt`,
- * `remindedAt`, `dl:<target>` (delivered), `cur:<approver>` (hash of the live token) and
- * `t:<token hash>` (`{a: approver, s: live|used|replaced, at}`).
+ * `noself`, `always`, `grace`, `runId`, `jobId` (absent when it equals `runId`), `finishedAt`,
+ * `execUntil`, `notifiedAt`, `remindedAt`, `dl:<target>` (delivered), `cur:<approver>` (hash of the
+ * live token) and `t:<token hash>` (`{a: approver, s: live|used|replaced, at}`).
+ *
+ * A run's request ids (`run:<runId>`) are the fields of a small hash, which Redis keeps as a
+ * listpack (a set of non-integer members is a hash table before Redis 7.2, ~150 bytes more per
+ * parked run); runs parked before that keep their set, so both types are read and added to.
  *
  * Time is always an argument (`now`, ms): the caller's injected Clock decides, so expiry tests move
  * time instead of sleeping. Replies are arrays whose first member is the outcome.
@@ -28,7 +32,14 @@ local function finish(req, id, status, now, base, retention)
     redis.call('PEXPIRE', base .. 'fetch:' .. id, retention)
   end
   redis.call('XADD', base .. 'events', 'MAXLEN', '~', '10000', '*', 'id', id, 'status', status,
-    'runId', redis.call('HGET', req, 'runId'), 'jobId', redis.call('HGET', req, 'jobId'))
+    'runId', redis.call('HGET', req, 'runId'), 'jobId', redis.call('HGET', req, 'jobId') or redis.call('HGET', req, 'runId'))
+end
+local function run_ids(key)
+  if redis.call('TYPE', key).ok == 'set' then return redis.call('SMEMBERS', key) end
+  return redis.call('HKEYS', key)
+end
+local function add_run_id(key, id)
+  if redis.call('TYPE', key).ok == 'set' then redis.call('SADD', key, id) else redis.call('HSET', key, id, '') end
 end
 local function snapshot(req, id, base)
   return {redis.call('HGETALL', req), redis.call('LRANGE', base .. 'fetch:' .. id, 0, -1)}
@@ -37,7 +48,7 @@ end
 
 /**
  * KEYS: 1 request. ARGV: 1 base, 2 id, 3 req JSON, 4 deadline, 5 remindAt ("" = none), 6 required,
- * 7 owner, 8 noself, 9 always, 10 grace, 11 runId, 12 jobId, 13 now, 14 retention ms.
+ * 7 owner, 8 noself, 9 always, 10 grace, 11 runId, 12 jobId ("" = the run id), 13 now, 14 retention ms.
  * Creates the request unless it exists; never resets an existing one.
  */
 const REGISTER = `${HELPERS}
@@ -48,10 +59,11 @@ end
 local now, retention = tonumber(ARGV[13]), tonumber(ARGV[14])
 redis.call('HSET', KEYS[1], 'req', ARGV[3], 'status', 'pending', 'decisions', '[]', 'deadline', ARGV[4],
   'required', ARGV[6], 'owner', ARGV[7], 'noself', ARGV[8], 'always', ARGV[9], 'grace', ARGV[10],
-  'runId', ARGV[11], 'jobId', ARGV[12])
+  'runId', ARGV[11])
+if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'jobId', ARGV[12]) end
 local ttl = tonumber(ARGV[4]) - now + retention
 redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('SADD', base .. 'run:' .. ARGV[11], id)
+add_run_id(base .. 'run:' .. ARGV[11], id)
 ttl_at_least(base .. 'run:' .. ARGV[11], ttl)
 redis.call('ZADD', base .. 'pending', ARGV[4], id)
 redis.call('ZADD', base .. 'unsent', ARGV[13], id)
@@ -123,13 +135,13 @@ return {'decided', snapshot(req, id, base)}
 `;
 
 /**
- * KEYS: 1 the run's id set. ARGV: 1 base, 2 now, 3 retention ms. Every pending request of the run
+ * KEYS: 1 the run's id index. ARGV: 1 base, 2 now, 3 retention ms. Every pending request of the run
  * becomes cancelled; returns their ids.
  */
 const CANCEL_RUN = `${HELPERS}
 local base, now, retention = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local cancelled = {}
-for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+for _, id in ipairs(run_ids(KEYS[1])) do
   local req = base .. 'req:' .. id
   if redis.call('HGET', req, 'status') == 'pending' then
     finish(req, id, 'cancelled', now, base, retention)

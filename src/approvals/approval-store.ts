@@ -9,6 +9,7 @@ import { ApprovalKeys, assertApprovalInput, DEFAULT_APPROVALS_PREFIX, isApproval
 import { hashLinkToken, isLinkTokenShape, newLinkToken } from "./link-tokens.js";
 import type { ApprovalRecord, ApprovalStatus, FetchEntry } from "./record.js";
 import { type DecodedRequest, decodeRequest, type StoredToken } from "./record-codec.js";
+import { encodeStoredRequest } from "./request-codec.js";
 import { buildRequestFields, type RegisterInput } from "./request-fields.js";
 import { type DecideInput, type DecideResult, decideArgs, toDecideResult } from "./store-decide.js";
 
@@ -97,7 +98,7 @@ export class ApprovalStore {
       this.keys.request(id),
       this.keys.base,
       id,
-      JSON.stringify(fields),
+      encodeStoredRequest(fields),
       deadline,
       fields.remindAt ?? "",
       fields.requiredApprovals,
@@ -106,7 +107,8 @@ export class ApprovalStore {
       fields.alwaysAllowed ? "1" : "0",
       executeGraceMs,
       input.runId,
-      input.jobId,
+      // The job id is the run id for every top-level run; stored only when it differs.
+      input.jobId === input.runId ? "" : input.jobId,
       now,
       this.retentionMs,
     )) as [string, Snapshot];
@@ -204,6 +206,17 @@ export class ApprovalStore {
       Math.floor(this.clock.now()),
       this.retentionMs,
     )) as string[];
+  }
+
+  /**
+   * The ids of a run's requests. The index is a hash since issue 20 and a set for runs parked
+   * before, so both are read.
+   */
+  async runRequestIds(runId: string): Promise<string[]> {
+    assertApprovalInput("run id", runId);
+    const key = this.keys.run(runId);
+    const type = await this.#redis.type(key);
+    return type === "set" ? this.#redis.smembers(key) : this.#redis.hkeys(key);
   }
 
   /** Marks pending requests whose deadline passed as expired (for listings); returns their ids. */

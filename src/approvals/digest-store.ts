@@ -29,7 +29,11 @@ if ARGV[7] == 'schedule' then
     return '!'
   end
 else
-  for _, other in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  -- The run's request index: a hash since issue 20, a set for runs parked before.
+  local others
+  if redis.call('TYPE', KEYS[2]).ok == 'set' then others = redis.call('SMEMBERS', KEYS[2])
+  else others = redis.call('HKEYS', KEYS[2]) end
+  for _, other in ipairs(others) do
     if other ~= id then
       local oreq = base .. 'req:' .. other
       if redis.call('HEXISTS', oreq, 'dg') == 0 and redis.call('HGET', oreq, 'status') == 'pending' then

@@ -54,7 +54,7 @@ export class ApprovalKeys {
   fetches(id: string): string {
     return `${this.base}fetch:${id}`;
   }
-  /** Set of the request ids of one run. */
+  /** The request ids of one run: fields of a hash (a set for runs parked before issue 20). */
   run(runId: string): string {
     return `${this.base}run:${runId}`;
   }

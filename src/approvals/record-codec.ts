@@ -1,5 +1,6 @@
 import { RunnerError } from "../shared/index.js";
 import { ApprovalRecord, ApprovalRequestFields } from "./record.js";
+import { storedRequestCandidate } from "./request-codec.js";
 
 /** The state of one link token as stored in a `t:<hash>` field. */
 export interface StoredToken {
@@ -17,8 +18,9 @@ export interface DecodedRequest {
 }
 
 /**
- * Builds and validates a record from a request hash (HGETALL as a flat array) and its fetch list.
- * Anything that does not match the v1 schema is APPROVAL_CORRUPT: a damaged request is never
+ * Builds and validates a record from a request hash (HGETALL as a flat array) and its fetch list;
+ * the `req` field may be stored as v1 or v2 (request-codec.ts). Anything that does not match the
+ * schema is APPROVAL_CORRUPT: a damaged request is never
  * treated as absent (that would ask again) nor as approved.
  */
 export function decodeRequest(
@@ -29,9 +31,11 @@ export function decodeRequest(
   const fields = new Map<string, string>();
   for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i]!, flat[i + 1]!);
   const req = parseJson(id, "req", fields.get("req"));
-  const fixed = ApprovalRequestFields.safeParse(req);
+  const { candidate: requestFields, why } = storedRequestCandidate(id, req, fields);
+  if (why !== undefined) throw corrupt(id, why);
+  const fixed = ApprovalRequestFields.safeParse(requestFields);
   if (!fixed.success)
-    throw corrupt(id, `its request fields do not match the v1 schema: ${firstIssue(fixed.error)}`);
+    throw corrupt(id, `its request fields do not match the schema: ${firstIssue(fixed.error)}`);
   const deliveredTo: string[] = [];
   const tokens = new Map<string, StoredToken>();
   for (const [name, value] of fields) {
@@ -50,7 +54,7 @@ export function decodeRequest(
     fetches: fetches.map((raw) => parseJson(id, "fetch log", raw)),
   };
   const parsed = ApprovalRecord.safeParse(candidate);
-  if (!parsed.success) throw corrupt(id, `it does not match the v1 schema: ${firstIssue(parsed.error)}`);
+  if (!parsed.success) throw corrupt(id, `it does not match the schema: ${firstIssue(parsed.error)}`);
   if (String(parsed.data.deadline) !== fields.get("deadline") || parsed.data.id !== id) {
     throw corrupt(id, "its deadline or id field disagrees with its request fields");
   }

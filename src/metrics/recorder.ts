@@ -15,8 +15,10 @@ end
 return 0`;
 
 // Count a tool-call decision once per run, call, verdict and step: a replay that re-audits the same
-// decision (a parent waking to read its delegated child) finds the field already set.
+// decision (a parent waking to read its delegated child) finds the field already set. ARGV[4] is the
+// field as written before issue 20, so a decision counted then is not counted again after an upgrade.
 const COUNT_DECISION_ONCE = `
+if ARGV[4] ~= ARGV[1] and redis.call('HEXISTS', KEYS[1], ARGV[4]) == 1 then return 0 end
 if redis.call('HSETNX', KEYS[1], ARGV[1], '1') == 1 then
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
   redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
@@ -123,9 +125,10 @@ export class RunnerMetrics {
         2,
         this.keys.seenDecisions(call.runId),
         this.keys.counter("tool_calls"),
-        JSON.stringify([call.idempotencyKey, verdict, step]),
+        decisionSeenField(call.idempotencyKey, verdict, step),
         JSON.stringify([tool, verdict, String(step)]),
         SEEN_RUN_TTL_MS,
+        JSON.stringify([call.idempotencyKey, verdict, step]),
       );
     });
   }
@@ -198,4 +201,16 @@ export class RunnerMetrics {
       this.#logger.warn({ err: (err as Error).message, metric: what }, "metrics write failed; count lost");
     }
   }
+}
+
+/**
+ * The dedupe field of one decision. A tool call's idempotency key is a hex SHA-256; its first 128
+ * bits tell a run's calls apart and keep the field under 64 bytes, so the run's hash stays a
+ * listpack on a stock Redis (the whole key in JSON made it a hash table: ~200 bytes more per parked
+ * run). Any other key is kept whole.
+ */
+export function decisionSeenField(idempotencyKey: string, verdict: string, step: number): string {
+  return /^[0-9a-f]{64}$/.test(idempotencyKey)
+    ? `${idempotencyKey.slice(0, 32)}:${verdict}:${step}`
+    : JSON.stringify([idempotencyKey, verdict, step]);
 }

@@ -209,7 +209,7 @@ export class RunInspector {
 
   /** Every approval request of a run (the store indexes them by run), oldest first. */
   async #approvalsOf(runId: string): Promise<ApprovalRecord[]> {
-    const ids = await this.#redis.smembers(this.#approvals.keys.run(runId));
+    const ids = await this.#approvals.runRequestIds(runId);
     const records = await Promise.all(ids.map((id) => this.#approvals.get(id)));
     return records
       .filter((r): r is ApprovalRecord => r !== null)
