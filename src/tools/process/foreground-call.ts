@@ -1,6 +1,7 @@
 import Type from "typebox";
 import type { ToolExecutionContext, ToolResult } from "../../catalog/index.js";
-import { launchForTool, launchIdentity, type ProcessToolOptions } from "./process-tool-support.js";
+import { launchIdentity } from "./command-launch.js";
+import { launchForTool, type ProcessToolOptions } from "./process-tool-support.js";
 import { commandResult, runForeground } from "./run-command.js";
 
 /**
