@@ -130,6 +130,7 @@ export function mapAnthropicError(
   const data: Record<string, unknown> = { status, ...(type ? { type } : {}) };
   const retryAfterMs = err.headers ? parseRetryAfterMs((name) => err.headers?.get(name)) : undefined;
   if (retryAfterMs !== undefined) data.retryAfterMs = retryAfterMs;
+  const failed = { where, model, detail, cause: err, data };
   if (status === 429 || type === "rate_limit_error") {
     return modelError("MODEL_RATE_LIMITED", `Model server ${where} is rate limiting (${detail})`, err, data);
   }
@@ -140,7 +141,7 @@ export function mapAnthropicError(
     status === 413 ||
     (status === 400 && /prompt is too long|context (window|length)|too many tokens/i.test(detail))
   ) {
-    return contextTooLongError(where, model, detail, err, data);
+    return contextTooLongError(failed);
   }
-  return statusModelError(status, [408, 504], where, model, detail, err, data);
+  return statusModelError(failed, status, [408, 504]);
 }

@@ -25,14 +25,20 @@ export function snippet(text: string): string {
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
 }
 
+/** A request the server answered with an error status, as the error message describes it. */
+export interface FailedModelRequest {
+  /** The server, as messages name it. */
+  readonly where: string;
+  readonly model: string;
+  /** Status and the server's message, shown in parentheses. */
+  readonly detail: string;
+  readonly cause: unknown;
+  readonly data: Record<string, unknown>;
+}
+
 /** The request's history is longer than the model takes: the context budget must shrink it. */
-export function contextTooLongError(
-  where: string,
-  model: string,
-  detail: string,
-  cause: unknown,
-  data: Record<string, unknown>,
-): RunnerError {
+export function contextTooLongError(failed: FailedModelRequest): RunnerError {
+  const { where, model, detail, cause, data } = failed;
   return modelError(
     "MODEL_CONTEXT_TOO_LONG",
     `Model server ${where} rejected the request as too long for model "${model}" (${detail}); lower the agent's context_budget or the model's context_window`,
@@ -46,14 +52,11 @@ export function contextTooLongError(
  * (5xx), refused credentials (401, 403), else a request the server rejects.
  */
 export function statusModelError(
+  failed: FailedModelRequest,
   status: number,
   timeoutStatuses: readonly number[],
-  where: string,
-  model: string,
-  detail: string,
-  cause: unknown,
-  data: Record<string, unknown>,
 ): RunnerError {
+  const { where, model, detail, cause, data } = failed;
   if (timeoutStatuses.includes(status)) {
     return modelError("MODEL_TIMEOUT", `Model server ${where} timed out (${detail})`, cause, data);
   }

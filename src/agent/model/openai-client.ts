@@ -147,6 +147,7 @@ function httpError(
   const detail = `HTTP ${status}: ${serverMessage(text)}`;
   const data: Record<string, unknown> = { status };
   if (retryAfter !== undefined) data.retryAfterMs = retryAfter;
+  const failed = { where, model, detail, cause: undefined, data };
   if (status === 503 || status === 529) {
     return modelError("MODEL_OVERLOADED", `Model server ${where} is overloaded (${detail})`, undefined, data);
   }
@@ -154,7 +155,7 @@ function httpError(
     (status === 400 || status === 413) &&
     /context_length_exceeded|maximum context length|too many tokens|prompt is too long/i.test(text)
   ) {
-    return contextTooLongError(where, model, detail, undefined, data);
+    return contextTooLongError(failed);
   }
   if (status === 429) {
     return modelError(
@@ -164,7 +165,7 @@ function httpError(
       data,
     );
   }
-  return statusModelError(status, [408], where, model, detail, undefined, data);
+  return statusModelError(failed, status, [408]);
 }
 
 // The server's own error message when it sends the usual {"error":{"message":...}} body.
