@@ -1,14 +1,12 @@
 import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
 import { Redis } from "ioredis";
-import { Type } from "typebox";
-import { stringify } from "yaml";
 import { enqueueAgentRun } from "../src/queue/index.js";
-import { defineTool, toolSuccess } from "../src/tools/index.js";
 import { agentQueue, testPayload, testRunDeps } from "../test/helpers/agent-harness.js";
 import { startRedisServer } from "../test/helpers/redis-server.js";
 import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
 import { startAgentWorker } from "../workers/agent-worker.js";
+import { noopReadTool, readFilesScript } from "./agent-workload.js";
 
 /**
  * CPU profile of the worker path of agent tool calls (issue 20 point 1): the agent side of
@@ -32,25 +30,6 @@ interface CpuProfile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
-}
-
-function noopReadTool() {
-  return defineTool({
-    name: "read_file",
-    description: "Returns at once (benchmark tool)",
-    parameters: Type.Object({ path: Type.String() }),
-    capabilities: ["fs.read"],
-    execute: async (args) => toolSuccess(`contents of ${args.path}`),
-  });
-}
-
-function script(): string {
-  const turns: unknown[] = [];
-  for (let i = 0; i < CALLS_PER_RUN; i++) {
-    turns.push({ tool_calls: [{ name: "read_file", arguments: { path: `f${i}.txt` } }] });
-  }
-  turns.push({ content: "done" });
-  return stringify(turns);
 }
 
 /** Self time by function, largest first, as "share  name file:line". */
@@ -81,7 +60,7 @@ async function main(): Promise<void> {
       redis: depsRedis,
       keyPrefix: prefix,
       tools: [noopReadTool()],
-      script: script(),
+      script: readFilesScript(CALLS_PER_RUN),
     });
     const round = async (count: number, session?: Session): Promise<CpuProfile | undefined> => {
       const queue = agentQueue(admin, prefix);

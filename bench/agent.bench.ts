@@ -1,13 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { type Job, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { Type } from "typebox";
-import { stringify } from "yaml";
 import { type AgentJobPayload, bullPrefix, enqueueAgentRun } from "../src/queue/index.js";
-import { defineTool, toolSuccess } from "../src/tools/index.js";
 import { agentQueue, testPayload, testRunDeps } from "../test/helpers/agent-harness.js";
 import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
 import { startAgentWorker } from "../workers/agent-worker.js";
+import { noopReadTool, readFilesScript } from "./agent-workload.js";
 import { runStandalone } from "./standalone.js";
 
 /**
@@ -75,26 +73,6 @@ export interface AgentBenchResult {
 
 const TARGET_RATIO = 0.5;
 
-/** A read-only no-op under a catalog name: returns at once, touches nothing. */
-function noopReadTool() {
-  return defineTool({
-    name: "read_file",
-    description: "Returns at once (benchmark tool)",
-    parameters: Type.Object({ path: Type.String() }),
-    capabilities: ["fs.read"],
-    execute: async (args) => toolSuccess(`contents of ${args.path}`),
-  });
-}
-
-function script(calls: number): string {
-  const turns: unknown[] = [];
-  for (let i = 0; i < calls; i++) {
-    turns.push({ tool_calls: [{ name: "read_file", arguments: { path: `f${i}.txt` } }] });
-  }
-  turns.push({ content: "done" });
-  return stringify(turns);
-}
-
 /** Runs the agent benchmark against `redisUrl` and removes its keys afterwards. */
 export async function runAgentBench(options: AgentBenchOptions): Promise<AgentBenchResult> {
   const callsPerRun = options.callsPerRun ?? 20;
@@ -108,7 +86,7 @@ export async function runAgentBench(options: AgentBenchOptions): Promise<AgentBe
       redis: depsRedis,
       keyPrefix: prefix,
       tools: [noopReadTool()],
-      script: script(callsPerRun),
+      script: readFilesScript(callsPerRun),
     });
     const agentSide = async (concurrency: number, runs: number, counter?: CommandCounter) => {
       const queue = agentQueue(admin, prefix);

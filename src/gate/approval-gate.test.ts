@@ -1,24 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { GATE_CONFIG } from "../../test/helpers/policy-and-gate.js";
 import type { RiskLevel } from "../catalog/index.js";
 import { type AllowAlwaysRecord, memoryAllowAlwaysStore } from "./allow-always.js";
 import { ApprovalGate } from "./approval-gate.js";
 import type { GateCall, GateConfig, GateContext, GuardAssessment } from "./gate-input.js";
 import type { GatePorts } from "./step.js";
-
-const BASE_CONFIG: GateConfig = {
-  autoApprove: [],
-  trustedChannels: [],
-  cliAutoApprove: false,
-  mode: "off",
-  unattendedPolicy: "deny",
-  smartModelConfigured: false,
-  elevated: { enabled: false, allowFrom: {} },
-  adminUsers: [],
-  execSecurity: "allowlist",
-  execAsk: "on-miss",
-  execHost: "local",
-  sessionExecMode: "auto",
-};
 
 const INTERACTIVE: GateContext = {
   unattended: false,
@@ -750,7 +736,7 @@ const CASES: Case[] = [
 
 describe("ApprovalGate.check, step by step", () => {
   it.each(CASES)("%s", async (_name, c, ctx, config, ports, expected) => {
-    const decision = await new ApprovalGate({ ...BASE_CONFIG, ...config }, ports).check(c, ctx);
+    const decision = await new ApprovalGate({ ...GATE_CONFIG, ...config }, ports).check(c, ctx);
     expect({ verdict: decision.verdict, step: decision.step }).toEqual({
       verdict: expected.verdict,
       step: expected.step,
@@ -766,7 +752,7 @@ describe("ApprovalGate.check, step by step", () => {
 });
 
 describe("human approval", () => {
-  const gate = new ApprovalGate(BASE_CONFIG);
+  const gate = new ApprovalGate(GATE_CONFIG);
 
   it("allows the exact approved call with approval source human", async () => {
     const c = exec();
@@ -810,7 +796,7 @@ describe("human approval", () => {
       [exec(), QUEUED, { autoApprove: ["exec"] }],
       [exec(), INTERACTIVE, { cliAutoApprove: true }],
     ] as const) {
-      const d = await new ApprovalGate({ ...BASE_CONFIG, ...config }).check(c, ctx);
+      const d = await new ApprovalGate({ ...GATE_CONFIG, ...config }).check(c, ctx);
       expect(d).toMatchObject({ verdict: "allow", approvalSource: "auto" });
     }
   });

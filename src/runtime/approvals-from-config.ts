@@ -10,6 +10,7 @@ import { type EchoRunnerConfig, optionalSecret } from "../config/index.js";
 import type { Logger } from "../logging/index.js";
 import type { DeepReadonly } from "../shared/index.js";
 import { chatNotifiersFromConfig } from "./chat-notifiers-from-config.js";
+import { smtpServerFromConfig } from "./smtp-from-config.js";
 import { storyReaderFromConfig } from "./story-from-config.js";
 
 /** The approval policy of config (waits, required approvals, self-approval, reminders, approvers). */
@@ -52,14 +53,7 @@ export function approvalsFromConfig(
   const password = smtp.user ? optionalSecret(smtp.password_env, env) : undefined;
   const notifiers = smtp.host
     ? createNotifiers({
-        smtp: {
-          host: smtp.host,
-          port: smtp.port,
-          secure: smtp.secure,
-          user: smtp.user,
-          ...(password ? { password } : {}),
-          from: smtp.from,
-        },
+        smtp: smtpServerFromConfig(smtp, password),
         logger,
       })
     : // No SMTP: the mail goes to the terminal, readable and clickable whatever the log format

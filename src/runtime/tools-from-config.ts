@@ -17,6 +17,7 @@ import {
   type WebFetchOptions,
   type WebSearchSettings,
 } from "../tools/index.js";
+import { smtpServerFromConfig } from "./smtp-from-config.js";
 
 /**
  * Config → the runtime of the web, knowledge, skills, media and messaging tools and the MCP server
@@ -105,12 +106,7 @@ export function messageSenderFromConfig(
       ? {}
       : {
           email: {
-            host: smtp.host,
-            port: smtp.port,
-            secure: smtp.secure,
-            user: smtp.user,
-            ...(password ? { password } : {}),
-            from: smtp.from,
+            ...smtpServerFromConfig(smtp, password),
             addressBook: Object.fromEntries(
               config.approvers.flatMap((a) => (a.email ? [[a.id, a.email]] : [])),
             ),

@@ -1,8 +1,14 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { RunnerError } from "../../shared/index.js";
+import type { RunnerError } from "../../shared/index.js";
 import { fromAnthropicMessage, toAnthropicRequest } from "./anthropic-wire.js";
 import type { ModelClient, ModelRequest, ModelResponse } from "./model-client.js";
-import type { ModelErrorCode } from "./model-errors.js";
+import {
+  contextTooLongError,
+  invalidClientOption,
+  modelError,
+  snippet,
+  statusModelError,
+} from "./model-http-errors.js";
 import { DEFAULT_MODEL_TIMEOUT_MS } from "./openai-client.js";
 import { parseRetryAfterMs } from "./retry-after.js";
 
@@ -34,20 +40,26 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   try {
     url = new URL(options.baseUrl);
   } catch {
-    throw invalidOption(
+    throw invalidClientOption(
+      "Anthropic",
       "baseUrl",
       "an absolute http(s) URL such as https://api.anthropic.com",
       options.baseUrl,
     );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw invalidOption("baseUrl", "an http: or https: URL", options.baseUrl);
+    throw invalidClientOption("Anthropic", "baseUrl", "an http: or https: URL", options.baseUrl);
   }
   if (url.username !== "" || url.password !== "") {
-    throw invalidOption("baseUrl", "a URL without credentials (pass the key as apiKey)", "(redacted)");
+    throw invalidClientOption(
+      "Anthropic",
+      "baseUrl",
+      "a URL without credentials (pass the key as apiKey)",
+      "(redacted)",
+    );
   }
   if (typeof options.model !== "string" || options.model.trim() === "") {
-    throw invalidOption("model", "a non-empty model name", options.model);
+    throw invalidClientOption("Anthropic", "model", "a non-empty model name", options.model);
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
   const client = new Anthropic({
@@ -118,6 +130,7 @@ export function mapAnthropicError(
   const data: Record<string, unknown> = { status, ...(type ? { type } : {}) };
   const retryAfterMs = err.headers ? parseRetryAfterMs((name) => err.headers?.get(name)) : undefined;
   if (retryAfterMs !== undefined) data.retryAfterMs = retryAfterMs;
+  const failed = { where, model, detail, cause: err, data };
   if (status === 429 || type === "rate_limit_error") {
     return modelError("MODEL_RATE_LIMITED", `Model server ${where} is rate limiting (${detail})`, err, data);
   }
@@ -128,53 +141,7 @@ export function mapAnthropicError(
     status === 413 ||
     (status === 400 && /prompt is too long|context (window|length)|too many tokens/i.test(detail))
   ) {
-    return modelError(
-      "MODEL_CONTEXT_TOO_LONG",
-      `Model server ${where} rejected the request as too long for model "${model}" (${detail}); lower the agent's context_budget or the model's context_window`,
-      err,
-      data,
-    );
+    return contextTooLongError(failed);
   }
-  if (status === 408 || status === 504) {
-    return modelError("MODEL_TIMEOUT", `Model server ${where} timed out (${detail})`, err, data);
-  }
-  if (status >= 500)
-    return modelError("MODEL_UNAVAILABLE", `Model server ${where} failed (${detail})`, err, data);
-  if (status === 401 || status === 403) {
-    return modelError(
-      "MODEL_AUTH_FAILED",
-      `Model server ${where} refused the credentials (${detail}); check the API key configured for it`,
-      err,
-      data,
-    );
-  }
-  return modelError(
-    "MODEL_REQUEST_REJECTED",
-    `Model server ${where} rejected the request for model "${model}" (${detail}); check the base URL, model name and tool schemas`,
-    err,
-    data,
-  );
-}
-
-function snippet(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  if (flat === "") return "(empty body)";
-  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
-}
-
-function modelError(
-  code: ModelErrorCode,
-  message: string,
-  cause?: unknown,
-  data: Record<string, unknown> = {},
-): RunnerError {
-  return new RunnerError(code, message, { cause, data });
-}
-
-function invalidOption(name: string, allowed: string, value: unknown): RunnerError {
-  return new RunnerError(
-    "CONFIG_INVALID",
-    `Anthropic model client: ${name} must be ${allowed}, got ${JSON.stringify(value) ?? String(value)}`,
-    { data: { option: name } },
-  );
+  return statusModelError(failed, status, [408, 504]);
 }

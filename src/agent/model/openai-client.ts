@@ -1,6 +1,12 @@
-import { RunnerError } from "../../shared/index.js";
+import type { RunnerError } from "../../shared/index.js";
 import type { ModelClient, ModelRequest, ModelResponse } from "./model-client.js";
-import type { ModelErrorCode } from "./model-errors.js";
+import {
+  contextTooLongError,
+  invalidClientOption,
+  modelError,
+  snippet,
+  statusModelError,
+} from "./model-http-errors.js";
 import { fromWireResponse, toWireRequest } from "./openai-wire.js";
 import { parseRetryAfterMs } from "./retry-after.js";
 
@@ -32,11 +38,16 @@ export interface OpenAiClientOptions {
 export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
   const endpoint = resolveEndpoint(options.baseUrl);
   if (typeof options.model !== "string" || options.model.trim() === "") {
-    throw invalidOption("model", "a non-empty model name", options.model);
+    throw invalidClientOption("OpenAI-compatible", "model", "a non-empty model name", options.model);
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
-    throw invalidOption("timeoutMs", "a positive whole number of milliseconds", timeoutMs);
+    throw invalidClientOption(
+      "OpenAI-compatible",
+      "timeoutMs",
+      "a positive whole number of milliseconds",
+      timeoutMs,
+    );
   }
   const headers: Record<string, string> = { "content-type": "application/json", ...options.headers };
   if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`;
@@ -105,13 +116,23 @@ function resolveEndpoint(baseUrl: string): URL {
   try {
     url = new URL(baseUrl);
   } catch {
-    throw invalidOption("baseUrl", "an absolute http(s) URL such as https://api.openai.com/v1", baseUrl);
+    throw invalidClientOption(
+      "OpenAI-compatible",
+      "baseUrl",
+      "an absolute http(s) URL such as https://api.openai.com/v1",
+      baseUrl,
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw invalidOption("baseUrl", "an http: or https: URL", baseUrl);
+    throw invalidClientOption("OpenAI-compatible", "baseUrl", "an http: or https: URL", baseUrl);
   }
   if (url.username !== "" || url.password !== "") {
-    throw invalidOption("baseUrl", "a URL without credentials (pass the key as apiKey)", "(redacted)");
+    throw invalidClientOption(
+      "OpenAI-compatible",
+      "baseUrl",
+      "a URL without credentials (pass the key as apiKey)",
+      "(redacted)",
+    );
   }
   return new URL(`${url.pathname.replace(/\/+$/, "")}/chat/completions`, url);
 }
@@ -126,6 +147,7 @@ function httpError(
   const detail = `HTTP ${status}: ${serverMessage(text)}`;
   const data: Record<string, unknown> = { status };
   if (retryAfter !== undefined) data.retryAfterMs = retryAfter;
+  const failed = { where, model, detail, cause: undefined, data };
   if (status === 503 || status === 529) {
     return modelError("MODEL_OVERLOADED", `Model server ${where} is overloaded (${detail})`, undefined, data);
   }
@@ -133,12 +155,7 @@ function httpError(
     (status === 400 || status === 413) &&
     /context_length_exceeded|maximum context length|too many tokens|prompt is too long/i.test(text)
   ) {
-    return modelError(
-      "MODEL_CONTEXT_TOO_LONG",
-      `Model server ${where} rejected the request as too long for model "${model}" (${detail}); lower the agent's context_budget or the model's context_window`,
-      undefined,
-      data,
-    );
+    return contextTooLongError(failed);
   }
   if (status === 429) {
     return modelError(
@@ -148,25 +165,7 @@ function httpError(
       data,
     );
   }
-  if (status === 408)
-    return modelError("MODEL_TIMEOUT", `Model server ${where} timed out (${detail})`, undefined, data);
-  if (status >= 500) {
-    return modelError("MODEL_UNAVAILABLE", `Model server ${where} failed (${detail})`, undefined, data);
-  }
-  if (status === 401 || status === 403) {
-    return modelError(
-      "MODEL_AUTH_FAILED",
-      `Model server ${where} refused the credentials (${detail}); check the API key configured for it`,
-      undefined,
-      data,
-    );
-  }
-  return modelError(
-    "MODEL_REQUEST_REJECTED",
-    `Model server ${where} rejected the request for model "${model}" (${detail}); check the base URL, model name and tool schemas`,
-    undefined,
-    data,
-  );
+  return statusModelError(failed, status, [408]);
 }
 
 // The server's own error message when it sends the usual {"error":{"message":...}} body.
@@ -179,27 +178,4 @@ function serverMessage(text: string): string {
     // Not JSON: show the start of the body.
   }
   return snippet(text);
-}
-
-function snippet(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  if (flat === "") return "(empty body)";
-  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
-}
-
-function modelError(
-  code: ModelErrorCode,
-  message: string,
-  cause?: unknown,
-  data: Record<string, unknown> = {},
-): RunnerError {
-  return new RunnerError(code, message, { cause, data });
-}
-
-function invalidOption(name: string, allowed: string, value: unknown): RunnerError {
-  return new RunnerError(
-    "CONFIG_INVALID",
-    `OpenAI-compatible model client: ${name} must be ${allowed}, got ${JSON.stringify(value) ?? String(value)}`,
-    { data: { option: name } },
-  );
 }

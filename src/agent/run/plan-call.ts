@@ -39,6 +39,23 @@ function policyDenial(reason: string, risk: GateDecision["risk"]): GateDecision 
   };
 }
 
+/** Audits the decision about one call (key `key`) of tool `name` in the scope's run. */
+function auditDecision(
+  scope: RunScope,
+  name: string,
+  key: string,
+  decision: GateDecision,
+  capabilities: readonly string[],
+): Promise<void> {
+  return scope.deps.audit.decision({
+    payload: scope.payload,
+    tool: name,
+    decision,
+    capabilities,
+    idempotencyKey: key,
+  });
+}
+
 /** A call of a vetoed batch: audited as a denial before the gate (step 0), its result journalled. */
 export async function vetoedCall(
   scope: RunScope,
@@ -47,13 +64,7 @@ export async function vetoedCall(
   key: string,
 ): Promise<CallPlan> {
   const decision = policyDenial(reason, scope.deps.registry.get(name)?.riskLevel ?? "exec");
-  await scope.deps.audit.decision({
-    payload: scope.payload,
-    tool: name,
-    decision,
-    capabilities: [],
-    idempotencyKey: key,
-  });
+  await auditDecision(scope, name, key, decision, []);
   return { kind: "result", result: toolFailure("denied", reason) };
 }
 
@@ -102,13 +113,7 @@ export async function planCall(
       `Tool "${name}" is not available to this run (unknown or not present)`,
       "exec",
     );
-    await deps.audit.decision({
-      payload,
-      tool: name,
-      decision,
-      capabilities: [],
-      idempotencyKey: ctx.idempotencyKey,
-    });
+    await auditDecision(scope, name, ctx.idempotencyKey, decision, []);
     return { kind: "result", result: toolFailure("denied", decision.reason) };
   }
   const validation = validateAnyToolArgs(tool, rawArgs);
@@ -121,13 +126,7 @@ export async function planCall(
   if (!policyDecision.allowed) {
     const reason = policyDecision.removedBy?.reason ?? `Tool "${name}" is not allowed for this run`;
     const decision = policyDenial(reason, risk);
-    await deps.audit.decision({
-      payload,
-      tool: name,
-      decision,
-      capabilities: policyDecision.capabilities,
-      idempotencyKey: ctx.idempotencyKey,
-    });
+    await auditDecision(scope, name, ctx.idempotencyKey, decision, policyDecision.capabilities);
     return { kind: "result", result: toolFailure("denied", reason) };
   }
   const guard = await deps.guard.assess(name, args, ctx);
@@ -186,13 +185,7 @@ export async function planCall(
         break;
     }
   }
-  await deps.audit.decision({
-    payload,
-    tool: name,
-    decision,
-    capabilities: policyDecision.capabilities,
-    idempotencyKey: ctx.idempotencyKey,
-  });
+  await auditDecision(scope, name, ctx.idempotencyKey, decision, policyDecision.capabilities);
   if (decision.verdict === "deny") return { kind: "result", result: toolFailure("denied", decision.reason) };
   if (decision.verdict === "ask") {
     // Asking a person acts on the model's response (a mail goes out): record the response first.

@@ -2,7 +2,14 @@ import { createHash } from "node:crypto";
 import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import Type from "typebox";
-import { defineTool, type Tool, type ToolReadiness, toolFailure, toolSuccess } from "../../catalog/index.js";
+import {
+  defineTool,
+  type Tool,
+  type ToolReadiness,
+  type ToolResult,
+  toolFailure,
+  toolSuccess,
+} from "../../catalog/index.js";
 import { resolveInside } from "../inside-path.js";
 import { chunkText, type KnowledgeChunk } from "./knowledge-chunks.js";
 import { type KnowledgeStore, knowledgeScope } from "./knowledge-store.js";
@@ -34,6 +41,21 @@ const KnowledgeIndexParams = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/**
+ * What a knowledge tool call works on: the store and the workspace's real path, or the failure the
+ * tool returns (no store: `not_ready`; no workspace on disk: `business`).
+ */
+export async function knowledgeWorkspace(
+  store: KnowledgeStore | undefined,
+  workspace: string,
+): Promise<{ ok: true; store: KnowledgeStore; root: string } | { ok: false; result: ToolResult }> {
+  if (!store) return { ok: false, result: toolFailure("not_ready", knowledgeReadiness(store).detail) };
+  const root = await realpath(workspace).catch(() => undefined);
+  if (!root)
+    return { ok: false, result: toolFailure("business", `the workspace ${workspace} does not exist`) };
+  return { ok: true, store, root };
+}
 
 /** Readiness of the knowledge tools: they need Redis. */
 export function knowledgeReadiness(store: KnowledgeStore | undefined): ToolReadiness {
@@ -67,16 +89,16 @@ export function createKnowledgeIndexTool(
     timeoutSeconds: 300,
     readinessDetail: () => knowledgeReadiness(store),
     async execute(args, ctx) {
-      if (!store) return toolFailure("not_ready", knowledgeReadiness(store).detail);
-      const root = await realpath(ctx.workspace).catch(() => undefined);
-      if (!root) return toolFailure("business", `the workspace ${ctx.workspace} does not exist`);
+      const workspace = await knowledgeWorkspace(store, ctx.workspace);
+      if (!workspace.ok) return workspace.result;
+      const { root } = workspace;
       const start = await resolveInside(root, args.path ?? ".");
       if (!start.ok) return toolFailure("denied", `knowledge_index: ${start.problem}`);
       const limit = args.max_files ?? KNOWLEDGE_DEFAULT_FILES;
       const walked = await walk(root, start.path, limit);
       const prefix = toRel(root, start.path);
       const seen = new Set(walked.files.map((f) => f.rel));
-      const summary = await store.update(knowledgeScope(root), async (snapshot) => {
+      const summary = await workspace.store.update(knowledgeScope(root), async (snapshot) => {
         const put = new Map<string, { sha256: string; chunks: readonly KnowledgeChunk[] }>();
         let unchanged = 0;
         let added = 0;

@@ -1,7 +1,6 @@
-import { realpath } from "node:fs/promises";
 import Type from "typebox";
-import { defineTool, type Tool, toolFailure, toolSuccess } from "../../catalog/index.js";
-import { knowledgeReadiness } from "./knowledge-index.js";
+import { defineTool, type Tool, toolSuccess } from "../../catalog/index.js";
+import { knowledgeReadiness, knowledgeWorkspace } from "./knowledge-index.js";
 import { type KnowledgeStore, knowledgeScope } from "./knowledge-store.js";
 
 /** Characters of each hit's text shown. */
@@ -35,11 +34,11 @@ export function createKnowledgeSearchTool(
     idempotent: true,
     readinessDetail: () => knowledgeReadiness(store),
     async execute(args, ctx) {
-      if (!store) return toolFailure("not_ready", knowledgeReadiness(store).detail);
-      const root = await realpath(ctx.workspace).catch(() => undefined);
-      if (!root) return toolFailure("business", `the workspace ${ctx.workspace} does not exist`);
+      const workspace = await knowledgeWorkspace(store, ctx.workspace);
+      if (!workspace.ok) return workspace.result;
+      const { root } = workspace;
       const scope = knowledgeScope(root);
-      const snapshot = await store.read(scope);
+      const snapshot = await workspace.store.read(scope);
       if (snapshot.files.size === 0) {
         return toolSuccess("The knowledge base of this workspace is empty; run knowledge_index first.", {
           results: [],
@@ -54,7 +53,7 @@ export function createKnowledgeSearchTool(
         .slice(0, args.limit ?? 8);
       if (hits.length === 0)
         return toolSuccess(`No passages match ${JSON.stringify(args.query)}.`, { results: [] });
-      const texts = await store.chunkTexts(
+      const texts = await workspace.store.chunkTexts(
         scope,
         hits.map((h) => String(h.id)),
       );

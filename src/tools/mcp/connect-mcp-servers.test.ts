@@ -3,13 +3,17 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ATTENDED,
+  openPolicyInput,
+  policyThenGate,
+  UNATTENDED,
+} from "../../../test/helpers/policy-and-gate.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../../test/helpers/test-redis.js";
 import { callTool, journalledCall, toolContext } from "../../../test/helpers/tool-call.js";
 import type { AnyTool } from "../../catalog/index.js";
-import { ApprovalGate, type GateConfig, type GateContext } from "../../gate/index.js";
 import { Journal } from "../../journal/index.js";
-import { checkToolCall, resolveToolPolicy, type ToolPolicyInput } from "../../policy/index.js";
-import { hashCanonical } from "../../shared/index.js";
+import { checkToolCall, resolveToolPolicy } from "../../policy/index.js";
 import { createToolRegistry } from "../registry/registry.js";
 import { type ConnectedMcpServers, connectMcpServers } from "./connect-mcp-servers.js";
 
@@ -118,25 +122,8 @@ describe("connectMcpServers over stdio", () => {
   });
 
   it("passes policy and the gate like a built-in tool: exec needs a person, read-only does not", async () => {
-    const registry = createToolRegistry(mcp.tools);
-    const input: ToolPolicyInput = {
-      tools: registry.describe({ networkAvailable: true }),
-      profile: "full",
-      lists: [],
-      securityProfile: "personal_cli",
-      networkPolicy: "allow",
-      allowedHosts: [],
-      sessionMode: "full",
-      restrictToWorkspace: true,
-      jobSubsets: [],
-      deferred: [],
-    };
-    const resolution = resolveToolPolicy(input);
-    const gate = new ApprovalGate(GATE_CONFIG, {});
-    const decide = async (name: string, args: Record<string, unknown>, ctx: GateContext) => {
-      const policy = checkToolCall(resolution, name, args);
-      return gate.check({ tool: name, args, risk: policy.risk.level, argsHash: hashCanonical(args) }, ctx);
-    };
+    const input = openPolicyInput(createToolRegistry(mcp.tools).describe({ networkAvailable: true }));
+    const decide = policyThenGate(resolveToolPolicy(input));
     expect((await decide("mcp__fixture__echo", { text: "x" }, UNATTENDED)).verdict).toBe("allow");
     expect((await decide("mcp__fixture__add_note", { note: "x" }, ATTENDED)).verdict).toBe("ask");
     expect((await decide("mcp__fixture__add_note", { note: "x" }, UNATTENDED)).verdict).toBe("deny");
@@ -167,28 +154,3 @@ describe("connectMcpServers over stdio", () => {
     expect(result).toMatchObject({ success: false, errorKind: "not_ready" });
   }, 30_000);
 });
-
-const GATE_CONFIG: GateConfig = {
-  autoApprove: [],
-  trustedChannels: [],
-  cliAutoApprove: false,
-  mode: "off",
-  unattendedPolicy: "deny",
-  smartModelConfigured: false,
-  elevated: { enabled: false, allowFrom: {} },
-  adminUsers: [],
-  execSecurity: "allowlist",
-  execAsk: "on-miss",
-  execHost: "local",
-  sessionExecMode: "auto",
-};
-const ATTENDED: GateContext = {
-  unattended: false,
-  cronAuthorized: false,
-  channel: "api",
-  userId: "ann",
-  agentId: "agent-1",
-  parentExecutionId: null,
-  interactive: false,
-};
-const UNATTENDED: GateContext = { ...ATTENDED, unattended: true, channel: "cron" };

@@ -1,24 +1,26 @@
 import type { ResultPromise } from "execa";
 import { type Clock, RunnerError } from "../../shared/index.js";
 import { bashReadiness, bashScriptArgs, locateBash } from "./bash-shell.js";
+import { type CommandLaunch, launchIdentity } from "./command-launch.js";
 import { OutputLog, type OutputPage } from "./output-buffer.js";
 import { signalGroup } from "./process-group.js";
 
 /** What starts and stops process groups (the {@link ProcessSupervisor}). */
 export interface ProcessSpawner {
-  spawn(
-    runId: string,
-    file: string,
-    args: readonly string[],
-    options: {
-      cwd: string;
-      env: Record<string, string>;
-      stdin: "ignore" | "pipe";
-      uid?: number;
-      gid?: number;
-    },
-  ): ResultPromise;
+  spawn(runId: string, file: string, args: readonly string[], options: ProcessSpawnOptions): ResultPromise;
   terminate(pid: number, signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** How one process group is started: where, with what environment and stdin, as whom. */
+export interface ProcessSpawnOptions {
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  readonly stdin: "ignore" | "pipe";
+  /** Text written to stdin (then closed), in place of `stdin`. */
+  readonly input?: string;
+  /** Start the process as this uid / gid (the sandbox's, when the worker is root). */
+  readonly uid?: number;
+  readonly gid?: number;
 }
 
 /** Options of one background process. */
@@ -36,14 +38,7 @@ export interface BackgroundProcessOptions {
    * How the exec host runs the command (a sandbox of its own: program, arguments, environment,
    * identity); when given it replaces `bash -c command`, and `dispose` runs once the process ended.
    */
-  readonly launch?: {
-    readonly file: string;
-    readonly args: readonly string[];
-    readonly env: Record<string, string>;
-    readonly uid?: number;
-    readonly gid?: number;
-    dispose(): Promise<void>;
-  };
+  readonly launch?: CommandLaunch;
   /** Output kept (the latest chars), chars. */
   readonly outputMaxChars: number;
   readonly startedAt: number;
@@ -99,8 +94,7 @@ export class BackgroundProcess {
           cwd: options.cwd,
           env: launch.env,
           stdin: "pipe",
-          ...(launch.uid === undefined ? {} : { uid: launch.uid }),
-          ...(launch.gid === undefined ? {} : { gid: launch.gid }),
+          ...launchIdentity(launch),
         })
       : spawner.spawn(runId, bash, bashScriptArgs(options.command), {
           cwd: options.cwd,

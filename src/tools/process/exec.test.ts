@@ -1,7 +1,7 @@
 import { mkdir, readFile, symlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createPathFence } from "../../guard/index.js";
 import { nodeFsView } from "../../platform/index.js";
 import {
@@ -10,16 +10,16 @@ import {
   fenceFactory,
   processToolOptions,
   tempWorkspace,
-  testSupervisor,
 } from "../registry/builtin-tools.fixture.js";
 import { invokeTool } from "../registry/invoke-tool.js";
 import { createExecTool } from "./exec.js";
 import { isAlive } from "./process-group.js";
+import { processToolTestSetup } from "./process-test-setup.fixture.js";
 
-const fence = fenceFactory(createPathFence, { homeDir: homedir(), fs: nodeFsView() });
-const supervisor = testSupervisor();
-afterAll(() => supervisor.close());
-const tool = createExecTool(processToolOptions(fence, supervisor));
+const { supervisor, toolOptions } = processToolTestSetup(
+  fenceFactory(createPathFence, { homeDir: homedir(), fs: nodeFsView() }),
+);
+const tool = createExecTool(toolOptions());
 
 async function exec(ws: string, args: Record<string, unknown>, t = tool) {
   return invokeTool(t, args, callContext(t, ws));
@@ -54,7 +54,7 @@ describe("exec", () => {
   it("gives the process only allow-listed variables, never secrets", async () => {
     const ws = await tempWorkspace();
     const secretive = createExecTool(
-      processToolOptions(fence, supervisor, {
+      toolOptions({
         env: {
           PATH: process.env.PATH,
           HOME: "/home/ann",
@@ -103,9 +103,7 @@ describe("exec", () => {
 
   it("caps the output it keeps and says how much was dropped", async () => {
     const ws = await tempWorkspace();
-    const capped = createExecTool(
-      processToolOptions(fence, supervisor, { limits: { execOutputMaxBytes: 1000 } }),
-    );
+    const capped = createExecTool(toolOptions({ limits: { execOutputMaxBytes: 1000 } }));
     const result = await exec(ws, { command: "head -c 50000 /dev/zero | tr '\\0' x" }, capped);
     expect(result.success).toBe(true);
     expect(result.output).toBe(`${"x".repeat(1000)}\n[49000 more bytes of output dropped]`);
@@ -157,7 +155,7 @@ describe("exec", () => {
 
   it("is not ready, and does not run, unless tools.exec.host is local", async () => {
     const ws = await tempWorkspace();
-    const sandboxed = createExecTool(processToolOptions(fence, supervisor, { execHost: "sandbox" }));
+    const sandboxed = createExecTool(toolOptions({ execHost: "sandbox" }));
     expect(sandboxed.readinessDetail()).toMatchObject({ ready: false });
     expect(sandboxed.readinessDetail().detail).toContain("tools.exec.host is sandbox");
     expect(await exec(ws, { command: "touch ran" }, sandboxed)).toMatchObject({ errorKind: "not_ready" });

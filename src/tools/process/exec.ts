@@ -1,18 +1,16 @@
 import Type, { type Static } from "typebox";
 import { defineTool, type Tool, toolFailure } from "../../catalog/index.js";
 import { bashReadiness, bashScriptArgs, locateBash } from "./bash-shell.js";
+import { foregroundCallFields, runForegroundCall } from "./foreground-call.js";
 import {
   cwdPermission,
   execReadiness,
   execToolTimeoutSeconds,
-  launchForTool,
-  launchIdentity,
   MAX_COMMAND_CHARS,
   type ProcessToolOptions,
   resolveProcessCwd,
   resolveTimeout,
 } from "./process-tool-support.js";
-import { commandResult, runForeground } from "./run-command.js";
 
 const ExecParams = Type.Object(
   {
@@ -21,23 +19,7 @@ const ExecParams = Type.Object(
       maxLength: MAX_COMMAND_CHARS,
       description: "Shell command, run with bash -c in the workspace",
     }),
-    cwd: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 4096,
-        description: "Working directory inside the workspace (default: the workspace)",
-      }),
-    ),
-    timeout_seconds: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 86_400,
-        description: "Kill the command after this many seconds (default 60)",
-      }),
-    ),
-    stdin: Type.Optional(
-      Type.String({ maxLength: 1_048_576, description: "Text written to the command's standard input" }),
-    ),
+    ...foregroundCallFields("command"),
   },
   { additionalProperties: false },
 );
@@ -66,26 +48,12 @@ export function createExecTool(options: ProcessToolOptions): Tool<typeof ExecPar
       if (!timeout.ok) return timeout.result;
       const cwd = await resolveProcessCwd(options, ctx, args.cwd);
       if (!cwd.ok) return cwd.result;
-      const launched = await launchForTool(options, ctx, cwd.path, [
-        bash.path,
-        ...bashScriptArgs(args.command),
-      ]);
-      if (!launched.ok) return launched.result;
-      const { launch } = launched;
-      try {
-        const outcome = await runForeground(options.processes, ctx.executionId, launch.file, launch.args, {
-          cwd: cwd.path,
-          env: launch.env,
-          ...launchIdentity(launch),
-          ...(args.stdin === undefined ? {} : { input: args.stdin }),
-          timeoutMs: timeout.seconds * 1000,
-          outputMaxBytes: limits.execOutputMaxBytes,
-          clock: options.clock,
-        });
-        return commandResult(outcome, timeout.seconds);
-      } finally {
-        await launch.dispose();
-      }
+      return runForegroundCall(options, ctx, {
+        cwd: cwd.path,
+        command: [bash.path, ...bashScriptArgs(args.command)],
+        ...(args.stdin === undefined ? {} : { stdin: args.stdin }),
+        timeoutSeconds: timeout.seconds,
+      });
     },
   });
 }

@@ -1,31 +1,25 @@
 import { mkdir, readdir, readFile, symlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createPathFence } from "../../guard/index.js";
 import { nodeFsView } from "../../platform/index.js";
-import {
-  callContext,
-  eventually,
-  fenceFactory,
-  processToolOptions,
-  tempWorkspace,
-  testSupervisor,
-} from "../registry/builtin-tools.fixture.js";
+import { callContext, eventually, fenceFactory, tempWorkspace } from "../registry/builtin-tools.fixture.js";
 import { invokeTool } from "../registry/invoke-tool.js";
 import { locateBash } from "./bash-shell.js";
 import { createExecuteCodeTool, findInterpreters } from "./execute-code.js";
 import { isAlive } from "./process-group.js";
+import { processToolTestSetup } from "./process-test-setup.fixture.js";
 
-const fence = fenceFactory(createPathFence, { homeDir: homedir(), fs: nodeFsView() });
-const supervisor = testSupervisor();
-afterAll(() => supervisor.close());
+const { toolOptions } = processToolTestSetup(
+  fenceFactory(createPathFence, { homeDir: homedir(), fs: nodeFsView() }),
+);
 
 async function codeTool(env?: NodeJS.ProcessEnv) {
   const tempDir = await tempWorkspace("code-tmp");
   return {
     tempDir,
-    tool: createExecuteCodeTool({ ...processToolOptions(fence, supervisor, env ? { env } : {}), tempDir }),
+    tool: createExecuteCodeTool({ ...toolOptions(env ? { env } : {}), tempDir }),
   };
 }
 

@@ -6,17 +6,15 @@ import Type, { type Static } from "typebox";
 import { defineTool, type Tool, toolFailure } from "../../catalog/index.js";
 import { SANDBOX_CODE_DIR, SANDBOX_PATH } from "../sandbox/index.js";
 import { BASH_FLAGS, locateBash } from "./bash-shell.js";
+import { foregroundCallFields, runForegroundCall } from "./foreground-call.js";
 import {
   cwdPermission,
   execReadiness,
   execToolTimeoutSeconds,
-  launchForTool,
-  launchIdentity,
   type ProcessToolOptions,
   resolveProcessCwd,
   resolveTimeout,
 } from "./process-tool-support.js";
-import { commandResult, runForeground } from "./run-command.js";
 
 /** Languages execute_code runs, each by an interpreter found on PATH. */
 export const CODE_LANGUAGES = ["node", "python3", "bash"] as const;
@@ -33,23 +31,7 @@ const ExecuteCodeParams = Type.Object(
   {
     language: Type.Enum(CODE_LANGUAGES, { description: "node (an ES module), python3 or bash" }),
     code: Type.String({ minLength: 1, maxLength: 1_048_576, description: "The program's source" }),
-    cwd: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 4096,
-        description: "Working directory inside the workspace (default: the workspace)",
-      }),
-    ),
-    timeout_seconds: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 86_400,
-        description: "Kill the program after this many seconds (default 60)",
-      }),
-    ),
-    stdin: Type.Optional(
-      Type.String({ maxLength: 1_048_576, description: "Text written to the program's standard input" }),
-    ),
+    ...foregroundCallFields("program"),
   },
   { additionalProperties: false },
 );
@@ -129,23 +111,13 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): Tool<typ
         const inside =
           options.execHost === "sandbox" ? join(SANDBOX_CODE_DIR, FILE_NAMES[args.language]) : file;
         const argv = args.language === "bash" ? [...BASH_FLAGS, inside] : [inside];
-        const launched = await launchForTool(options, ctx, cwd.path, [interpreter, ...argv], dir);
-        if (!launched.ok) return launched.result;
-        const { launch } = launched;
-        try {
-          const outcome = await runForeground(options.processes, ctx.executionId, launch.file, launch.args, {
-            cwd: cwd.path,
-            env: launch.env,
-            ...launchIdentity(launch),
-            ...(args.stdin === undefined ? {} : { input: args.stdin }),
-            timeoutMs: timeout.seconds * 1000,
-            outputMaxBytes: limits.execOutputMaxBytes,
-            clock: options.clock,
-          });
-          return commandResult(outcome, timeout.seconds);
-        } finally {
-          await launch.dispose();
-        }
+        return await runForegroundCall(options, ctx, {
+          cwd: cwd.path,
+          command: [interpreter, ...argv],
+          codeDir: dir,
+          ...(args.stdin === undefined ? {} : { stdin: args.stdin }),
+          timeoutSeconds: timeout.seconds,
+        });
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

@@ -1,26 +1,20 @@
 /** biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell syntax, not templates */
 import { homedir } from "node:os";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createPathFence } from "../../guard/index.js";
 import { nodeFsView } from "../../platform/index.js";
-import {
-  callContext,
-  eventually,
-  fenceFactory,
-  processToolOptions,
-  tempWorkspace,
-  testSupervisor,
-} from "../registry/builtin-tools.fixture.js";
+import { callContext, eventually, fenceFactory, tempWorkspace } from "../registry/builtin-tools.fixture.js";
 import { invokeTool } from "../registry/invoke-tool.js";
 import { locateBash } from "./bash-shell.js";
 import { childEnv, resolveEnvAllow } from "./child-env.js";
 import { createExecTool } from "./exec.js";
 import { createExecuteCodeTool } from "./execute-code.js";
 import { createProcessTool } from "./process.js";
+import { processToolTestSetup } from "./process-test-setup.fixture.js";
 
-const fence = fenceFactory(createPathFence, { homeDir: homedir(), fs: nodeFsView() });
-const supervisor = testSupervisor();
-afterAll(() => supervisor.close());
+const { toolOptions } = processToolTestSetup(
+  fenceFactory(createPathFence, { homeDir: homedir(), fs: nodeFsView() }),
+);
 
 // What the worker's environment could hold that would make a shell run code before the command.
 const HOSTILE_ENV = {
@@ -32,7 +26,7 @@ const HOSTILE_ENV = {
   BASHOPTS: "extglob",
   "BASH_FUNC_echo%%": "() { builtin echo hijacked; }",
 };
-const options = processToolOptions(fence, supervisor, { env: HOSTILE_ENV });
+const options = toolOptions({ env: HOSTILE_ENV });
 
 // Prints which shell runs the script and whether a bash-only construct works: dash fails `[[`.
 const PROBE =

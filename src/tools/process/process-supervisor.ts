@@ -1,7 +1,12 @@
 import { execa, type ResultPromise } from "execa";
 import type { Logger } from "../../logging/index.js";
 import type { Clock } from "../../shared/index.js";
-import { BackgroundProcess, type BackgroundProcessOptions } from "./background-process.js";
+import {
+  BackgroundProcess,
+  type BackgroundProcessOptions,
+  type ProcessSpawner,
+  type ProcessSpawnOptions,
+} from "./background-process.js";
 import { signalGroup } from "./process-group.js";
 
 /**
@@ -45,7 +50,7 @@ interface Tracked {
  * Groups are stopped when their run ends ({@link stopAllForRun}), when the worker exits (exit
  * hook) and when the worker dies without running any code (the reaper).
  */
-export class ProcessSupervisor {
+export class ProcessSupervisor implements ProcessSpawner {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #grace: number;
@@ -99,20 +104,7 @@ export class ProcessSupervisor {
    * Starts `file args` as the leader of a new process group owned by `runId` and tracks it until
    * it exits; when the leader exits, what is left of its group is killed.
    */
-  spawn(
-    runId: string,
-    file: string,
-    args: readonly string[],
-    options: {
-      cwd: string;
-      env: Record<string, string>;
-      stdin: "ignore" | "pipe";
-      input?: string;
-      /** Start the process as this uid / gid (the sandbox's, when the worker is root). */
-      uid?: number;
-      gid?: number;
-    },
-  ): ResultPromise {
+  spawn(runId: string, file: string, args: readonly string[], options: ProcessSpawnOptions): ResultPromise {
     const subprocess = execa(file, args, {
       cwd: options.cwd,
       ...(options.uid === undefined ? {} : { uid: options.uid }),

@@ -20,6 +20,7 @@ import {
 import type { SandboxHost } from "../sandbox/index.js";
 import { bashReadiness } from "./bash-shell.js";
 import { childEnv } from "./child-env.js";
+import type { CommandLaunch } from "./command-launch.js";
 import type { ProcessSupervisor } from "./process-supervisor.js";
 
 /** What exec, execute_code and process share. */
@@ -41,7 +42,6 @@ export interface ProcessToolOptions {
 /** The longest command string accepted (the command guard's own limit). */
 export const MAX_COMMAND_CHARS = 100_000;
 
-/**
 /**
  * Whether exec-class tools can run: on the local host with bash found (see bash-shell); in the
  * sandbox only when bubblewrap can make one here (never a silent fallback to the host); a remote
@@ -110,17 +110,6 @@ export async function resolveProcessCwd(
   return { ok: true, path: verdict.resolvedPath };
 }
 
-/** How to start one program of a tool: where and as whom, and what to clean up after it. */
-export interface CommandLaunch {
-  readonly file: string;
-  readonly args: readonly string[];
-  readonly env: Record<string, string>;
-  readonly uid?: number;
-  readonly gid?: number;
-  /** Stops what the launch started (the sandbox's proxy); call when the program has exited. */
-  dispose(): Promise<void>;
-}
-
 /**
  * `command` (program and arguments) as the configured host runs it: as is on the local host, inside
  * a fresh bubblewrap sandbox (one per call, one per process) on the sandbox host. Throws
@@ -173,14 +162,6 @@ export async function launchForTool(
     if (err instanceof RunnerError) return { ok: false, result: toolFailure("not_ready", err.message) };
     throw err;
   }
-}
-
-/** Where a launch's program runs as: the sandbox's uid / gid when set (spawn options). */
-export function launchIdentity(launch: CommandLaunch): { uid?: number; gid?: number } {
-  return {
-    ...(launch.uid === undefined ? {} : { uid: launch.uid }),
-    ...(launch.gid === undefined ? {} : { gid: launch.gid }),
-  };
 }
 
 /** The scrubbed environment of a tool's process, with PWD set to its cwd. */

@@ -1,24 +1,18 @@
 import { homedir } from "node:os";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ToolExecutionContext } from "../../catalog/index.js";
 import { createPathFence } from "../../guard/index.js";
 import { nodeFsView } from "../../platform/index.js";
-import {
-  callContext,
-  eventually,
-  fenceFactory,
-  processToolOptions,
-  tempWorkspace,
-  testSupervisor,
-} from "../registry/builtin-tools.fixture.js";
+import { callContext, eventually, fenceFactory, tempWorkspace } from "../registry/builtin-tools.fixture.js";
 import { invokeTool } from "../registry/invoke-tool.js";
 import { createProcessTool } from "./process.js";
 import { isAlive } from "./process-group.js";
+import { processToolTestSetup } from "./process-test-setup.fixture.js";
 
-const fence = fenceFactory(createPathFence, { homeDir: homedir(), fs: nodeFsView() });
-const supervisor = testSupervisor();
-afterAll(() => supervisor.close());
-const tool = createProcessTool(processToolOptions(fence, supervisor));
+const { supervisor, toolOptions } = processToolTestSetup(
+  fenceFactory(createPathFence, { homeDir: homedir(), fs: nodeFsView() }),
+);
+const tool = createProcessTool(toolOptions());
 
 async function call(ctx: ToolExecutionContext, args: Record<string, unknown>, t = tool) {
   return invokeTool(t, args, ctx);
@@ -104,9 +98,7 @@ describe("process", () => {
   });
 
   it("refuses to start more processes than a run may have", async () => {
-    const limited = createProcessTool(
-      processToolOptions(fence, supervisor, { limits: { processMaxPerRun: 2 } }),
-    );
+    const limited = createProcessTool(toolOptions({ limits: { processMaxPerRun: 2 } }));
     const ctx = callContext(limited, await tempWorkspace());
     await call(ctx, { action: "start", command: "sleep 30" }, limited);
     await call(ctx, { action: "start", command: "sleep 30" }, limited);

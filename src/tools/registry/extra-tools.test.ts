@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
+import {
+  ATTENDED,
+  openPolicyInput,
+  policyThenGate,
+  UNATTENDED,
+} from "../../../test/helpers/policy-and-gate.js";
 import { catalogEntry } from "../../catalog/index.js";
-import { ApprovalGate, type GateConfig, type GateContext } from "../../gate/index.js";
-import { checkToolCall, resolveToolPolicy, type ToolPolicyInput } from "../../policy/index.js";
-import { hashCanonical, ManualClock } from "../../shared/index.js";
+import { resolveToolPolicy, type ToolPolicyInput } from "../../policy/index.js";
+import { ManualClock } from "../../shared/index.js";
 import { createExtraTools, type ExtraToolRuntime } from "./extra-tools.js";
 import { createToolRegistry } from "./registry.js";
 
@@ -79,18 +84,7 @@ describe("policy and gate over the extra tools", () => {
   const descriptors = createToolRegistry(createExtraTools(BARE))
     .describe({ networkAvailable: true })
     .map((d) => ({ ...d, state: { ready: true, enabled: true, detail: "ready" } }));
-  const base: ToolPolicyInput = {
-    tools: descriptors,
-    profile: "full",
-    lists: [],
-    securityProfile: "personal_cli",
-    networkPolicy: "allow",
-    allowedHosts: [],
-    sessionMode: "full",
-    restrictToWorkspace: true,
-    jobSubsets: [],
-    deferred: [],
-  };
+  const base = openPolicyInput(descriptors);
   const allowed = (input: Partial<ToolPolicyInput>) =>
     [...resolveToolPolicy({ ...base, ...input }).allowed].sort();
 
@@ -148,8 +142,7 @@ describe("policy and gate over the extra tools", () => {
     expect(allowed(input)).toEqual(NAMES.filter((n) => !removed.includes(n)).sort());
   });
 
-  const gate = new ApprovalGate(GATE_CONFIG, {});
-  const resolution = resolveToolPolicy(base);
+  const decide = policyThenGate(resolveToolPolicy(base));
   it.each<[string, Record<string, unknown>, "allow" | "ask" | "deny", "attended" | "unattended"]>([
     ["web_fetch", { url: "https://example.com" }, "allow", "unattended"],
     ["knowledge_search", { query: "x" }, "allow", "unattended"],
@@ -158,37 +151,7 @@ describe("policy and gate over the extra tools", () => {
     ["skill_manage", { action: "remove", name: "s" }, "deny", "unattended"],
     ["skill_install", { source: "folder", path: "s" }, "ask", "attended"],
   ])("the gate decides %s %j → %s when %s", async (tool, args, verdict, who) => {
-    const policy = checkToolCall(resolution, tool, args);
-    const ctx = who === "attended" ? ATTENDED : UNATTENDED;
-    const decision = await gate.check(
-      { tool, args, risk: policy.risk.level, argsHash: hashCanonical(args) },
-      ctx,
-    );
+    const decision = await decide(tool, args, who === "attended" ? ATTENDED : UNATTENDED);
     expect(decision.verdict).toBe(verdict);
   });
 });
-
-const GATE_CONFIG: GateConfig = {
-  autoApprove: [],
-  trustedChannels: [],
-  cliAutoApprove: false,
-  mode: "off",
-  unattendedPolicy: "deny",
-  smartModelConfigured: false,
-  elevated: { enabled: false, allowFrom: {} },
-  adminUsers: [],
-  execSecurity: "allowlist",
-  execAsk: "on-miss",
-  execHost: "local",
-  sessionExecMode: "auto",
-};
-const ATTENDED: GateContext = {
-  unattended: false,
-  cronAuthorized: false,
-  channel: "api",
-  userId: "ann",
-  agentId: "agent-1",
-  parentExecutionId: null,
-  interactive: false,
-};
-const UNATTENDED: GateContext = { ...ATTENDED, unattended: true, channel: "cron" };

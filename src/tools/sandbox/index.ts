@@ -19,7 +19,6 @@ export {
   SANDBOX_NETWORK_POLICIES,
   type SandboxHost,
   type SandboxHostOptions,
-  type SandboxLaunch,
   type SandboxNetworkPolicy,
   type SandboxRequest,
 } from "./sandbox-host.js";

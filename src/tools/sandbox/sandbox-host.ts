@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ToolReadiness } from "../../catalog/index.js";
 import { RunnerError } from "../../shared/index.js";
+import type { CommandLaunch } from "../process/command-launch.js";
 import { adoptWorkspace } from "./adopt-workspace.js";
 import { buildBwrapArgs, proxyEnv, SANDBOX_PATH, SANDBOX_PROXY_SOCKET } from "./bwrap-args.js";
 import { type EgressProxyOptions, startEgressProxy } from "./egress-proxy.js";
@@ -37,18 +38,6 @@ export interface SandboxHostOptions {
   readonly runnerDirs?: readonly string[];
 }
 
-/** How to start one sandboxed program: spawn `file args` with `env` (and `uid`/`gid` if set), then `dispose`. */
-export interface SandboxLaunch {
-  readonly file: string;
-  readonly args: readonly string[];
-  readonly env: Record<string, string>;
-  /** Set when the worker is root: the OS identity bwrap is started as. */
-  readonly uid?: number;
-  readonly gid?: number;
-  /** Stops the call's proxy and removes its directory. Safe to call twice. */
-  dispose(): Promise<void>;
-}
-
 /** One call's request for a sandbox. */
 export interface SandboxRequest {
   /** Real path of the workspace (the only writable path). */
@@ -67,7 +56,7 @@ export interface SandboxHost {
   /** Whether bwrap is there and can make a sandbox here; the reason says how to fix it if not. */
   readiness(): ToolReadiness;
   /** Everything one call needs: a fresh sandbox, its own proxy when it has network. */
-  prepare(request: SandboxRequest): Promise<SandboxLaunch>;
+  prepare(request: SandboxRequest): Promise<CommandLaunch>;
   readonly limits: SandboxLimits;
   readonly network: SandboxNetworkPolicy;
   /** Uid/gid bwrap is started as, when the worker is root. */

@@ -1,28 +1,23 @@
 import { homedir } from "node:os";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createPathFence } from "../../guard/index.js";
 import { nodeFsView } from "../../platform/index.js";
 import { createExecTool } from "../process/exec.js";
 import { createExecuteCodeTool } from "../process/execute-code.js";
 import { createProcessTool } from "../process/process.js";
-import {
-  callContext,
-  fenceFactory,
-  processToolOptions,
-  tempWorkspace,
-  testSupervisor,
-} from "../registry/builtin-tools.fixture.js";
+import { processToolTestSetup } from "../process/process-test-setup.fixture.js";
+import { callContext, fenceFactory, tempWorkspace } from "../registry/builtin-tools.fixture.js";
 import { invokeTool } from "../registry/invoke-tool.js";
 import { createSandboxHost } from "./sandbox-host.js";
 
-const fence = fenceFactory(createPathFence, { homeDir: homedir(), fs: nodeFsView() });
-const supervisor = testSupervisor();
-afterAll(() => supervisor.close());
+const { toolOptions } = processToolTestSetup(
+  fenceFactory(createPathFence, { homeDir: homedir(), fs: nodeFsView() }),
+);
 
 describe("exec-class tools on the sandbox host", () => {
   const missing = createSandboxHost({ network: "deny", bwrap: "/nonexistent/bin/bwrap" });
   const options = {
-    ...processToolOptions(fence, supervisor),
+    ...toolOptions(),
     execHost: "sandbox" as const,
     sandbox: missing,
   };
@@ -48,7 +43,7 @@ describe("exec-class tools on the sandbox host", () => {
   });
 
   it("is not ready when no sandbox host was built", () => {
-    const tool = createExecTool({ ...processToolOptions(fence, supervisor), execHost: "sandbox" });
+    const tool = createExecTool({ ...toolOptions(), execHost: "sandbox" });
     expect(tool.readinessDetail()).toMatchObject({
       ready: false,
       detail: expect.stringContaining("sandbox"),

@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import Type from "typebox";
-import { defineTool, type Tool, type ToolResult, toolFailure, toolSuccess } from "../../catalog/index.js";
+import { defineTool, type Tool, type ToolResult, toolSuccess } from "../../catalog/index.js";
 import { assertNever } from "../../shared/index.js";
-import { DISABLED_MARKER, readSkill, skillNameProblem, skillsReadiness } from "./skill-store.js";
+import { DISABLED_MARKER, findInstalledSkill, skillsReadiness } from "./skill-store.js";
 
 /** What skill_manage does to a skill. */
 export const SKILL_MANAGE_ACTIONS = ["enable", "disable", "remove"] as const;
@@ -32,14 +32,9 @@ export function createSkillManageTool(skillsDir: string | undefined): Tool<typeo
     readinessDetail: () => skillsReadiness(skillsDir),
     isDestructive: (args) => args.action === "remove",
     async execute(args): Promise<ToolResult> {
-      if (!skillsDir) return toolFailure("not_ready", skillsReadiness(skillsDir).detail);
-      const badName = skillNameProblem(args.name);
-      if (badName)
-        return toolFailure("validation", `name: ${badName}`, {
-          fields: [{ field: "name", problem: badName }],
-        });
-      const skill = await readSkill(skillsDir, args.name);
-      if (!skill) return toolFailure("business", `no skill named "${args.name}" is installed`);
+      const found = await findInstalledSkill(skillsDir, args.name);
+      if (!found.ok) return found.result;
+      const { skill } = found;
       const action = args.action;
       switch (action) {
         case "enable":
@@ -49,7 +44,7 @@ export function createSkillManageTool(skillsDir: string | undefined): Tool<typeo
           await writeFile(join(skill.dir, DISABLED_MARKER), "disabled by skill_manage\n");
           return toolSuccess(`Skill ${skill.name} is disabled.`, { name: skill.name, enabled: false });
         case "remove": {
-          const doomed = join(skillsDir, `.removed-${skill.name}-${randomBytes(4).toString("hex")}`);
+          const doomed = join(found.skillsDir, `.removed-${skill.name}-${randomBytes(4).toString("hex")}`);
           await rename(skill.dir, doomed);
           await rm(doomed, { recursive: true, force: true });
           return toolSuccess(`Skill ${skill.name} was removed.`, { name: skill.name, removed: true });

@@ -1,7 +1,7 @@
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import type { ToolReadiness } from "../../catalog/index.js";
+import { type ToolReadiness, type ToolResult, toolFailure } from "../../catalog/index.js";
 
 /**
  * Skills on disk: a skill is a folder `<skills dir>/<name>/` holding a `SKILL.md` whose YAML front
@@ -95,4 +95,27 @@ export async function readSkill(skillsDir: string, name: string): Promise<SkillI
   if (!parsed.ok) return undefined;
   const enabled = !(await lstat(join(dir, DISABLED_MARKER)).catch(() => undefined));
   return { name, description: parsed.description, enabled, dir };
+}
+
+/**
+ * The installed skill a tool call names, or the failure the tool returns: no skills directory
+ * (`not_ready`), a name that cannot be a skill's (`validation`), no such skill (`business`).
+ */
+export async function findInstalledSkill(
+  skillsDir: string | undefined,
+  name: string,
+): Promise<{ ok: true; skillsDir: string; skill: SkillInfo } | { ok: false; result: ToolResult }> {
+  if (!skillsDir) return { ok: false, result: toolFailure("not_ready", skillsReadiness(skillsDir).detail) };
+  const badName = skillNameProblem(name);
+  if (badName) {
+    return {
+      ok: false,
+      result: toolFailure("validation", `name: ${badName}`, {
+        fields: [{ field: "name", problem: badName }],
+      }),
+    };
+  }
+  const skill = await readSkill(skillsDir, name);
+  if (!skill) return { ok: false, result: toolFailure("business", `no skill named "${name}" is installed`) };
+  return { ok: true, skillsDir, skill };
 }

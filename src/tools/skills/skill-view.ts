@@ -2,7 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import Type from "typebox";
 import { defineTool, type Tool, toolFailure, toolSuccess } from "../../catalog/index.js";
 import { resolveInside } from "../inside-path.js";
-import { readSkill, SKILL_FILE, skillNameProblem, skillsReadiness } from "./skill-store.js";
+import { findInstalledSkill, SKILL_FILE, skillsReadiness } from "./skill-store.js";
 
 /** Most characters of a skill file returned. */
 export const SKILL_VIEW_MAX_CHARS = 100_000;
@@ -34,14 +34,9 @@ export function createSkillViewTool(skillsDir: string | undefined): Tool<typeof 
     idempotent: true,
     readinessDetail: () => skillsReadiness(skillsDir),
     async execute(args) {
-      if (!skillsDir) return toolFailure("not_ready", skillsReadiness(skillsDir).detail);
-      const badName = skillNameProblem(args.name);
-      if (badName)
-        return toolFailure("validation", `name: ${badName}`, {
-          fields: [{ field: "name", problem: badName }],
-        });
-      const skill = await readSkill(skillsDir, args.name);
-      if (!skill) return toolFailure("business", `no skill named "${args.name}" is installed`);
+      const found = await findInstalledSkill(skillsDir, args.name);
+      if (!found.ok) return found.result;
+      const { skill } = found;
       const inside = await resolveInside(skill.dir, args.file ?? SKILL_FILE);
       if (!inside.ok) return toolFailure("denied", `skill_view: ${inside.problem}`);
       if (!(await stat(inside.path)).isFile()) return toolFailure("business", `${args.file} is not a file`);
