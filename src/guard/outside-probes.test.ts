@@ -26,6 +26,16 @@ describe("probes from outside", () => {
     ['read IFS < f; x="rm,-rf,/"; $x', "ask"],
     // a 100 KB broken pipeline used to abort the parser; the guard must still deny afterwards.
     ["rm -rf /", "deny"],
+    // Tried from outside after #19 moved the shell parser into src/platform (each held already).
+    ["f=rm; $f -rf /", "deny"],
+    ["awk 'BEGIN{system(\"rm -rf /\")}'", "deny"],
+    ["env -S 'rm -rf /'", "deny"],
+    ["find / -delete", "deny"],
+    ["tee /dev/sda < /dev/zero", "deny"],
+    [": $(rm -rf ~)", "deny"],
+    ["printf '%s' 'cm0gLXJmIC8=' | base64 -d | sh", "ask"],
+    ["xargs -a list.txt -I{} sh -c '{}'", "ask"],
+    ["perl -e 'unlink glob q{/etc/*}'", "ask"],
   ])("%s → %s", (command, verdict) => {
     expect(guard.check(command).verdict).toBe(verdict);
   });
