@@ -1,5 +1,3 @@
-/** The loop tools, where callers have always found them (they live in src/tools/loop). */
-export { createClarifyTool, createSubagentTools, SUBAGENT_TOOLS, type SubagentTool } from "../tools/index.js";
 export { auditTrailSink } from "./adapters/audit-sink.js";
 export { redisSpillStore } from "./adapters/redis-spill-store.js";
 export { smartApproverFromModel } from "./adapters/smart-approver.js";

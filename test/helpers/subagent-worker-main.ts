@@ -6,7 +6,7 @@
 // Prints "worker ready" once it takes jobs.
 import { readFile } from "node:fs/promises";
 import { Redis } from "ioredis";
-import { createSubagentTools } from "../../src/agent/index.js";
+import { createSubagentTools } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import { countingWriteTool, testRunDeps } from "./agent-harness.js";
 

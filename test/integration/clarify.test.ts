@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { createClarifyTool, ParkSignal, runAgent, storeApprovals } from "../../src/agent/index.js";
+import { ParkSignal, runAgent, storeApprovals } from "../../src/agent/index.js";
 import { ApprovalNotifications, ApprovalStore, LogNotifier } from "../../src/approvals/index.js";
 import { Journal } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
+import { createClarifyTool } from "../../src/tools/index.js";
 import { testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 

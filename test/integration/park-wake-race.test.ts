@@ -1,11 +1,11 @@
 import { Type } from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { createSubagentTools, storeApprovals } from "../../src/agent/index.js";
+import { storeApprovals } from "../../src/agent/index.js";
 import { ApprovalNotifications, ApprovalStore, LogNotifier } from "../../src/approvals/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { type AgentJobPayload, enqueueAgentRun, findRunJob } from "../../src/queue/index.js";
-import { defineTool, toolSuccess } from "../../src/tools/index.js";
+import { createSubagentTools, defineTool, toolSuccess } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import { type RecordedRequest, reply, startFakeChatServer } from "../helpers/fake-chat-server.js";

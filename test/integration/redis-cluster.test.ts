@@ -5,7 +5,6 @@ import { join } from "node:path";
 import type { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { createSubagentTools } from "../../src/agent/index.js";
 import { APPROVAL_SCRIPTS } from "../../src/approvals/approval-scripts.js";
 import { ApprovalStore } from "../../src/approvals/index.js";
 import { runDoctor } from "../../src/cli/commands/doctor.js";
@@ -18,6 +17,7 @@ import { type AgentQueue, enqueueAgentRun, findRunJob, openAgentQueueEvents } fr
 import type { HistoryEntry } from "../../src/scheduler/index.js";
 import { ScheduleStore } from "../../src/scheduler/schedule-store.js";
 import { SCHEDULER_SCRIPTS } from "../../src/scheduler/store-scripts.js";
+import { createSubagentTools } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
   agentQueue,

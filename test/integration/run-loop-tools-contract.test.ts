@@ -1,18 +1,12 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import {
-  createClarifyTool,
-  createSubagentTools,
-  ParkSignal,
-  runAgent,
-  sessionTranscript,
-  storeApprovals,
-} from "../../src/agent/index.js";
+import { ParkSignal, runAgent, sessionTranscript, storeApprovals } from "../../src/agent/index.js";
 import { ApprovalNotifications, ApprovalStore, LogNotifier } from "../../src/approvals/index.js";
 import { journalKey } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import type { AgentJobPayload } from "../../src/queue/index.js";
 import { findRunJob } from "../../src/queue/index.js";
+import { createClarifyTool, createSubagentTools } from "../../src/tools/index.js";
 import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 

@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Type } from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
-import { createSubagentTools, type RunDeps } from "../../src/agent/index.js";
+import type { RunDeps } from "../../src/agent/index.js";
 import { AuditTrail } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { RunnerMetrics } from "../../src/metrics/index.js";
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
-import { defineTool, toolSuccess } from "../../src/tools/index.js";
+import { createSubagentTools, defineTool, toolSuccess } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
   agentQueue,

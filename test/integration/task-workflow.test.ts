@@ -2,7 +2,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createSubagentTools, type RunDeps } from "../../src/agent/index.js";
+import type { RunDeps } from "../../src/agent/index.js";
 import { journalKey } from "../../src/journal/index.js";
 import {
   type AgentJobPayload,
@@ -11,6 +11,7 @@ import {
   findRunJob,
   openAgentQueueEvents,
 } from "../../src/queue/index.js";
+import { createSubagentTools } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import { agentQueue, countingWriteTool, testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import {
