@@ -133,7 +133,7 @@ const BULLMQ_OWNER = "queue";
 /** Entry-point folders that must not import each other: both build through src/runtime. */
 const ENTRY_FOLDERS = new Set(["cli", "workers"]);
 
-/** Which check a violation comes from (the allow-list of transitional exceptions names these). */
+/** Which check a violation comes from. */
 export const RULE_IDS = [
   "layer-map",
   "inward",
@@ -156,13 +156,6 @@ export interface RuleViolation {
   /** What it reaches or imports: a folder, a module, or "" when not applicable. */
   target: string;
   message: string;
-}
-
-/** A violation the tree is allowed to keep for now, with the move that removes it. */
-export interface TransitionalException {
-  rule: RuleId;
-  file: string;
-  target: string;
 }
 
 interface ImportRef {
@@ -274,35 +267,7 @@ export function moduleName(specifier: string): string {
   return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] ?? specifier);
 }
 
-/** Checks the tree under `root` (which holds src/ and workers/), minus the transitional exceptions. */
-export function checkDependencyRule(
-  root: string,
-  exceptions: readonly TransitionalException[] = TRANSITIONAL_EXCEPTIONS,
-): RuleViolation[] {
-  return applyExceptions(findViolations(root), exceptions).violations;
-}
-
-/**
- * Splits found violations into those the exceptions do not cover, and the exceptions that no longer
- * match anything (stale: they must be deleted, so the list only shrinks).
- */
-export function applyExceptions(
-  found: readonly RuleViolation[],
-  exceptions: readonly TransitionalException[] = TRANSITIONAL_EXCEPTIONS,
-): { violations: RuleViolation[]; stale: TransitionalException[] } {
-  const allowed = new Set(exceptions.map(exceptionKey));
-  const present = new Set(found.map(exceptionKey));
-  return {
-    violations: found.filter((v) => !allowed.has(exceptionKey(v))),
-    stale: exceptions.filter((e) => !present.has(exceptionKey(e))),
-  };
-}
-
-function exceptionKey(v: { rule: string; file: string; target: string }): string {
-  return `${v.rule}|${v.file}|${v.target}`;
-}
-
-/** Every violation of the rule, exceptions included. */
+/** Every violation of the rule in the tree under `root` (which holds src/ and workers/). */
 export function findViolations(root: string): RuleViolation[] {
   const cache = ts.createModuleResolutionCache(root, (name) => name, COMPILER_OPTIONS);
   const files = [...listTs(join(root, "src")), ...listTs(join(root, "workers"))].map((f) =>
@@ -491,12 +456,6 @@ function pureCoreReachesIo(
   }
   return violations;
 }
-
-/**
- * Violations the tree still has while issue #19 is under way (other branches are making the moves that
- * remove them). Each entry names the move that removes it; the lead empties this list when merging.
- */
-export const TRANSITIONAL_EXCEPTIONS: readonly TransitionalException[] = [];
 
 /** Cycles in a directed graph (Tarjan's strongly connected components of size > 1, or self-loops). */
 export function findCycles(edges: Map<string, string[]>): string[][] {

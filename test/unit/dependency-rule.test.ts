@@ -2,13 +2,7 @@ import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  applyExceptions,
-  checkDependencyRule,
-  findCycles,
-  findViolations,
-  moduleName,
-} from "../../scripts/dependency-rule.js";
+import { findCycles, findViolations, moduleName } from "../../scripts/dependency-rule.js";
 
 async function tree(files: Record<string, string>): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), "echo-deps-"));
@@ -20,10 +14,8 @@ async function tree(files: Record<string, string>): Promise<string> {
 }
 
 describe("the dependency rule", () => {
-  it("holds for this repository, and every transitional exception still matches a violation", () => {
-    const { violations, stale } = applyExceptions(findViolations(resolve(import.meta.dirname, "../..")));
-    expect(violations).toEqual([]);
-    expect(stale).toEqual([]);
+  it("holds for this repository", () => {
+    expect(findViolations(resolve(import.meta.dirname, "../.."))).toEqual([]);
   });
 
   it("rejects an import that points outward", async () => {
@@ -32,7 +24,7 @@ describe("the dependency rule", () => {
       "src/policy/x.ts": 'import { q } from "../queue/index.js";\nexport const x = q;',
       "src/queue/index.ts": "export const q = 1;",
     });
-    const messages = checkDependencyRule(root).map((v) => v.message);
+    const messages = findViolations(root).map((v) => v.message);
     expect(messages.some((m) => m.includes('"policy" (layer 2) may not import "queue"'))).toBe(true);
   });
 
@@ -41,9 +33,7 @@ describe("the dependency rule", () => {
       "src/gate/a.ts": 'import { p } from "../policy/p.js";\nexport const a = p;',
       "src/policy/p.ts": "export const p = 1;",
     });
-    expect(checkDependencyRule(root).some((v) => v.message.includes("through src/policy/index.ts"))).toBe(
-      true,
-    );
+    expect(findViolations(root).some((v) => v.message.includes("through src/policy/index.ts"))).toBe(true);
   });
 
   it("rejects I/O, the wall clock and timers in the pure core", async () => {
@@ -52,7 +42,7 @@ describe("the dependency rule", () => {
       "src/gate/b.ts": "export const now = () => Date.now();",
       "src/policy/c.ts": 'import { Redis } from "ioredis";\nexport const c = Redis;',
     });
-    const messages = checkDependencyRule(root).map((v) => v.message);
+    const messages = findViolations(root).map((v) => v.message);
     expect(messages).toContain('pure folder "guard" imports "node:fs"');
     expect(messages).toContain('pure folder "gate" reads the clock, timers or randomness');
     expect(messages).toContain('pure folder "policy" imports "ioredis"');
@@ -63,7 +53,7 @@ describe("the dependency rule", () => {
       "src/agent/a.ts": 'import { loadConfig } from "../config/index.js";\nexport const a = loadConfig;',
       "src/config/index.ts": "export const loadConfig = 1;",
     });
-    expect(checkDependencyRule(root).some((v) => v.rule === "config-loader")).toBe(true);
+    expect(findViolations(root).some((v) => v.rule === "config-loader")).toBe(true);
   });
 
   it("finds import cycles between files", async () => {
@@ -71,7 +61,7 @@ describe("the dependency rule", () => {
       "src/shared/a.ts": 'import { b } from "./b.js";\nexport const a = b;',
       "src/shared/b.ts": 'import { a } from "./a.js";\nexport const b = a;',
     });
-    expect(checkDependencyRule(root).some((v) => v.message.startsWith("import cycle"))).toBe(true);
+    expect(findViolations(root).some((v) => v.message.startsWith("import cycle"))).toBe(true);
     expect(
       findCycles(
         new Map([
@@ -91,7 +81,7 @@ describe("the dependency rule", () => {
       "src/shared/index.ts": 'export { run } from "./run.js";',
       "src/shared/run.ts": 'import { execa } from "execa";\nexport const run = execa;',
     });
-    const found = checkDependencyRule(root, []).filter((v) => v.rule === "pure-reaches-io");
+    const found = findViolations(root).filter((v) => v.rule === "pure-reaches-io");
     expect(found.map((v) => [v.file, v.target])).toContainEqual(["src/policy", "execa"]);
     expect(found.find((v) => v.file === "src/policy")?.message).toBe(
       'pure folder "policy" loads the I/O module "execa": src/policy/risk.ts -> src/catalog/index.ts -> src/catalog/tools.ts -> src/shared/index.ts -> src/shared/run.ts -> execa',
@@ -105,13 +95,13 @@ describe("the dependency rule", () => {
       "src/guard/b.ts": 'export type { Parser } from "web-tree-sitter";',
       "src/gate/c.ts": 'import { type Language } from "web-tree-sitter";\nexport type C = Language;',
     });
-    const found = checkDependencyRule(root, []).filter((v) => v.rule === "pure-reaches-io");
+    const found = findViolations(root).filter((v) => v.rule === "pure-reaches-io");
     expect(found.map((v) => [v.file, v.target])).toEqual([["src/gate", "web-tree-sitter"]]);
   });
 
   it("rejects a package the pure core reaches that is not listed as pure", async () => {
     const root = await tree({ "src/catalog/a.ts": 'import YAML from "yaml";\nexport const a = YAML;' });
-    expect(checkDependencyRule(root, []).map((v) => v.message)).toContain(
+    expect(findViolations(root).map((v) => v.message)).toContain(
       'pure folder "catalog" loads a module not listed as pure (add it to PURE_CORE_MODULES if it does no I/O) "yaml": src/catalog/a.ts -> yaml',
     );
   });
@@ -123,7 +113,7 @@ describe("the dependency rule", () => {
       "src/tools/index.ts": "export const t = 1;",
       "src/gate/b.ts": 'import { p } from "../policy/index.js";\nexport const b = p;',
     });
-    const edges = checkDependencyRule(root, [])
+    const edges = findViolations(root)
       .filter((v) => v.rule === "pure-folder-edge")
       .map((v) => [v.file, v.target]);
     expect(edges).toEqual([
@@ -139,7 +129,7 @@ describe("the dependency rule", () => {
       "src/scheduler/run.test.ts": 'import { Queue } from "bullmq";\nexport const t = Queue;',
       "workers/w.ts": 'import type { Job } from "bullmq";\nexport type W = Job;',
     });
-    const files = checkDependencyRule(root, [])
+    const files = findViolations(root)
       .filter((v) => v.rule === "bullmq-outside-queue")
       .map((v) => v.file)
       .sort();
@@ -153,25 +143,12 @@ describe("the dependency rule", () => {
       "workers/x.ts": 'import { c } from "../src/cli/index.js";\nexport const x = c;',
       "src/runtime/index.ts": "export const r = 1;",
     });
-    const found = checkDependencyRule(root, []);
+    const found = findViolations(root);
     expect(found.filter((v) => v.rule === "entry-cross-import").map((v) => v.file)).toEqual([
       "src/cli/index.ts",
       "workers/x.ts",
     ]);
     expect(found.filter((v) => v.file === "workers/w.ts")).toEqual([]);
-  });
-
-  it("reports stale transitional exceptions so the list only shrinks", async () => {
-    const root = await tree({
-      "src/scheduler/run.ts": 'import { Queue } from "bullmq";\nexport const s = Queue;',
-    });
-    const exceptions = [
-      { rule: "bullmq-outside-queue", file: "src/scheduler/run.ts", target: "bullmq" },
-      { rule: "bullmq-outside-queue", file: "src/http/gone.ts", target: "bullmq" },
-    ] as const;
-    const { violations, stale } = applyExceptions(findViolations(root), exceptions);
-    expect(violations).toEqual([]);
-    expect(stale).toEqual([exceptions[1]]);
   });
 
   it("names modules by package or node: built-in", () => {
