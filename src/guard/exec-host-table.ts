@@ -1,9 +1,8 @@
-import { EXEC_HOSTS, type ExecHost } from "../catalog/index.js";
+import type { ExecHost } from "../catalog/index.js";
 import { assertNever } from "../shared/index.js";
 import type { HardRule, SoftRule } from "./verdict.js";
 
 /** Where exec-class tools run (`tools.exec.host`): the catalog's EXEC_HOSTS. */
-export const EXEC_HOST_KINDS = EXEC_HOSTS;
 export type ExecHostKind = ExecHost;
 
 /**

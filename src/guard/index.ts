@@ -15,7 +15,6 @@ export {
 } from "./command-guard.js";
 export { commandPathOperands, NEUTRAL_DEVICE_PATHS } from "./command-path-operands.js";
 export {
-  EXEC_HOST_KINDS,
   EXEC_HOST_TABLE,
   EXEC_POLICY_FINDINGS,
   type ExecHostKind,

@@ -3,9 +3,6 @@ import type { ExecHost } from "../../catalog/index.js";
 import { EXEC_CLASS_TOOLS } from "../../gate/index.js";
 import { hashCanonical } from "../../shared/index.js";
 
-/** Where exec-class tools run (`tools.exec.host`), as the approval hash binds it. */
-export type ApprovalExecHost = ExecHost;
-
 /**
  * The hash an approval binds (DESIGN §1.4: what was approved is what runs). For exec-class calls it
  * binds the exec host and the working directory too (the run's workspace joined with `cwd`), so an
@@ -16,7 +13,7 @@ export function approvalArgsHash(
   tool: string,
   args: Readonly<Record<string, unknown>>,
   workspace: string,
-  execHost: ApprovalExecHost = "local",
+  execHost: ExecHost = "local",
 ): string {
   return hashCanonical(approvalSubject(tool, args, workspace, execHost));
 }
@@ -26,7 +23,7 @@ export function approvalSubject(
   tool: string,
   args: Readonly<Record<string, unknown>>,
   workspace: string,
-  execHost: ApprovalExecHost = "local",
+  execHost: ExecHost = "local",
 ): unknown {
   if (!(EXEC_CLASS_TOOLS as readonly string[]).includes(tool)) return args;
   const cwd = typeof args.cwd === "string" ? args.cwd : ".";

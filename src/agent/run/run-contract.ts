@@ -4,13 +4,12 @@ import type { Logger } from "../../logging/index.js";
 import type { ToolExecutionMode, ToolPolicyResolution } from "../../policy/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 import type { Clock } from "../../shared/index.js";
-import type { ToolEnvironment, ToolRegistry } from "../../tools/index.js";
+import type { ExecHost, ToolEnvironment, ToolRegistry } from "../../tools/index.js";
 import type { RunBudget } from "../budget/run-budget.js";
 import type { UsageIndex } from "../budget/usage-index.js";
 import type { ModelPrice } from "../budget/usage-totals.js";
 import type { ModelClient } from "../model/model-client.js";
 import type { ModelRetryPolicy } from "../model/model-retry.js";
-import type { ApprovalExecHost } from "./approval-hash.js";
 import type { ApprovalPort, AuditSink, CallGuard, ChildrenPort, SpillStore } from "./ports.js";
 import type { SessionRecorder } from "./session-transcript.js";
 import type { BeforeToolBatchHook } from "./tool-batch-hook.js";
@@ -28,7 +27,7 @@ export interface RunDeps {
   model(name: string): ModelClient;
   guard: CallGuard;
   /** `tools.exec.host` (default local): bound into exec-class calls' approval hash. */
-  execHost?: ApprovalExecHost;
+  execHost?: ExecHost;
   approvals: ApprovalPort;
   audit: AuditSink;
   spill: SpillStore;

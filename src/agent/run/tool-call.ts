@@ -2,13 +2,14 @@ import type { GateCall } from "../../gate/index.js";
 import { resolveInDoubt } from "../../journal/index.js";
 import {
   createToolExecutionContext,
+  type ExecHost,
   type ToolExecutionContext,
   type ToolResult,
   toolFailure,
   usesRunControl,
 } from "../../tools/index.js";
 import type { ModelToolCall } from "../model/model-client.js";
-import { type ApprovalExecHost, approvalArgsHash, approvalSubject } from "./approval-hash.js";
+import { approvalArgsHash, approvalSubject } from "./approval-hash.js";
 import { type ClaimInfo, claimAndRun } from "./claim-and-run.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
 import { executeWithPolicy } from "./execute-tool.js";
@@ -227,7 +228,7 @@ function fallbackGateCall(
   tool: string,
   params: Record<string, unknown>,
   workspace: string,
-  execHost: ApprovalExecHost | undefined,
+  execHost: ExecHost | undefined,
 ): GateCall {
   return { tool, args: params, risk: "exec", argsHash: approvalArgsHash(tool, params, workspace, execHost) };
 }
