@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
 import { Redis } from "ioredis";
-import { enqueueAgentRun } from "../src/queue/index.js";
+import { createRedisConnection, enqueueAgentRun } from "../src/queue/index.js";
 import { agentQueue, testPayload, testRunDeps } from "../test/helpers/agent-harness.js";
 import { startRedisServer } from "../test/helpers/redis-server.js";
 import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
@@ -50,10 +50,24 @@ function topSelfTime(profile: CpuProfile, count: number): string[] {
     .map(([name, us]) => `${((us / total) * 100).toFixed(1).padStart(5)}%  ${name}`);
 }
 
+/** Redis's received bytes and CPU so far (INFO), to price a call on the server too. */
+async function netBytes(redis: Redis): Promise<{ input: number; cpuUs: number }> {
+  const info = await redis.info();
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(info)?.[1] ?? Number.NaN);
+  return {
+    input: field("total_net_input_bytes"),
+    cpuUs: (field("used_cpu_sys") + field("used_cpu_user")) * 1e6,
+  };
+}
+
 async function main(): Promise<void> {
   const server = await startRedisServer({ appendfsync: "everysec" });
   const admin = new Redis(server.url, { maxRetriesPerRequest: null });
-  const depsRedis = new Redis(server.url, { maxRetriesPerRequest: null });
+  // Connected as the runner connects (createRedisConnection: writes coalesced per turn).
+  const depsRedis = createRedisConnection(
+    { url: server.url, clusterNodes: [] },
+    { maxRetriesPerRequest: null },
+  ) as Redis;
   const prefix = "bench:profile";
   try {
     const { deps } = await testRunDeps({
@@ -70,7 +84,10 @@ async function main(): Promise<void> {
           enqueueAgentRun(queue, testPayload({}, { maxSteps: CALLS_PER_RUN + 5, task: "read" })),
         ),
       );
-      const connection = new Redis(server.url, { maxRetriesPerRequest: null });
+      const connection = createRedisConnection(
+        { url: server.url, clusterNodes: [] },
+        { maxRetriesPerRequest: null },
+      ) as Redis;
       const worker = startAgentWorker({ connection, keyPrefix: prefix, concurrency, deps });
       let done = 0;
       const finished = new Promise<void>((resolve, reject) => {
@@ -81,6 +98,7 @@ async function main(): Promise<void> {
       });
       await worker.waitUntilReady();
       if (session) await session.post("Profiler.start");
+      const netBefore = await netBytes(admin);
       const cpu = process.cpuUsage();
       const start = performance.now();
       await queue.resume();
@@ -89,9 +107,12 @@ async function main(): Promise<void> {
       const used = process.cpuUsage(cpu);
       const profile = session ? ((await session.post("Profiler.stop")).profile as CpuProfile) : undefined;
       const calls = count * CALLS_PER_RUN;
+      const netAfter = await netBytes(admin);
       console.log(
         `concurrency ${concurrency}, ${count} runs: ${Math.round((calls / ms) * 1000)} tool calls/s, ` +
-          `CPU ${Math.round((used.user + used.system) / calls)} µs per call${session ? " (profiled)" : ""}`,
+          `CPU ${Math.round((used.user + used.system) / calls)} µs per call (system ${Math.round(used.system / calls)}), ` +
+          `Redis CPU ${Math.round((netAfter.cpuUs - netBefore.cpuUs) / calls)} µs and ` +
+          `${Math.round((netAfter.input - netBefore.input) / calls)} bytes in per call${session ? " (profiled)" : ""}`,
       );
       await worker.close();
       connection.disconnect();

@@ -1,7 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { type Job, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { type AgentJobPayload, bullPrefix, enqueueAgentRun } from "../src/queue/index.js";
+import {
+  type AgentJobPayload,
+  bullPrefix,
+  createRedisConnection,
+  enqueueAgentRun,
+} from "../src/queue/index.js";
 import { agentQueue, testPayload, testRunDeps } from "../test/helpers/agent-harness.js";
 import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
 import { startAgentWorker } from "../workers/agent-worker.js";
@@ -80,7 +85,14 @@ export async function runAgentBench(options: AgentBenchOptions): Promise<AgentBe
   const rounds = options.rounds ?? 3;
   const prefix = `bench:agent:${randomBytes(4).toString("hex")}`;
   const admin = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
-  const depsRedis = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  // The agent side connects as the runner does (createRedisConnection: writes coalesced per turn);
+  // the raw BullMQ side keeps a plain ioredis client, as a BullMQ user would.
+  const runnerConnection = () =>
+    createRedisConnection(
+      { url: options.redisUrl, clusterNodes: [] },
+      { maxRetriesPerRequest: null },
+    ) as Redis;
+  const depsRedis = runnerConnection();
   try {
     const { deps } = await testRunDeps({
       redis: depsRedis,
@@ -98,7 +110,7 @@ export async function runAgentBench(options: AgentBenchOptions): Promise<AgentBe
         count: runs,
         enqueue: () => Promise.all(payloads.map((p: AgentJobPayload) => enqueueAgentRun(queue, p))),
         start: (connection) => startAgentWorker({ connection, keyPrefix: prefix, concurrency, deps }),
-        redisUrl: options.redisUrl,
+        connect: runnerConnection,
         check: (job) => {
           const value = job.returnvalue as { status?: string; toolCalls?: number } | undefined;
           if (value?.status !== "completed" || value.toolCalls !== callsPerRun) {
@@ -128,7 +140,7 @@ export async function runAgentBench(options: AgentBenchOptions): Promise<AgentBe
             concurrency,
             maxStalledCount: 1000,
           }),
-        redisUrl: options.redisUrl,
+        connect: () => new Redis(options.redisUrl, { maxRetriesPerRequest: null }),
         check: () => undefined,
         counter,
       });
@@ -206,7 +218,7 @@ interface MeasureOptions {
   count: number;
   enqueue: () => Promise<unknown>;
   start: (connection: Redis) => Worker;
-  redisUrl: string;
+  connect: () => Redis;
   check: (job: Job) => void;
   counter: CommandCounter | undefined;
 }
@@ -219,7 +231,7 @@ async function measure(options: MeasureOptions): Promise<Measured> {
   const { queue, count } = options;
   await queue.pause();
   await options.enqueue();
-  const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  const connection = options.connect();
   options.counter?.wrap(connection, "bullmq");
   const worker = options.start(connection);
   try {

@@ -6,6 +6,7 @@ export type {
   ChildStopOutcome,
   ChildUpdateOutcome,
 } from "./children-port.js";
+export { coalesceWrites } from "./coalesced-writes.js";
 export { AGENT_JOB_ATTEMPTS, enqueueAgentRun } from "./enqueue.js";
 export { failForGood, type JobPark, parkJob } from "./job-signals.js";
 export {

@@ -1,5 +1,6 @@
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 import { RunnerError } from "../shared/index.js";
+import { coalesceWrites } from "./coalesced-writes.js";
 
 /** A connection of the runner: one Redis, or a Redis Cluster (`redis.cluster_nodes`). */
 export type RedisConnection = Redis | Cluster;
@@ -30,9 +31,16 @@ export function parseClusterNode(node: string): { host: string; port: number } {
  * over the seed nodes when `clusterNodes` is non-empty — every node gets `options`, and a password or
  * TLS in `url` is applied to the cluster nodes too — otherwise a plain Redis on `url`. Every key the
  * runner writes carries a hash tag (`{echo}` for BullMQ, `{run:<id>}`, `{audit}`, …) so its multi-key
- * scripts stay in one slot.
+ * scripts stay in one slot. Every connection sends the commands of one event-loop turn in one write
+ * ({@link coalesceWrites}).
  */
 export function createRedisConnection(target: RedisTarget, options: RedisOptions = {}): RedisConnection {
+  const connection = openConnection(target, options);
+  coalesceWrites(connection);
+  return connection;
+}
+
+function openConnection(target: RedisTarget, options: RedisOptions): RedisConnection {
   if (target.clusterNodes.length === 0) return new Redis(target.url, options);
   const seeds = target.clusterNodes.map(parseClusterNode);
   const auth = credentialsOf(target.url);
