@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { Type } from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
 import { runAgent } from "../../src/agent/index.js";
-import { AuditTrail, Journal } from "../../src/journal/index.js";
+import { AuditTrail, auditKeys, Journal } from "../../src/journal/index.js";
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { defineTool, toolSuccess } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
@@ -58,6 +58,24 @@ describe("a durable agent run on BullMQ", () => {
       await queue.obliterate({ force: true });
       await queue.close();
     }
+  });
+
+  it("starts no side effect whose allow decision could not be put on record", async () => {
+    // The decision's audit append and the call's claim are sent together (one wait); the tool
+    // must still not start until the append has answered, and not at all when it failed.
+    const keyPrefix = uniquePrefix("audit-first");
+    const counter = join("/tmp", `${keyPrefix.replace(/:/g, "_")}.txt`);
+    const { deps } = await testRunDeps({
+      redis,
+      keyPrefix,
+      tools: [countingWriteTool(counter)],
+      script: writeScript(1),
+    });
+    // A chain head of the wrong type: every append fails with WRONGTYPE (Redis answers, and says no).
+    await redis.set(auditKeys(keyPrefix).head, "not a hash");
+    const payload = testPayload();
+    await expect(runAgent({ payload, jobId: payload.runId, owner: "w1", deps })).rejects.toThrow(/WRONGTYPE/);
+    expect((await countExecutions(counter)).size).toBe(0);
   });
 
   it("replays a finished run from its journal without executing anything again", async () => {

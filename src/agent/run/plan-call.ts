@@ -78,6 +78,11 @@ export interface ExecutePlan {
   decision: GateDecision;
   approver: string | undefined;
   capabilities: readonly string[];
+  /**
+   * The decision's audit append, in flight. Nothing may act on the plan before it has settled: the
+   * decision is on record before the side effect starts, as before; it only no longer waits alone.
+   */
+  decisionRecorded: Promise<void>;
 }
 
 export type CallPlan = { kind: "result"; result: ToolResult } | ExecutePlan;
@@ -86,7 +91,7 @@ export type CallPlan = { kind: "result"; result: ToolResult } | ExecutePlan;
  * What to do with one call, decided before anything acts: validate → policy → guard → gate. A
  * refusal or a bad call is a result to journal; a call the gate asks a person about registers the
  * request and throws ParkSignal (recording the run's pending completion first); an allowed call is
- * a plan to execute.
+ * a plan to execute, its decision's audit append still in flight (`decisionRecorded`).
  */
 export async function planCall(
   scope: RunScope,
@@ -185,33 +190,38 @@ export async function planCall(
         break;
     }
   }
-  await auditDecision(scope, name, ctx.idempotencyKey, decision, policyDecision.capabilities);
-  if (decision.verdict === "deny") return { kind: "result", result: toolFailure("denied", decision.reason) };
-  if (decision.verdict === "ask") {
-    // Asking a person acts on the model's response (a mail goes out): record the response first.
-    await deferred?.flush();
-    const { wakeAt } = await deps.approvals.register({
-      kind: "approval",
-      payload,
-      jobId: scope.jobId,
-      idempotencyKey: ctx.idempotencyKey,
-      call: gateCall,
-      subject: approvalSubject(name, args, payload.agent.workspace, deps.execHost),
+  const recorded = auditDecision(scope, name, ctx.idempotencyKey, decision, policyDecision.capabilities);
+  if (decision.verdict === "allow") {
+    // Not awaited here: the caller sends the claim while this append is on its way and awaits both
+    // before the side effect starts (one wait instead of two).
+    recorded.catch(() => undefined);
+    return {
+      kind: "execute",
+      tool,
+      args,
+      readOnly,
+      gateCall,
       decision,
-      reason: decision.reason,
-    });
-    throw new ParkSignal(wakeAt, decision.reason, approvalAnswered(deps.approvals, asked));
+      approver,
+      capabilities: policyDecision.capabilities,
+      decisionRecorded: recorded,
+    };
   }
-  return {
-    kind: "execute",
-    tool,
-    args,
-    readOnly,
-    gateCall,
+  await recorded;
+  if (decision.verdict === "deny") return { kind: "result", result: toolFailure("denied", decision.reason) };
+  // Asking a person acts on the model's response (a mail goes out): record the response first.
+  await deferred?.flush();
+  const { wakeAt } = await deps.approvals.register({
+    kind: "approval",
+    payload,
+    jobId: scope.jobId,
+    idempotencyKey: ctx.idempotencyKey,
+    call: gateCall,
+    subject: approvalSubject(name, args, payload.agent.workspace, deps.execHost),
     decision,
-    approver,
-    capabilities: policyDecision.capabilities,
-  };
+    reason: decision.reason,
+  });
+  throw new ParkSignal(wakeAt, decision.reason, approvalAnswered(deps.approvals, asked));
 }
 
 /** A tool's self-description that throws counts as the fail-closed answer. */

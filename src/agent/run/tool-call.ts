@@ -128,7 +128,13 @@ export async function runToolCall(
     if (interruption !== undefined) throw interruption;
     return result;
   };
-  if (control) await deferred?.flush();
+  // The decision's audit append is in flight (see ExecutePlan.decisionRecorded): the claim below is
+  // sent beside it, and nothing runs until both have answered.
+  const decisionRecorded = plan.kind === "execute" ? plan.decisionRecorded : undefined;
+  if (control) {
+    await decisionRecorded;
+    await deferred?.flush();
+  }
   const settled =
     control && plan.kind === "execute"
       ? await execute(plan, { attempt: 1, inDoubtRerun: false }, deps.credentials(name))
@@ -197,6 +203,7 @@ export async function runToolCall(
     produce: async (claim) => {
       if (plan.kind === "result") return plan.result;
       if (settled) return settled;
+      await decisionRecorded;
       const started = deps.clock.now();
       const credentials = deps.credentials(name);
       const raw = await execute(plan, claim, credentials);
@@ -221,6 +228,8 @@ export async function runToolCall(
       return prepared.result;
     },
   });
+  // A replayed call did not wait for it above; a failed append fails the call either way.
+  await decisionRecorded;
   return { result: claimed.value as ToolResult, replay: claimed.replay };
 }
 
