@@ -95,7 +95,10 @@ interface Child {
 }
 
 function startChild(entry: string, env: Record<string, string>): Child {
-  const child = spawn(process.execPath, [RUN_TS, entry], {
+  // INFLIGHT_CPU_PROF=<dir>: each worker process writes a V8 CPU profile there when it exits.
+  const profDir = process.env.INFLIGHT_CPU_PROF;
+  const profile = profDir && entry.includes("worker-main") ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
+  const child = spawn(process.execPath, [...profile, RUN_TS, entry], {
     cwd: REPO_ROOT,
     env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --expose-gc`.trim(), ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeChatServer, reply, startFakeChatServer } from "../../../test/helpers/fake-chat-server.js";
 import { isRunnerError, RunnerError } from "../../shared/index.js";
@@ -196,6 +198,46 @@ describe("the OpenAI-compatible client", () => {
     const err = await failure(createOpenAiClient({ baseUrl: closed.baseUrl, model: "m" }).complete(request));
     expect(err.code).toBe("MODEL_UNAVAILABLE");
     expect(err.message).toContain("ECONNREFUSED");
+  });
+
+  it("reports a connection cut in the middle of the body as MODEL_UNAVAILABLE, not as a short answer", async () => {
+    const cut = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+      res.write('{"choices":[');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    await new Promise<void>((resolve) => cut.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = cut.address() as AddressInfo;
+      const err = await failure(
+        createOpenAiClient({ baseUrl: `http://127.0.0.1:${port}/v1`, model: "m" }).complete(request),
+      );
+      expect(err.code).toBe("MODEL_UNAVAILABLE");
+      expect(shouldRetryModelError(err)).toBe(true);
+    } finally {
+      cut.closeAllConnections();
+      await new Promise((resolve) => cut.close(resolve));
+    }
+  });
+
+  it("keeps one connection for requests one after another (keep-alive)", async () => {
+    const peers = new Set<number>();
+    const counting = createServer((req, res) => {
+      peers.add(req.socket.remotePort ?? 0);
+      const text = JSON.stringify({ choices: [{ message: { content: "ok" }, finish_reason: "stop" }] });
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+      res.end(text);
+    });
+    await new Promise<void>((resolve) => counting.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = counting.address() as AddressInfo;
+      const c = createOpenAiClient({ baseUrl: `http://127.0.0.1:${port}/v1`, model: "m" });
+      for (let i = 0; i < 5; i++) expect((await c.complete(request)).message.content).toBe("ok");
+      expect(peers.size).toBe(1);
+    } finally {
+      counting.closeAllConnections();
+      await new Promise((resolve) => counting.close(resolve));
+    }
   });
 
   it.each([

@@ -1,4 +1,5 @@
 import type { RunnerError } from "../../shared/index.js";
+import { createHttpPoster } from "./http-post.js";
 import type { ModelClient, ModelRequest, ModelResponse } from "./model-client.js";
 import {
   contextTooLongError,
@@ -52,6 +53,7 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
   const headers: Record<string, string> = { "content-type": "application/json", ...options.headers };
   if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`;
   const where = `${endpoint.host}${endpoint.pathname}`;
+  const poster = createHttpPoster(endpoint, headers);
 
   return {
     async complete(request: ModelRequest): Promise<ModelResponse> {
@@ -67,10 +69,10 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
       let text: string;
       let retryAfter: number | undefined;
       try {
-        const response = await fetch(endpoint, { method: "POST", headers, body, signal });
-        status = response.status;
-        retryAfter = parseRetryAfterMs((name) => response.headers.get(name));
-        text = await response.text();
+        const answer = await poster.post(body, signal);
+        status = answer.status;
+        retryAfter = parseRetryAfterMs((name) => answer.header(name));
+        text = answer.text;
       } catch (cause) {
         if (request.signal?.aborted) {
           throw modelError("MODEL_ABORTED", `Model request to ${where} was cancelled by the caller`, cause);
@@ -85,7 +87,8 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
             },
           );
         }
-        const reason = (cause as { cause?: { code?: string } }).cause?.code ?? (cause as Error).message;
+        const failure = cause as { code?: string; cause?: { code?: string }; message?: string };
+        const reason = failure.code ?? failure.cause?.code ?? failure.message;
         throw modelError("MODEL_UNAVAILABLE", `Cannot reach model server ${where}: ${reason}`, cause);
       }
       if (status < 200 || status >= 300) throw httpError(where, options.model, status, text, retryAfter);
