@@ -89,7 +89,7 @@ export class AuditTrail {
       this.#redis.defineCommand(APPEND, { lua: AUDIT_APPEND_LUA });
     }
     if (typeof commands[READ_TRACE] !== "function") {
-      this.#redis.defineCommand(READ_TRACE, { numberOfKeys: 2, lua: AUDIT_READ_TRACE_LUA });
+      this.#redis.defineCommand(READ_TRACE, { numberOfKeys: 3, lua: AUDIT_READ_TRACE_LUA });
     }
   }
 
@@ -224,10 +224,11 @@ export class AuditTrail {
     if (typeof traceId !== "string" || traceId === "" || /[{}]/.test(traceId)) {
       throw new RunnerError("AUDIT_ENTRY_INVALID", `trace id must be a non-empty string without braces`);
     }
-    const rows = (await this.#script(READ_TRACE)(this.#keys.stream, this.#keys.trace(traceId))) as [
-      string,
-      string[],
-    ][];
+    const rows = (await this.#script(READ_TRACE)(
+      this.#keys.stream,
+      this.#keys.trace(traceId),
+      this.#keys.legacyTrace(traceId),
+    )) as [string, string[]][];
     return rows.map(([id, fields]) => {
       if (fields.length === 0) {
         throw new RunnerError(

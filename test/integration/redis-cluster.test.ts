@@ -334,7 +334,7 @@ const SCRIPT_REGISTRY: { name: string; keys: number | null; sha: string }[] = [
   ...Object.entries(APPROVAL_SCRIPTS).map(([name, s]) => ({ name, keys: s.keys, lua: s.lua })),
   ...Object.entries(SCHEDULER_SCRIPTS).map(([name, s]) => ({ name, keys: s.keys, lua: s.lua })),
   { name: "echoAuditAppend", keys: null, lua: AUDIT_APPEND_LUA },
-  { name: "echoAuditReadTrace", keys: 2, lua: AUDIT_READ_TRACE_LUA },
+  { name: "echoAuditReadTrace", keys: 3, lua: AUDIT_READ_TRACE_LUA },
 ].map(({ name, keys, lua }) => ({ name, keys, sha: createHash("sha1").update(lua).digest("hex") }));
 
 /**
