@@ -31,9 +31,22 @@ export class MetricsKeys {
     return `${this.base}seen:run:${runId}`;
   }
 
-  /** The decisions of a run already counted (hash: `[key, verdict, step]` → 1; expires). */
+  /**
+   * The decisions of a run counted before issue 20 point 2 (hash: `<key>:<verdict>:<step>` or
+   * `[key, verdict, step]` → 1; expires). Still read, no longer written.
+   */
   seenDecisions(runId: string): string {
     return `${this.base}seen:decisions:${runId}`;
+  }
+
+  /**
+   * The decisions counted on UTC day `day` (days since the epoch), of every run: a set of
+   * {@link decisionSeenMember}s, expiring {@link DECISION_SEEN_DAYS} days after the day ends. One
+   * key per day rather than per run: a per-run key cost its own key, hash and expiry entries
+   * (~230 bytes per parked run), a set member ~70.
+   */
+  seenDecisionsOn(day: number): string {
+    return `${this.base}seen:decisions:d:${day}`;
   }
 
   /** Marks a run's usage as counted (expires), so a run finished again after a crash adds nothing. */
