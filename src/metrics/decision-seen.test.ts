@@ -38,8 +38,8 @@ describe("a tool-call decision is counted once per run, call, verdict and step",
     await m.toolDecision("exec", "ask", 3, call);
     expect(await count(m)).toBe(before + 1);
     expect(await redis.exists(m.keys.seenDecisions("run-seen-1"))).toBe(0);
-    const day = m.keys.seenDecisionsOn(20_000);
     const member = decisionSeenMember("run-seen-1", call.idempotencyKey, "ask", 3);
+    const day = m.keys.seenDecisionsOn(20_000, member[0]!);
     expect(member).toHaveLength(22);
     expect(await redis.sismember(day, member)).toBe(1);
     // Remembered for the whole of today and DECISION_SEEN_DAYS days after it.

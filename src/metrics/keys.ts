@@ -40,13 +40,14 @@ export class MetricsKeys {
   }
 
   /**
-   * The decisions counted on UTC day `day` (days since the epoch), of every run: a set of
-   * {@link decisionSeenMember}s, expiring {@link DECISION_SEEN_DAYS} days after the day ends. One
-   * key per day rather than per run: a per-run key cost its own key, hash and expiry entries
-   * (~230 bytes per parked run), a set member ~70.
+   * The decisions counted on UTC day `day` (days since the epoch) whose {@link decisionSeenMember}
+   * begins with `shard` (one of its 64 base64url characters), of every run: a set expiring
+   * DECISION_SEEN_DAYS days after the day ends. Sets per day rather than a hash per run: a per-run
+   * key cost its own key, hash and expiry entries (~230 bytes per parked run), a set member ~70.
+   * Sharded so that no set holds a whole day of a busy runner: an expiring key is freed in one go.
    */
-  seenDecisionsOn(day: number): string {
-    return `${this.base}seen:decisions:d:${day}`;
+  seenDecisionsOn(day: number, shard: string): string {
+    return `${this.base}seen:decisions:d:${day}:${shard}`;
   }
 
   /** Marks a run's usage as counted (expires), so a run finished again after a crash adds nothing. */

@@ -22,10 +22,11 @@ const DAY_MS = 24 * 3600 * 1000;
 
 // Count a tool-call decision once per run, call, verdict and step: a replay that re-audits the same
 // decision (a parent waking to read its delegated child) finds it already counted. KEYS[1] is the
-// counter, KEYS[2] today's set of counted decisions, KEYS[3..] the sets of the days before, the last
-// KEYS the run's hash of the releases before (its two field shapes are ARGV[4] and ARGV[5]), so a
-// decision counted before an upgrade is not counted again. ARGV[3]: in how many ms today's set
-// expires (relative, so a worker's clock off from the server's does not expire it at once).
+// counter, KEYS[2] today's set of counted decisions (the member's shard), KEYS[3..] the same shard's
+// sets of the days before, the last KEYS the run's hash of the releases before (its two field
+// shapes are ARGV[4] and ARGV[5]), so a decision counted before an upgrade is not counted again.
+// ARGV[3]: in how many ms today's set expires (relative, so a worker's clock off from the server's
+// does not expire it at once).
 const COUNT_DECISION_ONCE = `
 local legacy = KEYS[#KEYS]
 if redis.call('EXISTS', legacy) == 1 and
@@ -142,8 +143,9 @@ export class RunnerMetrics {
     return this.#quietly("tool_calls", async () => {
       const now = this.#clock.now();
       const today = Math.floor(now / DAY_MS);
+      const member = decisionSeenMember(call.runId, call.idempotencyKey, verdict, step);
       const days = Array.from({ length: DECISION_SEEN_DAYS + 1 }, (_, i) =>
-        this.keys.seenDecisionsOn(today - i),
+        this.keys.seenDecisionsOn(today - i, member[0]!),
       );
       await this.#redis.eval(
         COUNT_DECISION_ONCE,
@@ -151,7 +153,7 @@ export class RunnerMetrics {
         this.keys.counter("tool_calls"),
         ...days,
         this.keys.seenDecisions(call.runId),
-        decisionSeenMember(call.runId, call.idempotencyKey, verdict, step),
+        member,
         JSON.stringify([tool, verdict, String(step)]),
         String((today + 1 + DECISION_SEEN_DAYS) * DAY_MS - now),
         legacyDecisionSeenField(call.idempotencyKey, verdict, step),
