@@ -405,3 +405,57 @@ describe("the trace index (issue 20: a string of ids, not a list)", () => {
     expect((await trail.readByTrace("t-only-old")).map((r) => r.entry.executionId)).toEqual(["exec-4"]);
   });
 });
+
+describe("an entry's copies of its run id (issue 20: stored once, v2)", () => {
+  /** A run's own call in a top-level run: execution and trace id are the run id. */
+  const ownCall = (runId: string): AuditEvent => ({ ...decision(runId), executionId: runId, runId });
+
+  it("stores v2 without the execution and trace ids that equal the run id, and reads them back", async () => {
+    const event = ownCall("run-own");
+    const { id } = await trail.append(event);
+    const [row] = (await redis.xrange(auditKeys(prefix).stream, id, id)) as Raw[];
+    const stored = JSON.parse(field(row![1], "entry"));
+    expect(stored).not.toHaveProperty("executionId");
+    expect(stored).not.toHaveProperty("traceId");
+    expect(stored).toMatchObject({ v: 2, runId: "run-own" });
+    const [record] = await trail.readByTrace("run-own");
+    expect(record?.entry).toEqual({ ...event, v: 2, seq: 1, at: clock.now() });
+    expect(await trail.verify()).toMatchObject({ ok: true, checked: 1 });
+  });
+
+  it("stores v1, byte for byte as before, an entry with nothing to leave out", async () => {
+    const event = { ...decision("trace-other"), runId: "run-other" };
+    const { id, hash } = await trail.append(event);
+    const [row] = (await redis.xrange(auditKeys(prefix).stream, id, id)) as Raw[];
+    expect(field(row![1], "entry")).toBe(canonicalJson({ ...event, v: 1, seq: 1, at: clock.now() }));
+    expect(hash).toBe(chainHash(GENESIS_HASH, { ...event, v: 1, seq: 1, at: clock.now() }));
+  });
+
+  it("verifies a chain of entries the previous release wrote (the run id repeated) and v2 ones", async () => {
+    await appendAsBefore20(ownCall("run-mixed"));
+    await trail.append(ownCall("run-mixed"));
+    await appendAsBefore20(ownCall("run-mixed"));
+    expect(await trail.verify()).toMatchObject({ ok: true, checked: 3 });
+    const records = await trail.readByTrace("run-mixed");
+    expect(records.map((r) => [r.entry.v, r.entry.executionId, r.entry.traceId])).toEqual([
+      [1, "run-mixed", "run-mixed"],
+      [2, "run-mixed", "run-mixed"],
+      [1, "run-mixed", "run-mixed"],
+    ]);
+  });
+
+  it("breaks the chain when a v2 entry gets a left-out field back, even with the value it stood for", async () => {
+    await trail.append(ownCall("run-edit"));
+    await trail.append(ownCall("run-edit"));
+    await rewrite((entries) =>
+      entries.map(([id, fields], i) => {
+        if (i === 0) {
+          const entry = JSON.parse(field(fields, "entry"));
+          setField(fields, "entry", canonicalJson({ ...entry, executionId: "run-edit" }));
+        }
+        return [id, fields];
+      }),
+    );
+    expect(await trail.verify()).toMatchObject({ ok: false, brokenAt: { seq: 1, problem: "hash_mismatch" } });
+  });
+});

@@ -7,7 +7,7 @@ import {
   chainHashOfJson,
   GENESIS_HASH,
 } from "./audit-chain.js";
-import { AuditEvent, type AuditRecord, decodeAuditFields } from "./audit-entry.js";
+import { AuditEvent, type AuditRecord, decodeAuditFields, storedAuditEntry } from "./audit-entry.js";
 import { redactSecrets } from "./audit-redact.js";
 import { type AuditVerification, verifyAudit } from "./audit-verify.js";
 import { assertKeyPrefix } from "./keys.js";
@@ -144,7 +144,7 @@ export class AuditTrail {
       let prev = head.hash;
       events.forEach((event, i) => {
         const seq = head.seq + 1 + i;
-        const entryJson = canonicalJson({ ...event, v: 1 as const, seq, at });
+        const entryJson = canonicalJson(storedAuditEntry(event, seq, at));
         const hash = chainHashOfJson(prev, entryJson, this.#hmacKey);
         argv.push(hash, entryJson);
         linked.push({ id: "", seq, hash });
