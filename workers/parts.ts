@@ -5,8 +5,17 @@ import {
   RedisAllowAlwaysStore,
 } from "../src/approvals/index.js";
 import { createHttpServer } from "../src/http/index.js";
+import type { Logger } from "../src/logging/index.js";
 import { createMetricsCollector, RunnerMetrics } from "../src/metrics/index.js";
-import { openAgentQueue, startPromoter, watchRemovedRuns } from "../src/queue/index.js";
+import {
+  COMPACT_HASH_FIX,
+  COMPACT_HASH_VALUE,
+  lowHashListpackValues,
+  openAgentQueue,
+  type RedisConnection,
+  startPromoter,
+  watchRemovedRuns,
+} from "../src/queue/index.js";
 import {
   approvalsFromConfig,
   buildRunDeps,
@@ -148,6 +157,7 @@ export async function startWorkerPart(
   await canceller.ready;
   const sweeper = startSweeper(ctx, store, notifications);
   logger.info({ concurrency: config.execution.worker_concurrency }, "agent worker running");
+  void warnIfHashesNotCompact(redis, logger);
   return {
     async stop() {
       await sweeper.stop();
@@ -243,4 +253,19 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
       await queue.close();
     },
   };
+}
+
+/**
+ * Logs one warning line when the Redis the worker uses keeps hashes compact only up to less than
+ * 1024 bytes a value (as `echo-runner doctor` checks): every parked run then costs ~1.4 KB more
+ * (docs/BENCHMARKS.md). A warning, never a refusal to start: it costs memory, not correctness; a
+ * Redis that refuses CONFIG (managed services) is not warned about.
+ */
+export async function warnIfHashesNotCompact(redis: RedisConnection, logger: Logger): Promise<void> {
+  const low = await lowHashListpackValues(redis).catch(() => []);
+  if (low.length === 0) return;
+  logger.warn(
+    { redis: low.map((l) => `${l.server} hash-max-listpack-value ${l.value}`).join(", ") },
+    `Redis hash-max-listpack-value is below ${COMPACT_HASH_VALUE}: each parked run costs ~1.4 KB more; run \`${COMPACT_HASH_FIX}\` and set it in redis.conf`,
+  );
 }

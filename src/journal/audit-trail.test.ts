@@ -1,8 +1,8 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
-import { isRunnerError, ManualClock } from "../shared/index.js";
-import { auditKeys, chainHash } from "./audit-chain.js";
+import { canonicalJson, isRunnerError, ManualClock } from "../shared/index.js";
+import { auditKeys, chainHash, chainHashOfJson, GENESIS_HASH } from "./audit-chain.js";
 import type { AuditEvent } from "./audit-entry.js";
 import { REDACTED } from "./audit-redact.js";
 import { AuditTrail } from "./audit-trail.js";
@@ -324,5 +324,138 @@ describe("an append whose reply was lost", () => {
       "exec-1",
       "exec-2",
     ]);
+  });
+});
+
+/** The append script of the release before issue 20, verbatim: the trace index was a list. */
+const APPEND_BEFORE_20 = `
+local head = redis.call('HMGET', KEYS[2], 'hash', 'seq')
+local cur = head[1] or '${GENESIS_HASH}'
+local curSeq = tonumber(head[2] or '0')
+local first = tonumber(ARGV[2])
+if cur ~= ARGV[1] or curSeq + 1 ~= first then
+  return {'conflict', cur, string.format('%d', curSeq)}
+end
+local n = (#ARGV - 2) / 2
+local prev = ARGV[1]
+local out = {'ok'}
+local id
+for i = 1, n do
+  local hash = ARGV[1 + 2 * i]
+  id = redis.call('XADD', KEYS[1], '*', 'entry', ARGV[2 + 2 * i], 'prev', prev, 'hash', hash)
+  redis.call('RPUSH', KEYS[2 + i], id)
+  out[i + 1] = id
+  prev = hash
+end
+redis.call('HSET', KEYS[2], 'hash', prev, 'seq', string.format('%d', first + n - 1), 'id', id)
+return out
+`;
+
+/** Appends one event as a worker of the release before issue 20 did (against the stored head). */
+async function appendAsBefore20(event: AuditEvent): Promise<string> {
+  const keys = auditKeys(prefix);
+  const [hash, seq] = await redis.hmget(keys.head, "hash", "seq");
+  const prev = hash ?? GENESIS_HASH;
+  const next = Number(seq ?? 0) + 1;
+  const entryJson = canonicalJson({ ...event, v: 1, seq: next, at: clock.now() });
+  const reply = (await redis.eval(
+    APPEND_BEFORE_20,
+    3,
+    keys.stream,
+    keys.head,
+    keys.legacyTrace(event.traceId),
+    prev,
+    String(next),
+    chainHashOfJson(prev, entryJson),
+    entryJson,
+  )) as string[];
+  expect(reply[0]).toBe("ok");
+  return reply[1]!;
+}
+
+describe("the trace index (issue 20: a string of ids, not a list)", () => {
+  it("is a short string holding the trace's stream ids", async () => {
+    const a = await trail.append(decision("t-str", 0));
+    const b = await trail.append(execution("t-str", 1));
+    const keys = auditKeys(prefix);
+    expect(await redis.type(keys.trace("t-str"))).toBe("string");
+    expect(await redis.get(keys.trace("t-str"))).toBe(`${a.id} ${b.id} `);
+    expect(await redis.exists(keys.legacyTrace("t-str"))).toBe(0);
+  });
+
+  it("still reads a trace the previous release indexed as a list, merged in order with new entries", async () => {
+    // A run audited before the upgrade, then by an upgraded worker, then (rolling deploy) by a
+    // worker of the previous release again, then by an upgraded one.
+    const first = await appendAsBefore20(decision("t-old", 0));
+    await trail.append(execution("t-old", 1));
+    const third = await appendAsBefore20(decision("t-old", 2));
+    await trail.append(execution("t-old", 3));
+    const keys = auditKeys(prefix);
+    expect(await redis.lrange(keys.legacyTrace("t-old"), 0, -1)).toEqual([first, third]);
+    const records = await trail.readByTrace("t-old");
+    expect(records.map((r) => [r.entry.executionId, r.entry.seq])).toEqual([
+      ["exec-0", 1],
+      ["exec-1", 2],
+      ["exec-2", 3],
+      ["exec-3", 4],
+    ]);
+    expect(await trail.verify()).toMatchObject({ ok: true, checked: 4 });
+    // A trace only the previous release indexed reads as it did.
+    await appendAsBefore20(decision("t-only-old", 4));
+    expect((await trail.readByTrace("t-only-old")).map((r) => r.entry.executionId)).toEqual(["exec-4"]);
+  });
+});
+
+describe("an entry's copies of its run id (issue 20: stored once, v2)", () => {
+  /** A run's own call in a top-level run: execution and trace id are the run id. */
+  const ownCall = (runId: string): AuditEvent => ({ ...decision(runId), executionId: runId, runId });
+
+  it("stores v2 without the execution and trace ids that equal the run id, and reads them back", async () => {
+    const event = ownCall("run-own");
+    const { id } = await trail.append(event);
+    const [row] = (await redis.xrange(auditKeys(prefix).stream, id, id)) as Raw[];
+    const stored = JSON.parse(field(row![1], "entry"));
+    expect(stored).not.toHaveProperty("executionId");
+    expect(stored).not.toHaveProperty("traceId");
+    expect(stored).toMatchObject({ v: 2, runId: "run-own" });
+    const [record] = await trail.readByTrace("run-own");
+    expect(record?.entry).toEqual({ ...event, v: 2, seq: 1, at: clock.now() });
+    expect(await trail.verify()).toMatchObject({ ok: true, checked: 1 });
+  });
+
+  it("stores v1, byte for byte as before, an entry with nothing to leave out", async () => {
+    const event = { ...decision("trace-other"), runId: "run-other" };
+    const { id, hash } = await trail.append(event);
+    const [row] = (await redis.xrange(auditKeys(prefix).stream, id, id)) as Raw[];
+    expect(field(row![1], "entry")).toBe(canonicalJson({ ...event, v: 1, seq: 1, at: clock.now() }));
+    expect(hash).toBe(chainHash(GENESIS_HASH, { ...event, v: 1, seq: 1, at: clock.now() }));
+  });
+
+  it("verifies a chain of entries the previous release wrote (the run id repeated) and v2 ones", async () => {
+    await appendAsBefore20(ownCall("run-mixed"));
+    await trail.append(ownCall("run-mixed"));
+    await appendAsBefore20(ownCall("run-mixed"));
+    expect(await trail.verify()).toMatchObject({ ok: true, checked: 3 });
+    const records = await trail.readByTrace("run-mixed");
+    expect(records.map((r) => [r.entry.v, r.entry.executionId, r.entry.traceId])).toEqual([
+      [1, "run-mixed", "run-mixed"],
+      [2, "run-mixed", "run-mixed"],
+      [1, "run-mixed", "run-mixed"],
+    ]);
+  });
+
+  it("breaks the chain when a v2 entry gets a left-out field back, even with the value it stood for", async () => {
+    await trail.append(ownCall("run-edit"));
+    await trail.append(ownCall("run-edit"));
+    await rewrite((entries) =>
+      entries.map(([id, fields], i) => {
+        if (i === 0) {
+          const entry = JSON.parse(field(fields, "entry"));
+          setField(fields, "entry", canonicalJson({ ...entry, executionId: "run-edit" }));
+        }
+        return [id, fields];
+      }),
+    );
+    expect(await trail.verify()).toMatchObject({ ok: false, brokenAt: { seq: 1, problem: "hash_mismatch" } });
   });
 });

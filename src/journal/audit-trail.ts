@@ -7,7 +7,7 @@ import {
   chainHashOfJson,
   GENESIS_HASH,
 } from "./audit-chain.js";
-import { AuditEvent, type AuditRecord, decodeAuditFields } from "./audit-entry.js";
+import { AuditEvent, type AuditRecord, decodeAuditFields, storedAuditEntry } from "./audit-entry.js";
 import { redactSecrets } from "./audit-redact.js";
 import { type AuditVerification, verifyAudit } from "./audit-verify.js";
 import { assertKeyPrefix } from "./keys.js";
@@ -89,7 +89,7 @@ export class AuditTrail {
       this.#redis.defineCommand(APPEND, { lua: AUDIT_APPEND_LUA });
     }
     if (typeof commands[READ_TRACE] !== "function") {
-      this.#redis.defineCommand(READ_TRACE, { numberOfKeys: 2, lua: AUDIT_READ_TRACE_LUA });
+      this.#redis.defineCommand(READ_TRACE, { numberOfKeys: 3, lua: AUDIT_READ_TRACE_LUA });
     }
   }
 
@@ -144,7 +144,7 @@ export class AuditTrail {
       let prev = head.hash;
       events.forEach((event, i) => {
         const seq = head.seq + 1 + i;
-        const entryJson = canonicalJson({ ...event, v: 1 as const, seq, at });
+        const entryJson = canonicalJson(storedAuditEntry(event, seq, at));
         const hash = chainHashOfJson(prev, entryJson, this.#hmacKey);
         argv.push(hash, entryJson);
         linked.push({ id: "", seq, hash });
@@ -224,10 +224,11 @@ export class AuditTrail {
     if (typeof traceId !== "string" || traceId === "" || /[{}]/.test(traceId)) {
       throw new RunnerError("AUDIT_ENTRY_INVALID", `trace id must be a non-empty string without braces`);
     }
-    const rows = (await this.#script(READ_TRACE)(this.#keys.stream, this.#keys.trace(traceId))) as [
-      string,
-      string[],
-    ][];
+    const rows = (await this.#script(READ_TRACE)(
+      this.#keys.stream,
+      this.#keys.trace(traceId),
+      this.#keys.legacyTrace(traceId),
+    )) as [string, string[]][];
     return rows.map(([id, fields]) => {
       if (fields.length === 0) {
         throw new RunnerError(

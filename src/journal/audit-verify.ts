@@ -81,7 +81,7 @@ export async function verifyAudit(options: VerifyAuditOptions): Promise<AuditVer
       if (entry.seq !== seq + 1) {
         return broken(id, entry.seq, "seq_mismatch", `entry ${id} has seq ${entry.seq}, expected ${seq + 1}`);
       }
-      if (chainHash(prev, entry, options.hmacKey) !== decoded.record.hash) {
+      if (chainHash(prev, decoded.hashed, options.hmacKey) !== decoded.record.hash) {
         return broken(
           id,
           entry.seq,

@@ -7,6 +7,7 @@ export {
   type AuditKind,
   type AuditRecord,
   type AuditVerdict,
+  decodeAuditFields,
   EXECUTION_OUTCOMES,
   type ExecutionOutcome,
 } from "./audit-entry.js";

@@ -2,11 +2,14 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
 import { createLogger } from "../logging/index.js";
-import { sha256Hex } from "../shared/index.js";
-import { RunnerMetrics } from "./recorder.js";
+import { ManualClock, sha256Hex } from "../shared/index.js";
+import { DECISION_SEEN_DAYS, decisionSeenMember, RunnerMetrics } from "./recorder.js";
 
 let redis: Redis;
 const prefix = uniquePrefix("mseen");
+const DAY = 24 * 3600 * 1000;
+// Noon UTC, so an hour either way stays on the same day.
+const clock = new ManualClock(20_000 * DAY + DAY / 2);
 
 beforeAll(() => {
   redis = testRedisClient();
@@ -22,33 +25,65 @@ describe("a tool-call decision is counted once per run, call, verdict and step",
       redis,
       keyPrefix: prefix,
       logger: createLogger({ level: "silent", format: "json" }),
+      clock,
     });
   const count = async (m: RunnerMetrics) =>
     Number((await redis.hget(m.keys.counter("tool_calls"), JSON.stringify(["exec", "ask", "3"]))) ?? 0);
 
-  it("keeps its dedupe field short enough for a listpack on a stock Redis", async () => {
+  it("remembers it as a 22-character member of the day's set, with no key of its own per run", async () => {
     const m = metrics();
     const call = { runId: "run-seen-1", idempotencyKey: sha256Hex("call-1") };
+    const before = await count(m);
     await m.toolDecision("exec", "ask", 3, call);
     await m.toolDecision("exec", "ask", 3, call);
-    expect(await count(m)).toBe(1);
-    const fields = await redis.hkeys(m.keys.seenDecisions("run-seen-1"));
-    expect(fields).toEqual([`${call.idempotencyKey.slice(0, 32)}:ask:3`]);
-    expect(await redis.object("ENCODING", m.keys.seenDecisions("run-seen-1"))).toBe("listpack");
+    expect(await count(m)).toBe(before + 1);
+    expect(await redis.exists(m.keys.seenDecisions("run-seen-1"))).toBe(0);
+    const member = decisionSeenMember("run-seen-1", call.idempotencyKey, "ask", 3);
+    const day = m.keys.seenDecisionsOn(20_000, member[0]!);
+    expect(member).toHaveLength(22);
+    expect(await redis.sismember(day, member)).toBe(1);
+    // Remembered for the whole of today and DECISION_SEEN_DAYS days after it.
+    const ttl = await redis.pttl(day);
+    expect(ttl).toBeLessThanOrEqual((DECISION_SEEN_DAYS + 0.5) * DAY);
+    expect(ttl).toBeGreaterThan((DECISION_SEEN_DAYS + 0.5) * DAY - 60_000);
+    // Another step, verdict, call or run is another decision.
+    await m.toolDecision("exec", "ask", 4, call);
+    await m.toolDecision("exec", "deny", 3, call);
+    await m.toolDecision("exec", "ask", 3, { ...call, idempotencyKey: sha256Hex("call-1b") });
+    await m.toolDecision("exec", "ask", 3, { ...call, runId: "run-seen-1b" });
+    expect(await count(m)).toBe(before + 3);
   });
 
-  it("does not count again a decision counted before the upgrade (the whole key as JSON)", async () => {
+  it("does not count again a decision counted on an earlier day, within the days remembered", async () => {
     const m = metrics();
-    const call = { runId: "run-seen-2", idempotencyKey: sha256Hex("call-2") };
+    const call = { runId: "run-seen-days", idempotencyKey: sha256Hex("call-days") };
     const before = await count(m);
-    await redis.hset(
-      m.keys.seenDecisions("run-seen-2"),
-      JSON.stringify([call.idempotencyKey, "ask", 3]),
-      "1",
-    );
     await m.toolDecision("exec", "ask", 3, call);
-    expect(await count(m)).toBe(before);
-    await m.toolDecision("exec", "ask", 3, { ...call, runId: "run-seen-3" });
+    clock.advance(DECISION_SEEN_DAYS * DAY);
+    await m.toolDecision("exec", "ask", 3, call);
     expect(await count(m)).toBe(before + 1);
+    clock.advance(-DECISION_SEEN_DAYS * DAY);
   });
+
+  it.each([
+    [
+      "the key's first 128 bits, verdict and step (issue 20's first shape)",
+      "short",
+      (key: string) => `${key.slice(0, 32)}:ask:3`,
+    ],
+    ["the whole key as JSON (before issue 20)", "json", (key: string) => JSON.stringify([key, "ask", 3])],
+  ])(
+    "does not count again a decision a previous release counted in the run's hash: %s",
+    async (_, shape, field) => {
+      const m = metrics();
+      const runId = `run-seen-old-${shape}`;
+      const call = { runId, idempotencyKey: sha256Hex(`call-${runId}`) };
+      const before = await count(m);
+      await redis.hset(m.keys.seenDecisions(runId), field(call.idempotencyKey), "1");
+      await m.toolDecision("exec", "ask", 3, call);
+      expect(await count(m)).toBe(before);
+      await m.toolDecision("exec", "ask", 3, { ...call, runId: `${runId}-other` });
+      expect(await count(m)).toBe(before + 1);
+    },
+  );
 });

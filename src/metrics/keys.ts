@@ -31,9 +31,23 @@ export class MetricsKeys {
     return `${this.base}seen:run:${runId}`;
   }
 
-  /** The decisions of a run already counted (hash: `[key, verdict, step]` → 1; expires). */
+  /**
+   * The decisions of a run counted before issue 20 point 2 (hash: `<key>:<verdict>:<step>` or
+   * `[key, verdict, step]` → 1; expires). Still read, no longer written.
+   */
   seenDecisions(runId: string): string {
     return `${this.base}seen:decisions:${runId}`;
+  }
+
+  /**
+   * The decisions counted on UTC day `day` (days since the epoch) whose {@link decisionSeenMember}
+   * begins with `shard` (one of its 64 base64url characters), of every run: a set expiring
+   * DECISION_SEEN_DAYS days after the day ends. Sets per day rather than a hash per run: a per-run
+   * key cost its own key, hash and expiry entries (~230 bytes per parked run), a set member ~70.
+   * Sharded so that no set holds a whole day of a busy runner: an expiring key is freed in one go.
+   */
+  seenDecisionsOn(day: number, shard: string): string {
+    return `${this.base}seen:decisions:d:${day}:${shard}`;
   }
 
   /** Marks a run's usage as counted (expires), so a run finished again after a crash adds nothing. */

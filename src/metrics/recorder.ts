@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "../logging/index.js";
+import { type Clock, systemClock } from "../shared/index.js";
 import type { CounterFamily, RunOutcomeLabel } from "./families.js";
 import { MetricsKeys } from "./keys.js";
 
@@ -14,14 +16,29 @@ if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[2]) then
 end
 return 0`;
 
+/** How many days a counted decision is remembered (the day sets: today's and the days before). */
+export const DECISION_SEEN_DAYS = 7;
+const DAY_MS = 24 * 3600 * 1000;
+
 // Count a tool-call decision once per run, call, verdict and step: a replay that re-audits the same
-// decision (a parent waking to read its delegated child) finds the field already set. ARGV[4] is the
-// field as written before issue 20, so a decision counted then is not counted again after an upgrade.
+// decision (a parent waking to read its delegated child) finds it already counted. KEYS[1] is the
+// counter, KEYS[2] today's set of counted decisions (the member's shard), KEYS[3..] the same shard's
+// sets of the days before, the last KEYS the run's hash of the releases before (its two field
+// shapes are ARGV[4] and ARGV[5]), so a decision counted before an upgrade is not counted again.
+// ARGV[3]: in how many ms today's set expires (relative, so a worker's clock off from the server's
+// does not expire it at once).
 const COUNT_DECISION_ONCE = `
-if ARGV[4] ~= ARGV[1] and redis.call('HEXISTS', KEYS[1], ARGV[4]) == 1 then return 0 end
-if redis.call('HSETNX', KEYS[1], ARGV[1], '1') == 1 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-  redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
+local legacy = KEYS[#KEYS]
+if redis.call('EXISTS', legacy) == 1 and
+  (redis.call('HEXISTS', legacy, ARGV[4]) == 1 or redis.call('HEXISTS', legacy, ARGV[5]) == 1) then
+  return 0
+end
+for i = 3, #KEYS - 1 do
+  if redis.call('SISMEMBER', KEYS[i], ARGV[1]) == 1 then return 0 end
+end
+if redis.call('SADD', KEYS[2], ARGV[1]) == 1 then
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+  redis.call('HINCRBY', KEYS[1], ARGV[2], 1)
   return 1
 end
 return 0`;
@@ -53,6 +70,8 @@ export interface RunnerMetricsOptions {
   keyPrefix: string;
   /** Where a failed write is reported; metrics never fail the work they count. */
   logger: Logger;
+  /** Which day a decision is remembered under. Default the system clock. */
+  clock?: Clock;
 }
 
 /**
@@ -65,11 +84,13 @@ export class RunnerMetrics {
   readonly keys: MetricsKeys;
   readonly #redis: Redis | Cluster;
   readonly #logger: Logger;
+  readonly #clock: Clock;
 
   constructor(options: RunnerMetricsOptions) {
     this.keys = new MetricsKeys(options.keyPrefix);
     this.#redis = options.redis;
     this.#logger = options.logger;
+    this.#clock = options.clock ?? systemClock;
   }
 
   /** A run ended for good; counted once per run even if a crash makes a worker finish it again. */
@@ -120,14 +141,22 @@ export class RunnerMetrics {
     call: { runId: string; idempotencyKey: string },
   ): Promise<void> {
     return this.#quietly("tool_calls", async () => {
+      const now = this.#clock.now();
+      const today = Math.floor(now / DAY_MS);
+      const member = decisionSeenMember(call.runId, call.idempotencyKey, verdict, step);
+      const days = Array.from({ length: DECISION_SEEN_DAYS + 1 }, (_, i) =>
+        this.keys.seenDecisionsOn(today - i, member[0]!),
+      );
       await this.#redis.eval(
         COUNT_DECISION_ONCE,
-        2,
-        this.keys.seenDecisions(call.runId),
+        2 + days.length,
         this.keys.counter("tool_calls"),
-        decisionSeenField(call.idempotencyKey, verdict, step),
+        ...days,
+        this.keys.seenDecisions(call.runId),
+        member,
         JSON.stringify([tool, verdict, String(step)]),
-        SEEN_RUN_TTL_MS,
+        String((today + 1 + DECISION_SEEN_DAYS) * DAY_MS - now),
+        legacyDecisionSeenField(call.idempotencyKey, verdict, step),
         JSON.stringify([call.idempotencyKey, verdict, step]),
       );
     });
@@ -204,12 +233,29 @@ export class RunnerMetrics {
 }
 
 /**
- * The dedupe field of one decision. A tool call's idempotency key is a hex SHA-256; its first 128
- * bits tell a run's calls apart and keep the field under 64 bytes, so the run's hash stays a
- * listpack on a stock Redis (the whole key in JSON made it a hash table: ~200 bytes more per parked
- * run). Any other key is kept whole.
+ * The member of a day's set that marks one decision counted: the first 128 bits of the SHA-256 of
+ * run, call, verdict and step, base64url (22 characters: the smallest allocation a member of
+ * that length can have). 128 bits make a collision, which would drop one count, negligible.
  */
-export function decisionSeenField(idempotencyKey: string, verdict: string, step: number): string {
+export function decisionSeenMember(
+  runId: string,
+  idempotencyKey: string,
+  verdict: string,
+  step: number,
+): string {
+  return createHash("sha256")
+    .update(JSON.stringify([runId, idempotencyKey, verdict, step]))
+    .digest()
+    .subarray(0, 16)
+    .toString("base64url");
+}
+
+/**
+ * The dedupe field of one decision in the per-run hash of the release before issue 20 point 2
+ * (still honoured there). A tool call's idempotency key is a hex SHA-256, of which it kept the
+ * first 128 bits; any other key whole.
+ */
+export function legacyDecisionSeenField(idempotencyKey: string, verdict: string, step: number): string {
   return /^[0-9a-f]{64}$/.test(idempotencyKey)
     ? `${idempotencyKey.slice(0, 32)}:${verdict}:${step}`
     : JSON.stringify([idempotencyKey, verdict, step]);

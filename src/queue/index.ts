@@ -37,6 +37,12 @@ export {
   type RedisConnection,
   type RedisTarget,
 } from "./redis-connection.js";
+export {
+  COMPACT_HASH_FIX,
+  COMPACT_HASH_VALUE,
+  hashListpackValue,
+  lowHashListpackValues,
+} from "./redis-memory.js";
 export { type RemovedRunsWatch, watchRemovedRuns } from "./removed-runs.js";
 export { type RunProcessor, type RunWorker, type RunWorkerOptions, startRunWorker } from "./run-worker.js";
 export { wakeRun } from "./wake.js";

@@ -334,7 +334,7 @@ const SCRIPT_REGISTRY: { name: string; keys: number | null; sha: string }[] = [
   ...Object.entries(APPROVAL_SCRIPTS).map(([name, s]) => ({ name, keys: s.keys, lua: s.lua })),
   ...Object.entries(SCHEDULER_SCRIPTS).map(([name, s]) => ({ name, keys: s.keys, lua: s.lua })),
   { name: "echoAuditAppend", keys: null, lua: AUDIT_APPEND_LUA },
-  { name: "echoAuditReadTrace", keys: 2, lua: AUDIT_READ_TRACE_LUA },
+  { name: "echoAuditReadTrace", keys: 3, lua: AUDIT_READ_TRACE_LUA },
 ].map(({ name, keys, lua }) => ({ name, keys, sha: createHash("sha1").update(lua).digest("hex") }));
 
 /**
@@ -346,7 +346,8 @@ const SCRIPT_SITES: Record<string, string> = {
   "src/journal/audit-trail.ts": "AUDIT_APPEND_LUA, AUDIT_READ_TRACE_LUA ({audit} keys)",
   "src/approvals/approval-store.ts": "APPROVAL_SCRIPTS",
   "src/scheduler/schedule-store.ts": "SCHEDULER_SCRIPTS",
-  "src/metrics/recorder.ts": "inline COUNT_ONCE: {metrics}:seen:run:<id>, {metrics}:c:runs",
+  "src/metrics/recorder.ts":
+    "inline COUNT_ONCE, COUNT_DECISION_ONCE, COUNT_USAGE_ONCE: {metrics}:seen:*, {metrics}:c:<family>",
   "src/metrics/approval-wait.ts": "inline FOLD: {metrics}:h:approval_wait, {metrics}:approval_wait_cursor",
   "src/queue/children.ts": "inline UPDATE_QUEUED: five keys of the {prefix} BullMQ queue",
   "src/tools/memory/memory.ts": "inline WRITE: one key",

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
-import { AuditEntry, type AuditRecord, auditKeys } from "../../journal/index.js";
+import { type AuditRecord, auditKeys, decodeAuditFields } from "../../journal/index.js";
 import type { CliIo } from "../io.js";
 import { connectCliRedis } from "./cli-redis.js";
 
@@ -36,30 +36,8 @@ export async function readRecentEntries(
 }
 
 function decodeListed(id: string, fields: readonly string[]): ListedEntry {
-  const map = new Map<string, string>();
-  for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i] as string, fields[i + 1] as string);
-  const raw = map.get("entry");
-  const prev = map.get("prev");
-  const hash = map.get("hash");
-  if (raw === undefined || prev === undefined || hash === undefined) {
-    return { ok: false, id, problem: "the stream entry lacks one of the fields entry, prev, hash" };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    return { ok: false, id, problem: "its entry is not valid JSON" };
-  }
-  const parsed = AuditEntry.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return {
-      ok: false,
-      id,
-      problem: `its entry does not match the v1 schema at ${issue?.path.join(".") || "(entry)"}: ${issue?.message}`,
-    };
-  }
-  return { ok: true, record: { id, prev, hash, entry: parsed.data } };
+  const decoded = decodeAuditFields(id, fields);
+  return decoded.ok ? { ok: true, record: decoded.record } : { ok: false, id, problem: decoded.problem };
 }
 
 /** Milliseconds since the epoch as ISO-8601 UTC, to the millisecond (entries often share a second). */

@@ -1,12 +1,11 @@
 import { Redis } from "ioredis";
 import { maskUrlCredentials } from "../../config/index.js";
+import { COMPACT_HASH_FIX, COMPACT_HASH_VALUE, hashListpackValue } from "../../queue/index.js";
 import { type DoctorCheck, fail, ok, warn } from "./doctor-check.js";
 
 /** BullMQ refuses older servers and warns below the recommended version. */
 const BULLMQ_MINIMUM = "5.0.0";
 const BULLMQ_RECOMMENDED = "6.2.0";
-/** The listpack value limit the local redis-server and docker-compose.yml set. */
-const COMPACT_HASH_VALUE = 1024;
 
 /** Options of {@link checkRedis}. */
 export interface RedisCheckOptions {
@@ -162,13 +161,13 @@ function eviction(info: Map<string, string>): DoctorCheck {
  * is disabled.
  */
 async function compactHashes(redis: Redis): Promise<DoctorCheck | undefined> {
-  const raw = await configGet(redis, "hash-max-listpack-value");
+  const raw = await hashListpackValue(redis);
   if (raw === undefined) return undefined;
   const value = Number(raw);
   if (value >= COMPACT_HASH_VALUE) return ok("redis.memory", `hash-max-listpack-value ${value}`);
   return warn(
     "redis.memory",
     `hash-max-listpack-value is ${raw}: approval and journal hashes leave the compact encoding, about 1 KB more per parked run`,
-    `\`CONFIG SET hash-max-listpack-value ${COMPACT_HASH_VALUE}\` and the same in redis.conf (the shipped docker-compose.yml and \`echo-runner start\` do this)`,
+    `\`${COMPACT_HASH_FIX}\` and the same in redis.conf (the shipped docker-compose.yml and \`echo-runner start\` do this)`,
   );
 }
