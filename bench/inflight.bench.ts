@@ -66,6 +66,10 @@ export interface InflightFigure {
   retainedHeapPerRunBytes: number[];
   /** CPU of each worker process over the scenario, µs per step it served. */
   cpuUsPerStep: number;
+  /** The fake model server's CPU per step: on a small machine it competes with the worker. */
+  modelCpuUsPerStep: number;
+  /** Redis's CPU per step (single Redis only; enqueueing included). */
+  redisCpuUsPerStep: number;
   /** Runs the workers reported completed (their "completed" events). */
   runsCompleted: number;
   runsFailed: number;
@@ -242,6 +246,7 @@ async function runScenario(s: {
     }
     for (const w of workers) await w.waitFor(/worker ready/, 120_000);
     await fetch(`${s.statsUrl}/reset`, { method: "POST" });
+    const redisCpuBefore = s.clusterNodes ? Number.NaN : await redisCpuUs(s.admin as Redis);
     const runs = s.processes * s.concurrency * s.runsPerSlot;
     const payloads = Array.from({ length: runs }, () =>
       testPayload({}, { task: "bench", maxSteps: s.stepsPerRun + 5 }),
@@ -261,7 +266,9 @@ async function runScenario(s: {
     const stats = (await (await fetch(`${s.statsUrl}/stats`)).json()) as {
       arrivals: number[];
       peakInFlight: number;
+      cpuUs: number;
     };
+    const redisCpu = s.clusterNodes ? Number.NaN : (await redisCpuUs(s.admin as Redis)) - redisCpuBefore;
     const workerStats: Record<string, number>[] = [];
     for (const w of workers) {
       await stopChild(w);
@@ -312,6 +319,8 @@ async function runScenario(s: {
           : Number.NaN,
       ),
       cpuUsPerStep: steps > 0 ? cpu / steps : Number.NaN,
+      modelCpuUsPerStep: steps > 0 ? stats.cpuUs / steps : Number.NaN,
+      redisCpuUsPerStep: steps > 0 ? redisCpu / steps : Number.NaN,
       runsCompleted: completed,
       runsFailed: failedJobs,
       runsUnfinished: unfinished,
@@ -345,7 +354,7 @@ export function formatInflightBench(r: InflightBenchResult): string {
     }
     const kb = f.heapPerRunBytes.map((b) => (Number.isFinite(b) ? `${(b / 1024).toFixed(1)} KB` : "n/a"));
     lines.push(
-      `  ${f.processes} × ${f.concurrencyEach}${f.masters ? " (Redis Cluster)" : ""}: ${f.steadyStepsPerSec.toFixed(0)} steps/s steady (${f.stepsPerSec.toFixed(0)} overall) of ideal ${f.idealStepsPerSec.toFixed(0)} → ${(f.efficiency * 100).toFixed(1)} % (target ${r.targets.efficiency * 100} %); peak ${f.peakInFlight} in flight; lag p99 ${f.lagP99Ms.map((x) => x.toFixed(0)).join("/")} ms (max ${f.lagMaxMs.map((x) => x.toFixed(0)).join("/")}); heap/run ${kb.join("/")} (retained after GC ${f.retainedHeapPerRunBytes.map((b) => (Number.isFinite(b) ? `${(b / 1024).toFixed(1)} KB` : "n/a")).join("/")}); CPU ${f.cpuUsPerStep.toFixed(0)} µs/step; runs ${f.runsCompleted}/${f.runs} completed (failed ${f.runsFailed}, unfinished ${f.runsUnfinished}, lost ${f.runsLost}); tool calls ${f.toolCalls}/${f.toolCallsExpected}, run twice ${f.callsRunTwice}; load ${f.loadAverage.map((x) => x.toFixed(1)).join(" ")}`,
+      `  ${f.processes} × ${f.concurrencyEach}${f.masters ? " (Redis Cluster)" : ""}: ${f.steadyStepsPerSec.toFixed(0)} steps/s steady (${f.stepsPerSec.toFixed(0)} overall) of ideal ${f.idealStepsPerSec.toFixed(0)} → ${(f.efficiency * 100).toFixed(1)} % (target ${r.targets.efficiency * 100} %); peak ${f.peakInFlight} in flight; lag p99 ${f.lagP99Ms.map((x) => x.toFixed(0)).join("/")} ms (max ${f.lagMaxMs.map((x) => x.toFixed(0)).join("/")}); heap/run ${kb.join("/")} (retained after GC ${f.retainedHeapPerRunBytes.map((b) => (Number.isFinite(b) ? `${(b / 1024).toFixed(1)} KB` : "n/a")).join("/")}); CPU per step: worker ${f.cpuUsPerStep.toFixed(0)} µs, model server ${f.modelCpuUsPerStep.toFixed(0)} µs, Redis ${Number.isFinite(f.redisCpuUsPerStep) ? `${f.redisCpuUsPerStep.toFixed(0)} µs` : "n/a"}; runs ${f.runsCompleted}/${f.runs} completed (failed ${f.runsFailed}, unfinished ${f.runsUnfinished}, lost ${f.runsLost}); tool calls ${f.toolCalls}/${f.toolCallsExpected}, run twice ${f.callsRunTwice}; load ${f.loadAverage.map((x) => x.toFixed(1)).join(" ")}`,
     );
   }
   return lines.join("\n");
@@ -371,3 +380,10 @@ runStandalone("inflight", async (redisUrl) => {
     }),
   );
 });
+
+/** Redis's own CPU so far (INFO cpu), µs. */
+async function redisCpuUs(redis: Redis): Promise<number> {
+  const info = await redis.info("cpu");
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(info)?.[1] ?? Number.NaN);
+  return (field("used_cpu_sys") + field("used_cpu_user")) * 1e6;
+}

@@ -2,7 +2,7 @@
 // bench/inflight/slow-model-main.ts`): an OpenAI-style chat-completions server that answers every
 // request after a fixed delay (DELAY_MS, default 1000). A run takes STEPS model steps (default 5): the
 // first STEPS-1 each ask for one write_file call, the last answers. GET /stats returns the arrival
-// times (ms since the epoch) of the requests since the last POST /reset. Prints "model ready <url>".
+// times (ms since the epoch) of the requests and this process's CPU since the last POST /reset. Prints "model ready <url>".
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { reply } from "../../test/helpers/fake-chat-server.js";
@@ -12,6 +12,8 @@ const steps = Number(process.env.STEPS ?? "5");
 let arrivals: number[] = [];
 let inFlight = 0;
 let peakInFlight = 0;
+/** CPU this server has used since the last reset: what the fake model costs the shared machine. */
+let cpuAtReset = process.cpuUsage();
 
 function send(res: import("node:http").ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -21,12 +23,14 @@ function send(res: import("node:http").ServerResponse, status: number, body: unk
 
 const server = createServer((req, res) => {
   if (req.method === "GET" && req.url === "/stats") {
-    send(res, 200, { arrivals, peakInFlight, delayMs, steps });
+    const used = process.cpuUsage(cpuAtReset);
+    send(res, 200, { arrivals, peakInFlight, delayMs, steps, cpuUs: used.user + used.system });
     return;
   }
   if (req.method === "POST" && req.url === "/reset") {
     arrivals = [];
     peakInFlight = 0;
+    cpuAtReset = process.cpuUsage();
     send(res, 200, { ok: true });
     return;
   }

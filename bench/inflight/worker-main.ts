@@ -22,7 +22,7 @@ const concurrency = Number(env.CONCURRENCY ?? "1");
 const { deps } = await testRunDeps({
   redis,
   keyPrefix,
-  tools: [countingWriteTool(env.COUNTER_FILE ?? "")],
+  tools: [countingWriteTool(env.COUNTER_FILE ?? "", { keepOpen: true })],
   script: "- content: unused\n",
   env: { FAKE_KEY: "sk-bench-000000" },
   configOverrides: {
