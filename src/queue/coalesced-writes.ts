@@ -4,14 +4,15 @@ import type { Cluster, Redis } from "ioredis";
 const COALESCED = Symbol("echo-runner.coalescedWrites");
 
 /**
- * Sends every command a client writes in one turn of the event loop in one system call.
+ * Sends the commands a client writes while one callback and its promise continuations run in one
+ * system call.
  *
  * ioredis writes each command to its socket at once, so N runs that each send a command while one
  * batch of replies is handled cost N `write` calls — and on a loopback socket each `write` also runs
  * the receiving side's TCP work. Corking the socket at the first write of a turn and uncorking it
  * once that turn's callbacks and promise continuations have run hands Node one `writev` for all of
- * them. Order is unchanged and nothing waits on a timer: the flush happens before the event loop
- * goes back to I/O. Unlike ioredis' `enableAutoPipelining` it does not route scripts through
+ * them. Order is unchanged and nothing waits on a timer or on other callbacks: the flush happens as
+ * soon as the code that wrote has yielded. Unlike ioredis' `enableAutoPipelining` it does not route scripts through
  * pipelines.
  */
 export function coalesceWrites(client: Redis | Cluster): void {
@@ -43,9 +44,12 @@ function corkPerTurn(socket: Socket & { [COALESCED]?: true }): void {
     if (!corked) {
       corked = true;
       socket.cork();
-      // setImmediate runs after this turn's I/O callbacks, ticks and microtasks: every command
-      // the replies of this read resumed has been written by then.
-      setImmediate(flush);
+      // Flush once the current callback's promise continuations have run (a tick queued from a
+      // microtask runs when the microtask queue has drained): the commands that one batch of
+      // replies resumed go out together. Not setImmediate: holding writes until the end of the
+      // whole I/O phase left Redis idle while a busy worker handled a thousand callbacks, and
+      // every round trip of every run waited for it (in-flight bench: 70 % against 77 % of ideal).
+      queueMicrotask(() => process.nextTick(flush));
     }
     return write.apply(this, args);
   } as Socket["write"];
