@@ -9,11 +9,10 @@ const COALESCED = Symbol("echo-runner.coalescedWrites");
  *
  * ioredis writes each command to its socket at once, so N runs that each send a command while one
  * batch of replies is handled cost N `write` calls — and on a loopback socket each `write` also runs
- * the receiving side's TCP work. Corking the socket at the first write of a turn and uncorking it
- * once that turn's callbacks and promise continuations have run hands Node one `writev` for all of
- * them. Order is unchanged and nothing waits on a timer or on other callbacks: the flush happens as
- * soon as the code that wrote has yielded. Unlike ioredis' `enableAutoPipelining` it does not route scripts through
- * pipelines.
+ * the receiving side's TCP work. Corking the socket at the first write and uncorking it once the
+ * writing callback and its promise continuations have run hands Node one `writev` for all of them.
+ * Order is unchanged and nothing waits on a timer or on other callbacks. Unlike ioredis'
+ * `enableAutoPipelining` it does not route scripts through pipelines.
  */
 export function coalesceWrites(client: Redis | Cluster): void {
   if ("nodes" in client && typeof client.nodes === "function") {
