@@ -25,6 +25,8 @@ export interface AgentWorkerOptions {
   connection: RedisConnection;
   keyPrefix: string;
   concurrency: number;
+  /** Finished runs BullMQ keeps, completed and failed each (retention.finished_jobs). Default 1000. */
+  keepFinished?: number;
   deps: RunDeps;
   /** Identifies this process in claims (host:pid by default). */
   workerId?: string;
@@ -87,7 +89,11 @@ export function agentProcessor(options: AgentWorkerOptions) {
       throw failForGood(err instanceof Error ? err.message : String(err));
     }
     await metrics?.jobStarted(job.id ?? payload.runId);
-    const owner = `${workerId}:${job.id}:${job.attemptsStarted}:${randomToken(6)}`;
+    // Unique per attempt within the run's journal (the only place it is stored and compared): the
+    // run's id is the journal's key, so repeating it in every claim state cost ~30 bytes each
+    // (issue 20). Attempts of one job differ in attemptsStarted, and the random part sets apart two
+    // processes that share a pid (containers).
+    const owner = `${workerId}:${job.attemptsStarted}:${randomToken(6)}`;
     const log = options.deps.logger.child({
       traceId: payload.traceId,
       executionId: payload.runId,
@@ -138,6 +144,7 @@ export function startAgentWorker(options: AgentWorkerOptions): RunWorker {
     connection: options.connection,
     keyPrefix: options.keyPrefix,
     concurrency: options.concurrency,
+    ...(options.keepFinished !== undefined ? { keepFinished: options.keepFinished } : {}),
     process: agentProcessor(options),
     ...(options.lockDurationMs ? { lockDurationMs: options.lockDurationMs } : {}),
     ...(options.stalledIntervalMs ? { stalledIntervalMs: options.stalledIntervalMs } : {}),

@@ -144,6 +144,7 @@ export async function startWorkerPart(
     connection: redis,
     keyPrefix,
     concurrency: config.execution.worker_concurrency,
+    keepFinished: config.retention.finished_jobs,
     deps: { ...deps, ...overrides },
     metrics: new RunnerMetrics({ redis, keyPrefix, logger }),
     onRunFinished: async (payload) => {
@@ -181,7 +182,6 @@ export function startSchedulerPart(
     store: new ScheduleStore({ redis, keyPrefix: config.redis.key_prefix }),
     agentQueue: queue,
     configSchedules,
-    keepFinished: config.retention.finished_jobs,
     logger,
     onPass: (report) => metrics.schedulePass(report),
   });

@@ -60,7 +60,8 @@ export function auditKeys(prefix: string): AuditKeys {
  * themselves (each `prev` is the hash before it), so one round trip commits what several concurrent
  * callers of one process were waiting to append.
  * KEYS: stream, head, then one trace index per entry. ARGV: expected prev hash, seq of the first
- * entry, then per entry its hash and entry JSON.
+ * entry, then per entry its hash, entry JSON and "1" to store its `prev` or "0" to leave it out (a
+ * v2 entry: its `prev` is the hash of the stream entry before it, which readers take from there).
  * Replies `{'ok', id1, id2, ...}` or `{'conflict', headHash, headSeq}` so the client can re-hash and retry.
  */
 export const AUDIT_APPEND_LUA = `
@@ -71,13 +72,17 @@ local first = tonumber(ARGV[2])
 if cur ~= ARGV[1] or curSeq + 1 ~= first then
   return {'conflict', cur, string.format('%d', curSeq)}
 end
-local n = (#ARGV - 2) / 2
+local n = (#ARGV - 2) / 3
 local prev = ARGV[1]
 local out = {'ok'}
 local id
 for i = 1, n do
-  local hash = ARGV[1 + 2 * i]
-  id = redis.call('XADD', KEYS[1], '*', 'entry', ARGV[2 + 2 * i], 'prev', prev, 'hash', hash)
+  local hash = ARGV[3 * i]
+  if ARGV[3 * i + 2] == '1' then
+    id = redis.call('XADD', KEYS[1], '*', 'entry', ARGV[3 * i + 1], 'prev', prev, 'hash', hash)
+  else
+    id = redis.call('XADD', KEYS[1], '*', 'entry', ARGV[3 * i + 1], 'hash', hash)
+  end
   redis.call('APPEND', KEYS[2 + i], id .. ' ')
   out[i + 1] = id
   prev = hash
@@ -90,7 +95,9 @@ return out
  * The entries of one trace, in order, in one round trip. KEYS: stream, trace index (string), legacy
  * trace index (list). A trace begun before the upgrade has ids in both (and one a previous-release
  * worker appended to during a rolling deploy may interleave them), so the ids are merged in stream
- * order: the stream's ids grow with every append, so that order is the append order.
+ * order: the stream's ids grow with every append, so that order is the append order. Each reply row
+ * is `{id, fields, before}`: `before` is the hash of the stream entry before it (the genesis hash for
+ * the first), for an entry stored without its `prev`, else "".
  */
 export const AUDIT_READ_TRACE_LUA = `
 local ids = redis.call('LRANGE', KEYS[3], 0, -1)
@@ -111,10 +118,25 @@ if legacy > 0 and #ids > legacy then
     return aseq < bseq
   end)
 end
+local function field(fields, name)
+  for j = 1, #fields - 1, 2 do
+    if fields[j] == name then return fields[j + 1] end
+  end
+  return nil
+end
 local out = {}
 for i, id in ipairs(ids) do
   local found = redis.call('XRANGE', KEYS[1], id, id)
-  if found[1] then out[i] = {id, found[1][2]} else out[i] = {id, {}} end
+  if found[1] then
+    local before = ''
+    if not field(found[1][2], 'prev') then
+      local row = redis.call('XREVRANGE', KEYS[1], '(' .. id, '-', 'COUNT', 1)[1]
+      before = row and (field(row[2], 'hash') or '') or '${GENESIS_HASH}'
+    end
+    out[i] = {id, found[1][2], before}
+  else
+    out[i] = {id, {}, ''}
+  end
 end
 return out
 `;

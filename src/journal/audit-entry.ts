@@ -91,7 +91,10 @@ export type AuditEntry = z.infer<typeof AuditEntry>;
 export interface AuditRecord {
   /** Redis stream id. */
   id: string;
-  /** Hash of the previous entry (64 zeros for the first). */
+  /**
+   * Hash of the previous entry (64 zeros for the first): as stored, or for an entry stored without
+   * it (v2, see {@link storesPrev}) the hash of the stream entry before it, which the reader passes.
+   */
   prev: string;
   hash: string;
   entry: AuditEntry;
@@ -121,6 +124,18 @@ export function storedAuditEntry(event: AuditEvent, seq: number, at: number): Re
 }
 
 /**
+ * Whether the stream entry of a stored entry keeps its `prev` field. A v2 entry does not: its
+ * `prev` is the `hash` of the stream entry before it, so storing it again costs ~70 bytes per entry
+ * (issue 20) and proves nothing more. Its hash still covers it (the chain hashes `{prev, entry}`),
+ * so `audit verify`, which carries each hash to the next entry, finds an entry removed, inserted,
+ * reordered (its seq) or edited (its hash) as before. A v1 entry keeps it: v1 is what the previous
+ * release reads, and only that release's readers need it spelled out.
+ */
+export function storesPrev(stored: Record<string, unknown>): boolean {
+  return stored.v !== 2;
+}
+
+/**
  * A stored entry as readers see it: a v2 entry's left-out `executionId` / `traceId` are its
  * `runId`. Anything else (including a v2 entry without a run id) is returned as it is, for the
  * schema to judge.
@@ -139,19 +154,25 @@ function expandStored(json: unknown): unknown {
 
 /**
  * Decodes the field list of one stream entry, or names what is wrong with it. `hashed` is what the
- * entry's hash covers: the entry as stored (a v2 entry without the fields it left out).
+ * entry's hash covers: the entry as stored (a v2 entry without the fields it left out). `before` is
+ * the hash of the stream entry before this one (64 zeros for the first), where the caller knows
+ * it: the `prev` of an entry stored without one (v2). `prevStored` says which it was.
  */
 export function decodeAuditFields(
   id: string,
   fields: readonly string[],
-): { ok: true; record: AuditRecord; hashed: unknown } | { ok: false; problem: string } {
+  before = "",
+): { ok: true; record: AuditRecord; hashed: unknown; prevStored: boolean } | { ok: false; problem: string } {
   const map = new Map<string, string>();
   for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i]!, fields[i + 1]!);
   const raw = map.get("entry");
-  const prev = map.get("prev");
+  const stored = map.get("prev");
   const hash = map.get("hash");
-  if (raw === undefined || prev === undefined || hash === undefined || map.size !== 3) {
-    return { ok: false, problem: "the stream entry does not have exactly the fields entry, prev and hash" };
+  if (raw === undefined || hash === undefined || map.size !== (stored === undefined ? 2 : 3)) {
+    return {
+      ok: false,
+      problem: "the stream entry does not have exactly the fields entry, hash and (but for v2 entries) prev",
+    };
   }
   let json: unknown;
   try {
@@ -167,12 +188,17 @@ export function decodeAuditFields(
       problem: `its entry does not match the schema at ${issue?.path.join(".") || "(entry)"}: ${issue?.message}`,
     };
   }
+  // Only a v2 entry may leave its prev to the entry before it: the previous release reads v1.
+  if (stored === undefined && parsed.data.v !== 2) {
+    return { ok: false, problem: `a v${parsed.data.v} entry must keep its prev field` };
+  }
   // A v1 entry is hashed as it is; a v2 one as stored, which the parse left untouched apart from
   // the fields it filled in (an entry with the same fields stored, or spelled another way, hashes
   // differently, so a change of what is stored still breaks the chain).
   return {
     ok: true,
-    record: { id, prev, hash, entry: parsed.data },
+    record: { id, prev: stored ?? before, hash, entry: parsed.data },
     hashed: parsed.data.v === 2 ? json : parsed.data,
+    prevStored: stored !== undefined,
   };
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
 import { canonicalJson, isRunnerError, ManualClock } from "../shared/index.js";
 import { auditKeys, chainHash, chainHashOfJson, GENESIS_HASH } from "./audit-chain.js";
-import type { AuditEvent } from "./audit-entry.js";
+import { type AuditEvent, decodeAuditFields, storedAuditEntry } from "./audit-entry.js";
 import { REDACTED } from "./audit-redact.js";
 import { AuditTrail } from "./audit-trail.js";
 import { verifyAudit } from "./audit-verify.js";
@@ -457,5 +457,163 @@ describe("an entry's copies of its run id (issue 20: stored once, v2)", () => {
       }),
     );
     expect(await trail.verify()).toMatchObject({ ok: false, brokenAt: { seq: 1, problem: "hash_mismatch" } });
+  });
+});
+
+/**
+ * The append script of main before a v2 entry left its prev out (issue 20, step 2), verbatim: every
+ * entry kept `prev`; a v2 entry was already stored without the run-id copies.
+ */
+const APPEND_WITH_PREV = `
+local head = redis.call('HMGET', KEYS[2], 'hash', 'seq')
+local cur = head[1] or '${GENESIS_HASH}'
+local curSeq = tonumber(head[2] or '0')
+local first = tonumber(ARGV[2])
+if cur ~= ARGV[1] or curSeq + 1 ~= first then
+  return {'conflict', cur, string.format('%d', curSeq)}
+end
+local n = (#ARGV - 2) / 2
+local prev = ARGV[1]
+local out = {'ok'}
+local id
+for i = 1, n do
+  local hash = ARGV[1 + 2 * i]
+  id = redis.call('XADD', KEYS[1], '*', 'entry', ARGV[2 + 2 * i], 'prev', prev, 'hash', hash)
+  redis.call('APPEND', KEYS[2 + i], id .. ' ')
+  out[i + 1] = id
+  prev = hash
+end
+redis.call('HSET', KEYS[2], 'hash', prev, 'seq', string.format('%d', first + n - 1), 'id', id)
+return out
+`;
+
+/** Appends one event as main did before this step: v2 when it repeats its run id, `prev` always stored. */
+async function appendWithPrev(event: AuditEvent): Promise<string> {
+  const keys = auditKeys(prefix);
+  const [hash, seq] = await redis.hmget(keys.head, "hash", "seq");
+  const prev = hash ?? GENESIS_HASH;
+  const next = Number(seq ?? 0) + 1;
+  const entryJson = canonicalJson(storedAuditEntry(event, next, clock.now()));
+  const reply = (await redis.eval(
+    APPEND_WITH_PREV,
+    3,
+    keys.stream,
+    keys.head,
+    keys.trace(event.traceId),
+    prev,
+    String(next),
+    chainHashOfJson(prev, entryJson),
+    entryJson,
+  )) as string[];
+  expect(reply[0]).toBe("ok");
+  return reply[1]!;
+}
+
+describe("an entry's prev (issue 20: a v2 entry leaves it to the stream entry before it)", () => {
+  const ownCall = (runId: string, i = 0): AuditEvent => ({
+    ...decision(runId, i),
+    executionId: runId,
+    runId,
+  });
+  const names = (fields: string[]) => fields.filter((_, i) => i % 2 === 0);
+
+  it("stores a v2 entry without prev and reads it back with the hash before it as its prev", async () => {
+    const a = await trail.append(ownCall("run-p", 0));
+    const b = await trail.append(decision("trace-v1", 1));
+    const c = await trail.append(ownCall("run-p", 2));
+    const rows = (await redis.xrange(auditKeys(prefix).stream, "-", "+")) as Raw[];
+    expect(rows.map(([, fields]) => names(fields))).toEqual([
+      ["entry", "hash"],
+      ["entry", "prev", "hash"],
+      ["entry", "hash"],
+    ]);
+    const records = await trail.readByTrace("run-p");
+    expect(records.map((r) => [r.id, r.prev, r.hash])).toEqual([
+      [a.id, GENESIS_HASH, a.hash],
+      [c.id, b.hash, c.hash],
+    ]);
+    expect(await trail.verify()).toEqual({ ok: true, checked: 3, head: { hash: c.hash, seq: 3 } });
+  });
+
+  it("verifies and reads a chain mixing entries of the previous release, of main (v2 with prev) and new ones", async () => {
+    await appendAsBefore20(ownCall("run-m", 0));
+    await appendWithPrev(ownCall("run-m", 1));
+    await trail.append(ownCall("run-m", 2));
+    await appendWithPrev(ownCall("run-m", 3));
+    await trail.append(ownCall("run-m", 4));
+    const rows = (await redis.xrange(auditKeys(prefix).stream, "-", "+")) as Raw[];
+    expect(rows.map(([, fields]) => names(fields).includes("prev"))).toEqual([
+      true,
+      true,
+      false,
+      true,
+      false,
+    ]);
+    expect(await trail.verify()).toMatchObject({ ok: true, checked: 5 });
+    const records = await trail.readByTrace("run-m");
+    expect(records.map((r) => [r.entry.seq, r.entry.v])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 2],
+      [4, 2],
+      [5, 2],
+    ]);
+    for (const [i, r] of records.entries())
+      expect(r.prev).toBe(i === 0 ? GENESIS_HASH : records[i - 1]!.hash);
+  });
+
+  it("finds a removed entry before a v2 entry by its seq, and an edited v2 entry by its hash", async () => {
+    for (let i = 0; i < 4; i++) await trail.append(ownCall("run-r", i));
+    const { stream } = auditKeys(prefix);
+    const rows = (await redis.xrange(stream, "-", "+")) as Raw[];
+    await redis.xdel(stream, rows[1]![0]);
+    expect(await trail.verify()).toMatchObject({
+      ok: false,
+      checked: 1,
+      brokenAt: { id: rows[2]![0], seq: 3, problem: "seq_mismatch" },
+    });
+    await redis.del(stream);
+    await rewrite(() =>
+      rows.map(([id, fields], i) => {
+        if (i === 2) setField(fields, "entry", field(fields, "entry").replace("#2", "#9"));
+        return [id, fields];
+      }),
+    );
+    expect(await trail.verify()).toMatchObject({
+      ok: false,
+      checked: 2,
+      brokenAt: { seq: 3, problem: "hash_mismatch" },
+    });
+  });
+
+  it("finds an edited entry re-hashed without the key at the v2 entry after it", async () => {
+    for (let i = 0; i < 3; i++) await trail.append(ownCall("run-h", i));
+    await rewrite((entries) => {
+      const fields = entries[0]![1];
+      const entry = JSON.parse(field(fields, "entry")) as Record<string, unknown>;
+      entry.reason = "nothing to see";
+      setField(fields, "entry", canonicalJson(entry));
+      setField(fields, "hash", chainHash(GENESIS_HASH, entry));
+      return entries;
+    });
+    expect(await trail.verify()).toMatchObject({
+      ok: false,
+      checked: 1,
+      brokenAt: { seq: 2, problem: "hash_mismatch" },
+    });
+  });
+
+  it("reads a v1 entry without its prev as malformed: only v2 may leave it out", async () => {
+    await trail.append(decision("trace-v1", 0));
+    await rewrite((entries) =>
+      entries.map(([id, fields]) => [id, fields.slice(0, 2).concat(fields.slice(4))]),
+    );
+    const [row] = (await redis.xrange(auditKeys(prefix).stream, "-", "+")) as Raw[];
+    expect(names(row![1])).toEqual(["entry", "hash"]);
+    expect(await trail.verify()).toMatchObject({ ok: false, brokenAt: { problem: "malformed" } });
+    expect(decodeAuditFields(row![0], row![1], GENESIS_HASH)).toEqual({
+      ok: false,
+      problem: "a v1 entry must keep its prev field",
+    });
   });
 });

@@ -7,7 +7,13 @@ import {
   chainHashOfJson,
   GENESIS_HASH,
 } from "./audit-chain.js";
-import { AuditEvent, type AuditRecord, decodeAuditFields, storedAuditEntry } from "./audit-entry.js";
+import {
+  AuditEvent,
+  type AuditRecord,
+  decodeAuditFields,
+  storedAuditEntry,
+  storesPrev,
+} from "./audit-entry.js";
 import { redactSecrets } from "./audit-redact.js";
 import { type AuditVerification, verifyAudit } from "./audit-verify.js";
 import { assertKeyPrefix } from "./keys.js";
@@ -144,9 +150,10 @@ export class AuditTrail {
       let prev = head.hash;
       events.forEach((event, i) => {
         const seq = head.seq + 1 + i;
-        const entryJson = canonicalJson(storedAuditEntry(event, seq, at));
+        const stored = storedAuditEntry(event, seq, at);
+        const entryJson = canonicalJson(stored);
         const hash = chainHashOfJson(prev, entryJson, this.#hmacKey);
-        argv.push(hash, entryJson);
+        argv.push(hash, entryJson, storesPrev(stored) ? "1" : "0");
         linked.push({ id: "", seq, hash });
         prev = hash;
       });
@@ -228,8 +235,8 @@ export class AuditTrail {
       this.#keys.stream,
       this.#keys.trace(traceId),
       this.#keys.legacyTrace(traceId),
-    )) as [string, string[]][];
-    return rows.map(([id, fields]) => {
+    )) as [string, string[], string][];
+    return rows.map(([id, fields, before]) => {
       if (fields.length === 0) {
         throw new RunnerError(
           "AUDIT_CORRUPT",
@@ -237,7 +244,7 @@ export class AuditTrail {
           { data: { traceId, id } },
         );
       }
-      const decoded = decodeAuditFields(id, fields);
+      const decoded = decodeAuditFields(id, fields, before);
       if (!decoded.ok) {
         throw new RunnerError(
           "AUDIT_CORRUPT",

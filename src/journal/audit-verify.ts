@@ -6,11 +6,14 @@ import { decodeAuditFields } from "./audit-entry.js";
 export const AUDIT_BREAKS = [
   /** An entry that does not decode (missing fields, bad JSON, not the v1 schema). */
   "malformed",
-  /** An entry whose `prev` is not the hash of the entry before it: removed, inserted or reordered entries. */
+  /**
+   * An entry whose stored `prev` is not the hash of the entry before it: removed, inserted or
+   * reordered entries (for an entry stored without `prev`, these show as a seq or hash mismatch).
+   */
   "prev_mismatch",
   /** An entry whose sequence number is not one more than the previous one. */
   "seq_mismatch",
-  /** An entry whose content no longer matches its own hash: an edited entry. */
+  /** An entry whose content (and, stored or carried, prev) no longer matches its own hash: an edited entry. */
   "hash_mismatch",
   /** The head record disagrees with the last entry: entries removed from the end, or a tampered head. */
   "head_mismatch",
@@ -67,7 +70,9 @@ export async function verifyAudit(options: VerifyAuditOptions): Promise<AuditVer
     ][];
     for (const [id, fields] of page) {
       lastId = id;
-      const decoded = decodeAuditFields(id, fields);
+      // An entry stored without its prev (v2) links to the hash carried from the entry before it:
+      // a removed, inserted or reordered entry then shows in its seq, and an edit in its hash.
+      const decoded = decodeAuditFields(id, fields, prev);
       if (!decoded.ok) return broken(id, null, "malformed", `entry ${id}: ${decoded.problem}`);
       const { entry } = decoded.record;
       if (decoded.record.prev !== prev) {
@@ -86,7 +91,9 @@ export async function verifyAudit(options: VerifyAuditOptions): Promise<AuditVer
           id,
           entry.seq,
           "hash_mismatch",
-          `entry ${id} (seq ${entry.seq}) was edited: its hash does not match its content`,
+          decoded.prevStored
+            ? `entry ${id} (seq ${entry.seq}) was edited: its hash does not match its content`
+            : `entry ${id} (seq ${entry.seq}) was edited, or the entry before it replaced: its hash does not match its content and the hash before it`,
         );
       }
       prev = decoded.record.hash;

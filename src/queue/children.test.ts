@@ -12,7 +12,7 @@ describe("queueChildren", () => {
   it("updates a queued child atomically, refuses a started or missing one, and stops by state", async () => {
     const keyPrefix = uniquePrefix("qc");
     const queue = openAgentQueue(redis, keyPrefix);
-    const children = queueChildren(queue, 100, { redis });
+    const children = queueChildren(queue, { redis });
     try {
       const queued = testPayload({ parentExecutionId: "p" });
       await children.start(queued, { priority: 7 });

@@ -31,7 +31,6 @@ return "updated"
  */
 export function queueChildren(
   queue: AgentQueue,
-  keepFinished: number,
   options: {
     /** The queue's connection, for stop requests and workflow records. */
     redis: RedisConnection;
@@ -53,16 +52,11 @@ export function queueChildren(
   const jobOpts = {
     attempts: AGENT_JOB_ATTEMPTS,
     backoff: { type: "exponential", delay: 1000 },
-    removeOnComplete: { count: keepFinished },
-    removeOnFail: { count: keepFinished },
   };
   return {
     async start(payload, startOptions = {}) {
       // BullMQ ignores an add whose job id already exists: a parent's replay never starts a second child.
-      await enqueueAgentRun(queue, payload, {
-        keepFinished,
-        ...(startOptions.priority ? { priority: startOptions.priority } : {}),
-      });
+      await enqueueAgentRun(queue, payload, startOptions.priority ? { priority: startOptions.priority } : {});
     },
     async state(runId): Promise<ChildState> {
       const job = await findRunJob(queue, runId);

@@ -6,20 +6,19 @@ export const AGENT_JOB_ATTEMPTS = 5;
 
 /**
  * Validates and enqueues an agent run. The job id is the run id, so enqueueing the same run twice
- * (a retried API call, a replayed parent) adds it once.
+ * (a retried API call, a replayed parent) adds it once. How many finished runs are kept is the
+ * worker's setting (retention.finished_jobs, see startRunWorker), not stored in every job.
  */
 export async function enqueueAgentRun(
   queue: AgentQueue,
   payload: AgentJobPayload,
-  options: { keepFinished?: number; priority?: number } = {},
+  options: { priority?: number } = {},
 ): Promise<string> {
   const valid = parseAgentJobPayload(payload);
   const job = await queue.add("run", valid, {
     jobId: valid.runId,
     attempts: AGENT_JOB_ATTEMPTS,
     backoff: { type: "exponential", delay: 1000 },
-    removeOnComplete: { count: options.keepFinished ?? 1000 },
-    removeOnFail: { count: options.keepFinished ?? 1000 },
     // 1 is the most urgent; unset = BullMQ's plain FIFO.
     ...(options.priority ? { priority: options.priority } : {}),
   });

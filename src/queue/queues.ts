@@ -1,4 +1,4 @@
-import { Job, Queue, QueueEvents } from "bullmq";
+import { Job, type JobJson, Queue, QueueEvents } from "bullmq";
 import type { RedisConnection } from "./redis-connection.js";
 
 /**
@@ -29,9 +29,32 @@ export function queueConnection(connection: RedisConnection, keyPrefix: string) 
   return { connection, prefix: bullPrefix(keyPrefix) };
 }
 
+/**
+ * A job added without the copy of its id in its stored options. BullMQ keeps the `jobId` option in
+ * the job hash's `opts` JSON although the id is the key's own last part and `job.id`, and nothing
+ * reads it back (the id is checked once, when the job is added): for a run that is its run id again,
+ * ~40 bytes per parked run (issue 20). The copy goes only after BullMQ has checked the id, and jobs
+ * stored with it (earlier releases) read the same. Only adds go through here; reads use BullMQ's Job.
+ */
+class AddedRunJob extends Job {
+  protected override validateOptions(jobData: JobJson): void {
+    super.validateOptions(jobData);
+    // `jobData.opts` is this same object: what `addJob` stores is the options without the copy.
+    delete this.opts.jobId;
+  }
+}
+
+/** The agent queue: BullMQ's Queue, adding its jobs as {@link AddedRunJob}s. */
+class RunQueue extends Queue {
+  protected override get Job(): typeof Job {
+    // A subclass that only overrides a hook: BullMQ's generic signature cannot see that.
+    return AddedRunJob as typeof Job;
+  }
+}
+
 /** Opens the agent queue over `connection` (shared: a Queue makes no blocking calls). Close it when done. */
 export function openAgentQueue(connection: RedisConnection, keyPrefix: string): AgentQueue {
-  return new Queue(AGENT_QUEUE, queueConnection(connection, keyPrefix));
+  return new RunQueue(AGENT_QUEUE, queueConnection(connection, keyPrefix));
 }
 
 /**

@@ -15,6 +15,12 @@ export interface RunWorkerOptions {
   connection: RedisConnection;
   keyPrefix: string;
   concurrency: number;
+  /**
+   * Finished jobs kept, completed and failed each (retention.finished_jobs; default 1000). A
+   * worker setting rather than a job option, so no job stores it (~60 bytes per parked run, issue
+   * 20); a job that carries its own (enqueued by an earlier release) keeps to it.
+   */
+  keepFinished?: number;
   process: RunProcessor;
   /** BullMQ job lock, ms (default 30 s). A crashed worker's job is picked up again after it lapses. */
   lockDurationMs?: number;
@@ -28,6 +34,8 @@ export function startRunWorker(options: RunWorkerOptions): RunWorker {
   const worker = new Worker(queue.name, options.process, {
     ...queueConnection(options.connection, options.keyPrefix),
     concurrency: options.concurrency,
+    removeOnComplete: { count: options.keepFinished ?? 1000 },
+    removeOnFail: { count: options.keepFinished ?? 1000 },
     // A crash is expected, not a failure: the journal makes picking a stalled job up again safe, so
     // a job is never failed for having stalled (BullMQ's default gives up after one stall).
     maxStalledCount: 1000,

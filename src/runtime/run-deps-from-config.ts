@@ -150,7 +150,7 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
     cronAuthorized: options.cronAuthorized ?? (async () => false),
     inDoubtPolicy: config.execution.in_doubt_policy,
     claimLeaseMs: options.claimLeaseMs ?? 15_000,
-    children: queueChildren(openAgentQueue(redis, keyPrefix), config.retention.finished_jobs, {
+    children: queueChildren(openAgentQueue(redis, keyPrefix), {
       redis,
       recordTtlMs: retentionMs,
     }),

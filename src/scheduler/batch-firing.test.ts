@@ -22,7 +22,6 @@ function firer(f: SchedulerFixture, owner: string): TickFirer {
     owner,
     claimLeaseMs: 60_000,
     claimTtlMs: 86_400_000,
-    keepFinished: 100,
   });
 }
 

@@ -23,7 +23,6 @@ try {
     owner: owner!,
     claimLeaseMs: 60_000,
     claimTtlMs: 3_600_000,
-    keepFinished: 1000,
   });
   const scheduler = new Scheduler({ store, agentQueue: queue, owner: owner!, lockLeaseMs: 60_000 });
   const ticks = Array.from({ length: Number(count) }, (_, i) => Number(first) + i * Number(step));

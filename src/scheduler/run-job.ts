@@ -79,9 +79,9 @@ export const AGENT_RUN_JOB_NAME = "run";
 export async function enqueueScheduledRun(
   queue: AgentQueuePort,
   payload: AgentJobPayload,
-  options: { delayMs: number; keepFinished: number },
+  options: { delayMs: number },
 ): Promise<void> {
-  await queue.add(AGENT_RUN_JOB_NAME, payload, runJobOptions(payload, options.delayMs, options.keepFinished));
+  await queue.add(AGENT_RUN_JOB_NAME, payload, runJobOptions(payload, options.delayMs));
 }
 
 /**
@@ -92,25 +92,22 @@ export async function enqueueScheduledRun(
 export async function enqueueScheduledRuns(
   queue: AgentQueuePort,
   runs: readonly { payload: AgentJobPayload; delayMs: number }[],
-  keepFinished: number,
 ): Promise<void> {
   if (runs.length === 0) return;
   await queue.addBulk(
     runs.map(({ payload, delayMs }) => ({
       name: AGENT_RUN_JOB_NAME,
       data: payload,
-      opts: runJobOptions(payload, delayMs, keepFinished),
+      opts: runJobOptions(payload, delayMs),
     })),
   );
 }
 
-function runJobOptions(payload: AgentJobPayload, delayMs: number, keepFinished: number) {
+function runJobOptions(payload: AgentJobPayload, delayMs: number) {
   return {
     jobId: payload.runId,
     attempts: AGENT_JOB_ATTEMPTS,
     backoff: { type: "exponential" as const, delay: 1000 },
-    removeOnComplete: { count: keepFinished },
-    removeOnFail: { count: keepFinished },
     ...(delayMs > 0 ? { delay: delayMs } : {}),
   };
 }

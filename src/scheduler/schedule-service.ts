@@ -39,8 +39,6 @@ export interface ScheduleServiceOptions {
   store: ScheduleStore;
   /** The `agent` queue; needed by runNow only. */
   agentQueue?: AgentQueuePort;
-  /** Finished agent jobs BullMQ keeps (config retention.finished_jobs). Default 1000. */
-  keepFinished?: number;
   clock?: Clock;
 }
 
@@ -54,13 +52,11 @@ export class ScheduleService {
   readonly store: ScheduleStore;
   readonly clock: Clock;
   readonly #agentQueue: AgentQueuePort | undefined;
-  readonly #keepFinished: number;
 
   constructor(options: ScheduleServiceOptions) {
     this.store = options.store;
     this.clock = options.clock ?? systemClock;
     this.#agentQueue = options.agentQueue;
-    this.#keepFinished = options.keepFinished ?? 1000;
   }
 
   /**
@@ -196,7 +192,6 @@ export class ScheduleService {
     const runId = manualRunId(id, now);
     await enqueueScheduledRun(this.#agentQueue, scheduledRunPayload(stored.schedule, now, runId, now), {
       delayMs: 0,
-      keepFinished: this.#keepFinished,
     });
     await this.store.addActive(id, runId, now);
     await this.store.appendHistory(id, [{ v: 1, kind: "run-now", at: now, tick: now, runId, actor }]);

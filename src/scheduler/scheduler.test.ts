@@ -98,7 +98,6 @@ describe("Scheduler firing", () => {
         owner,
         claimLeaseMs: 60_000,
         claimTtlMs: HOUR,
-        keepFinished: 100,
       });
     const fa = firer(a, "a");
     const fb = firer(b, "b");

@@ -43,8 +43,6 @@ export interface SchedulerOptions {
   prefetchMs?: number;
   /** Most due schedules one pass takes. Default 20,000. */
   maxDuePerPass?: number;
-  /** Finished agent jobs BullMQ keeps (config retention.finished_jobs). Default 1000. */
-  keepFinished?: number;
   logger?: Logger;
   /** Called with the report of each pass {@link start} runs (metrics); a failure is logged. */
   onPass?: (report: PassReport) => Promise<void> | void;
@@ -113,7 +111,6 @@ export class Scheduler {
       parallelBatches: options.parallelBatches ?? 4,
       prefetchMs: options.prefetchMs ?? 5000,
       maxDuePerPass: options.maxDuePerPass ?? 20_000,
-      keepFinished: options.keepFinished ?? 1000,
     };
     this.#lock = new LeaderLock(this.#store, this.owner, this.#o.lockLeaseMs);
     this.#firer = new TickFirer({
@@ -122,7 +119,6 @@ export class Scheduler {
       owner: this.owner,
       claimLeaseMs: this.#o.claimLeaseMs,
       claimTtlMs: this.#o.claimTtlMs,
-      keepFinished: this.#o.keepFinished,
     });
   }
 

@@ -45,8 +45,6 @@ export interface TickFirerOptions {
   claimLeaseMs: number;
   /** How long a recorded claim is kept, so the tick is never fired again (ms). */
   claimTtlMs: number;
-  /** Finished agent jobs BullMQ keeps (config retention.finished_jobs). */
-  keepFinished: number;
 }
 
 /**
@@ -155,7 +153,7 @@ export class TickFirer {
         failures.set(i, err);
       }
     }
-    await enqueueScheduledRuns(this.#o.agentQueue, runs, this.#o.keepFinished);
+    await enqueueScheduledRuns(this.#o.agentQueue, runs);
     const mine = claimed.filter((i) => !failures.has(i));
 
     return { ticks, now, results, mine, decisions, failures };
@@ -287,7 +285,6 @@ export class TickFirer {
     const schedule = stored.schedule;
     await enqueueScheduledRun(this.#o.agentQueue, scheduledRunPayload(schedule, tick, runId, now), {
       delayMs: jitterMs(schedule.id, tick, schedule.jitterSeconds),
-      keepFinished: this.#o.keepFinished,
     });
   }
 }

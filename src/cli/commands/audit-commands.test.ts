@@ -144,6 +144,23 @@ describe("echo-runner audit", () => {
     expect(records[1].prev).toBe(records[0].hash);
   });
 
+  it("lists entries stored without prev (v2) with the hash of the entry before them as their prev", async () => {
+    const own = (e: AuditEvent): AuditEvent => ({ ...e, runId: e.traceId });
+    const { cli, stream } = await freshTrail(SAMPLE.map(own));
+    const rows = (await redis.xrange(stream, "-", "+")) as [string, string[]][];
+    expect(rows.every(([, fields]) => !fields.includes("prev"))).toBe(true);
+    const recent = JSON.parse((await cli(["audit", "--limit", "2", "--json"])).stdout);
+    const all = JSON.parse((await cli(["audit", "--json"])).stdout);
+    expect(all.map((r: { prev: string }) => r.prev)).toEqual([
+      "0".repeat(64),
+      ...all.slice(0, -1).map((r: { hash: string }) => r.hash),
+    ]);
+    expect(recent).toEqual(all.slice(-2));
+    const traced = JSON.parse((await cli(["audit", "--trace", "trace-b", "--json"])).stdout);
+    expect(traced).toEqual([all[2], all[3]]);
+    expect((await cli(["audit", "verify"])).code).toBe(0);
+  });
+
   it("shows an entry that does not decode as malformed and exits 1", async () => {
     const { cli, ids, stream } = await freshTrail(SAMPLE);
     await rewriteEntry(stream, ids[1]!, (fields) =>

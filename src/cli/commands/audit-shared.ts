@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
-import { type AuditRecord, auditKeys, decodeAuditFields } from "../../journal/index.js";
+import { type AuditRecord, auditKeys, decodeAuditFields, GENESIS_HASH } from "../../journal/index.js";
 import type { CliIo } from "../io.js";
 import { connectCliRedis } from "./cli-redis.js";
 
@@ -22,21 +22,29 @@ export type ListedEntry = { ok: true; record: AuditRecord } | { ok: false; id: s
 /**
  * The newest `limit` entries of the whole trail, oldest first, in one XREVRANGE. Entries that do not
  * decode are returned with their problem rather than dropped, so a listing shows where the damage is.
+ * One entry more is read: its hash is the `prev` of the oldest listed one, if that is stored without.
  */
 export async function readRecentEntries(
   redis: Redis | Cluster,
   keyPrefix: string,
   limit: number,
 ): Promise<ListedEntry[]> {
-  const rows = (await redis.xrevrange(auditKeys(keyPrefix).stream, "+", "-", "COUNT", limit)) as [
+  const rows = (await redis.xrevrange(auditKeys(keyPrefix).stream, "+", "-", "COUNT", limit + 1)) as [
     string,
     string[],
   ][];
-  return rows.reverse().map(([id, fields]) => decodeListed(id, fields));
+  rows.reverse();
+  const hashOf = (row: [string, string[]] | undefined): string => {
+    if (row === undefined) return GENESIS_HASH;
+    for (let f = 0; f + 1 < row[1].length; f += 2) if (row[1][f] === "hash") return row[1][f + 1]!;
+    return "";
+  };
+  const listed = rows.map(([id, fields], i) => decodeListed(id, fields, hashOf(rows[i - 1])));
+  return rows.length > limit ? listed.slice(1) : listed;
 }
 
-function decodeListed(id: string, fields: readonly string[]): ListedEntry {
-  const decoded = decodeAuditFields(id, fields);
+function decodeListed(id: string, fields: readonly string[], before: string): ListedEntry {
+  const decoded = decodeAuditFields(id, fields, before);
   return decoded.ok ? { ok: true, record: decoded.record } : { ok: false, id, problem: decoded.problem };
 }
 

@@ -81,7 +81,7 @@ export const runCommand: CliCommand = {
         depth: 0,
         createdAt: Date.now(),
       };
-      await enqueueAgentRun(queue, payload, { keepFinished: config.retention.finished_jobs });
+      await enqueueAgentRun(queue, payload);
       const configFlag = values.config ? ` --config ${values.config}` : "";
       const hint = (id: string) => `echo-runner approvals approve ${id}${configFlag}`;
       display = values.json

@@ -29,11 +29,7 @@ export async function openSchedules(io: CliIo, configPath: string | undefined): 
   const { config } = loaded;
   const queue = openAgentQueue(redis, config.redis.key_prefix);
   const store = new ScheduleStore({ redis, keyPrefix: config.redis.key_prefix });
-  const service = new ScheduleService({
-    store,
-    agentQueue: queue,
-    keepFinished: config.retention.finished_jobs,
-  });
+  const service = new ScheduleService({ store, agentQueue: queue });
   return {
     service,
     loaded,
