@@ -1,14 +1,15 @@
 // `npm run build` (also `prepare`, so `npm ci` builds, and `pretest`): compiles every non-test .ts
 // file under src/ and workers/ to dist/, and the worker processes tests start (test/helpers/*-main.ts) (tsconfig.build.json: no type check here, `npm run
 // typecheck` does that), links dist/config to config/ (sources find their YAML files by relative
-// path), writes the CLI's command manifest (so a command loads only its own modules), and writes
-// the stamp bin/echo-runner.js compares the sources against last.
+// path), bundles TypeBox into dist/vendor (see vendorTypebox), writes the CLI's command manifest (so
+// a command loads only its own modules), and writes the stamp bin/echo-runner.js compares the
+// sources against last.
 //   node scripts/build.mjs             always rebuild
 //   node scripts/build.mjs --if-stale  only when dist/ is missing or older than a source
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { buildState, SOURCE_DIRS, STAMP, TEST_ENTRY_DIRS } from "../bin/freshness.js";
 
@@ -31,6 +32,7 @@ if (compiled.status !== 0) {
 }
 mkdirSync(dist, { recursive: true });
 symlinkSync("../config", join(dist, "config"), "dir");
+await vendorTypebox();
 
 // The manifest: every command's words, summary and usage, and the module and export that run it.
 const commandsDir = join(dist, "src", "cli", "commands");
@@ -59,3 +61,45 @@ process.stdout.write(
   `build: dist/ from src/ and workers/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
 );
 process.exit(0);
+
+/**
+ * TypeBox 1.x ships as ~700 separate ES modules, and importing it opens, stats and compiles every
+ * one: 682 of the ~800 files `echo-runner guard command ls` opened, about 260 ms of its start on the
+ * 2-core machine (issue 20, start-up). dist/ imports one bundled copy instead — the same package
+ * version from node_modules, bundled by esbuild (already the compiler under tsx, pinned as a dev
+ * dependency for this step) with its two entry points sharing one chunk, so `typebox` and
+ * `typebox/compile` still see one set of TypeBox internals.
+ */
+async function vendorTypebox() {
+  const { build } = await import("esbuild");
+  const require = createRequire(import.meta.url);
+  const outdir = join(dist, "vendor", "typebox");
+  await build({
+    entryPoints: { index: require.resolve("typebox"), compile: require.resolve("typebox/compile") },
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    outdir,
+    outExtension: { ".js": ".mjs" },
+    legalComments: "eof",
+    logLevel: "warning",
+  });
+  const specifiers = { typebox: "index.mjs", "typebox/compile": "compile.mjs" };
+  for (const file of readdirSync(dist, { recursive: true }).map(String)) {
+    if (!file.endsWith(".js") || file.startsWith("vendor")) continue;
+    const path = join(dist, file);
+    const text = readFileSync(path, "utf8");
+    const rewritten = text.replace(
+      /(from\s*|import\s*\(\s*)"(typebox(?:\/compile)?)"/g,
+      (whole, lead, name) => {
+        const target = specifiers[name];
+        if (!target) return whole;
+        const rel = relative(dirname(path), join(outdir, target)).split("\\").join("/");
+        return `${lead}"${rel.startsWith(".") ? rel : `./${rel}`}"`;
+      },
+    );
+    if (rewritten !== text) writeFileSync(path, rewritten);
+  }
+}

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { cp, mkdir, mkdtemp, readFile, utimes, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -83,6 +83,26 @@ describe("the compiled CLI", () => {
     expect(manifest.map(({ words, summary, usage }) => ({ words, summary, usage }))).toEqual(
       COMMANDS.map(({ words, summary, usage }) => ({ words: [...words], summary, usage })),
     );
+  });
+
+  it("imports the one bundled TypeBox in dist/vendor, never the ~700 modules of the package", async () => {
+    const dist = resolve(REPO_ROOT, "dist");
+    const files = (await readdir(dist, { recursive: true })).map(String).filter((f) => f.endsWith(".js"));
+    const bare: string[] = [];
+    let vendored = 0;
+    for (const file of files) {
+      const text = await readFile(join(dist, file), "utf8");
+      if (/(from\s*|import\s*\(\s*)"typebox(\/[^"]*)?"/.test(text)) bare.push(file);
+      if (text.includes("vendor/typebox/")) vendored++;
+    }
+    expect(bare).toEqual([]);
+    expect(vendored).toBeGreaterThan(10);
+    // One copy of the internals behind both entry points: a schema built by one validates in the other.
+    const { Type } = await import(join(dist, "vendor/typebox/index.mjs"));
+    const { Compile } = await import(join(dist, "vendor/typebox/compile.mjs"));
+    const validator = Compile(Type.Object({ path: Type.String() }));
+    expect(validator.Check({ path: "a" })).toBe(true);
+    expect(validator.Check({ path: 1 })).toBe(false);
   });
 
   it("the real bin answers from dist/: guard command, a group's help, config check", async () => {
