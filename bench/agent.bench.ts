@@ -8,6 +8,7 @@ import {
   enqueueAgentRun,
 } from "../src/queue/index.js";
 import { agentQueue, testPayload, testRunDeps } from "../test/helpers/agent-harness.js";
+import { startRedisCluster } from "../test/helpers/redis-cluster.js";
 import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
 import { startAgentWorker } from "../workers/agent-worker.js";
 import { noopReadTool, readFilesScript } from "./agent-workload.js";
@@ -34,6 +35,8 @@ export interface AgentBenchOptions {
   concurrencies?: readonly number[];
   /** Measured rounds per concurrency (median reported). Default 3. */
   rounds?: number;
+  /** Concurrency of the Redis Cluster figure; null skips it. Default 50. */
+  clusterConcurrency?: number | null;
 }
 
 /** One concurrency level: agent tool calls/s against raw no-op jobs/s. */
@@ -74,6 +77,14 @@ export interface AgentBenchResult {
   targetRatio: number;
   throughput: AgentThroughputFigure[];
   profile: AgentCallProfile;
+  /** The same comparison on a three-master Redis Cluster (issue 20 point 4); null when skipped. */
+  cluster: AgentClusterFigure | null;
+}
+
+/** One concurrency on a Redis Cluster, with what the agent rounds cost each master. */
+export interface AgentClusterFigure extends AgentThroughputFigure {
+  /** Per master over the agent rounds: keys at the end of the last one, commands and CPU seconds summed. */
+  masters: { port: number; keys: number; commands: number; cpuSeconds: number }[];
 }
 
 const TARGET_RATIO = 0.5;
@@ -188,10 +199,13 @@ export async function runAgentBench(options: AgentBenchOptions): Promise<AgentBe
     const commandsPerCall: Record<string, number> = {};
     for (const [label, n] of runCounter.sorted()) commandsPerCall[label] = n / callsPerRun;
     const runRoundTrips = runCounter.sorted().filter(([label]) => label.startsWith("run "));
+    const clusterConcurrency = options.clusterConcurrency === undefined ? 50 : options.clusterConcurrency;
     return {
       callsPerRun,
       targetRatio: TARGET_RATIO,
       throughput,
+      cluster:
+        clusterConcurrency === null ? null : await clusterFigure(callsPerRun, clusterConcurrency, rounds),
       profile: {
         commandsPerCall,
         runRoundTripsPerCall: runRoundTrips.reduce((sum, [, n]) => sum + n, 0) / callsPerRun,
@@ -204,6 +218,114 @@ export async function runAgentBench(options: AgentBenchOptions): Promise<AgentBe
     await deleteKeysWithPrefix(admin, `{${prefix}}`);
     depsRedis.disconnect();
     admin.disconnect();
+  }
+}
+
+/**
+ * The agent side and the raw BullMQ side at one concurrency on a three-master Redis Cluster started
+ * for the purpose (redis.cluster_nodes path: every runner connection is a Cluster client), alternating
+ * rounds as on the one Redis, with each master's share of the agent rounds' commands and CPU.
+ */
+async function clusterFigure(
+  callsPerRun: number,
+  concurrency: number,
+  rounds: number,
+): Promise<AgentClusterFigure> {
+  const cluster = await startRedisCluster(3);
+  const prefix = `bench:agentc:${randomBytes(4).toString("hex")}`;
+  const runnerConnection = () =>
+    createRedisConnection(
+      { url: "redis://127.0.0.1:6379", clusterNodes: cluster.nodes },
+      { maxRetriesPerRequest: null },
+    ) as unknown as Redis;
+  const admin = cluster.client();
+  const depsRedis = runnerConnection();
+  try {
+    const { deps } = await testRunDeps({
+      redis: depsRedis,
+      keyPrefix: prefix,
+      tools: [noopReadTool()],
+      script: readFilesScript(callsPerRun),
+    });
+    const agentSide = (runs: number) => {
+      const queue = agentQueue(admin, prefix);
+      const payloads = Array.from({ length: runs }, () =>
+        testPayload({}, { maxSteps: callsPerRun + 5, task: "read the files" }),
+      );
+      return measure({
+        queue,
+        count: runs,
+        enqueue: () => Promise.all(payloads.map((p: AgentJobPayload) => enqueueAgentRun(queue, p))),
+        start: (connection) => startAgentWorker({ connection, keyPrefix: prefix, concurrency, deps }),
+        connect: runnerConnection,
+        check: () => undefined,
+        counter: undefined,
+      });
+    };
+    const rawSide = (jobs: number) => {
+      const queue = new Queue("noop", { connection: admin, prefix: bullPrefix(prefix) });
+      return measure({
+        queue,
+        count: jobs,
+        enqueue: () =>
+          queue.addBulk(
+            Array.from({ length: jobs }, (_, i) => ({
+              name: "noop",
+              data: { i },
+              opts: { removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } },
+            })),
+          ),
+        start: (connection) =>
+          new Worker("noop", async () => undefined, {
+            connection,
+            prefix: bullPrefix(prefix),
+            concurrency,
+            maxStalledCount: 1000,
+          }),
+        connect: () => cluster.client() as unknown as Redis,
+        check: () => undefined,
+        counter: undefined,
+      });
+    };
+    await agentSide(10);
+    await rawSide(200);
+    const runs = Math.max(10, concurrency * 4);
+    const calls = runs * callsPerRun;
+    const agent: Measured[] = [];
+    const raw: Measured[] = [];
+    const masters = (await cluster.masterStats()).map((m) => ({ ...m, commands: 0, cpuSeconds: 0 }));
+    for (let round = 0; round < rounds; round++) {
+      const before = await cluster.masterStats();
+      agent.push(await agentSide(runs));
+      const after = await cluster.masterStats();
+      for (const [i, m] of after.entries()) {
+        const was = before[i];
+        const sum = masters[i];
+        if (!was || !sum) continue;
+        sum.commands += m.commands - was.commands;
+        sum.cpuSeconds += m.cpuSeconds - was.cpuSeconds;
+        sum.keys = m.keys;
+      }
+      raw.push(await rawSide(calls));
+    }
+    const agentMs = median(agent.map((m) => m.ms));
+    const rawMs = median(raw.map((m) => m.ms));
+    return {
+      concurrency,
+      runs,
+      toolCallsPerSec: (calls / agentMs) * 1000,
+      baselineJobsPerSec: (calls / rawMs) * 1000,
+      ratio: rawMs / agentMs,
+      cpuUsPerCall: median(agent.map((m) => m.cpuUs)) / calls,
+      cpuUsPerJob: median(raw.map((m) => m.cpuUs)) / calls,
+      agentLoopUtilization: median(agent.map((m) => m.elu)),
+      rawLoopUtilization: median(raw.map((m) => m.elu)),
+      masters,
+    };
+  } finally {
+    depsRedis.disconnect();
+    admin.disconnect();
+    await cluster.stop();
   }
 }
 
@@ -357,6 +479,15 @@ export function formatAgentBench(result: AgentBenchResult): string {
       `PING ${p.pingUs.toFixed(0)} µs; BullMQ sends ${p.bullmqCommandsPerJob.toFixed(1)} commands per raw job`,
     `  commands per tool call: ${parts.join(", ")}`,
   );
+  const c = result.cluster;
+  if (c) {
+    lines.push(
+      `  on a three-master Redis Cluster, concurrency ${c.concurrency}: ${Math.round(c.toolCallsPerSec)} tool calls/s vs ` +
+        `${Math.round(c.baselineJobsPerSec)} jobs/s; ratio ${c.ratio.toFixed(2)}; CPU ${Math.round(c.cpuUsPerCall)} µs/call vs ` +
+        `${Math.round(c.cpuUsPerJob)} µs/job; per master over the agent rounds (port: keys / commands / CPU s): ` +
+        c.masters.map((m) => `${m.port}: ${m.keys} / ${m.commands} / ${m.cpuSeconds.toFixed(1)}`).join(", "),
+    );
+  }
   return lines.join("\n");
 }
 
