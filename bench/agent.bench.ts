@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type Job, Queue, Worker } from "bullmq";
-import { Redis } from "ioredis";
+import { type Cluster, Redis } from "ioredis";
 import {
   type AgentJobPayload,
   bullPrefix,
@@ -131,31 +131,15 @@ export async function runAgentBench(options: AgentBenchOptions): Promise<AgentBe
         counter,
       });
     };
-    const rawSide = async (concurrency: number, jobs: number, counter?: CommandCounter) => {
-      const queue = new Queue("noop", { connection: admin, prefix: bullPrefix(prefix) });
-      return measure({
-        queue,
-        count: jobs,
-        enqueue: () =>
-          queue.addBulk(
-            Array.from({ length: jobs }, (_, i) => ({
-              name: "noop",
-              data: { i },
-              opts: { removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } },
-            })),
-          ),
-        start: (connection) =>
-          new Worker("noop", async () => undefined, {
-            connection,
-            prefix: bullPrefix(prefix),
-            concurrency,
-            maxStalledCount: 1000,
-          }),
+    const rawSide = (concurrency: number, jobs: number, counter?: CommandCounter) =>
+      measureRawJobs({
+        admin,
+        prefix,
+        concurrency,
+        jobs,
         connect: () => new Redis(options.redisUrl, { maxRetriesPerRequest: null }),
-        check: () => undefined,
         counter,
       });
-    };
 
     // Warm-up: script loading, connections, JIT, on both sides.
     await agentSide(10, 10);
@@ -262,31 +246,15 @@ async function clusterFigure(
         counter: undefined,
       });
     };
-    const rawSide = (jobs: number) => {
-      const queue = new Queue("noop", { connection: admin, prefix: bullPrefix(prefix) });
-      return measure({
-        queue,
-        count: jobs,
-        enqueue: () =>
-          queue.addBulk(
-            Array.from({ length: jobs }, (_, i) => ({
-              name: "noop",
-              data: { i },
-              opts: { removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } },
-            })),
-          ),
-        start: (connection) =>
-          new Worker("noop", async () => undefined, {
-            connection,
-            prefix: bullPrefix(prefix),
-            concurrency,
-            maxStalledCount: 1000,
-          }),
+    const rawSide = (jobs: number) =>
+      measureRawJobs({
+        admin,
+        prefix,
+        concurrency,
+        jobs,
         connect: () => cluster.client() as unknown as Redis,
-        check: () => undefined,
         counter: undefined,
       });
-    };
     await agentSide(10);
     await rawSide(200);
     const runs = Math.max(10, concurrency * 4);
@@ -327,6 +295,40 @@ async function clusterFigure(
     admin.disconnect();
     await cluster.stop();
   }
+}
+
+/** The baseline: `jobs` raw BullMQ jobs whose processor returns at once, at `concurrency`. */
+function measureRawJobs(o: {
+  admin: Redis | Cluster;
+  prefix: string;
+  concurrency: number;
+  jobs: number;
+  connect: () => Redis;
+  counter: CommandCounter | undefined;
+}): Promise<Measured> {
+  const queue = new Queue("noop", { connection: o.admin, prefix: bullPrefix(o.prefix) });
+  return measure({
+    queue,
+    count: o.jobs,
+    enqueue: () =>
+      queue.addBulk(
+        Array.from({ length: o.jobs }, (_, i) => ({
+          name: "noop",
+          data: { i },
+          opts: { removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } },
+        })),
+      ),
+    start: (connection) =>
+      new Worker("noop", async () => undefined, {
+        connection,
+        prefix: bullPrefix(o.prefix),
+        concurrency: o.concurrency,
+        maxStalledCount: 1000,
+      }),
+    connect: o.connect,
+    check: () => undefined,
+    counter: o.counter,
+  });
 }
 
 interface Measured {
