@@ -42,6 +42,13 @@ export interface AuditKeys {
    * fail its script after the XADD, leaving an entry the head does not know).
    */
   legacyTrace(traceId: string): string;
+  /**
+   * The delivery ids of one trace's entries appended at most once (AuditTrail.appendOnce), each
+   * followed by a space: a run's outbox entry found undelivered after a crash is sent again, and
+   * this is how the second append knows the first one landed. Expires with the journal retention,
+   * as long as such an entry can be left over.
+   */
+  delivered(traceId: string): string;
 }
 
 /** The audit keys under `prefix`. */
@@ -51,6 +58,7 @@ export function auditKeys(prefix: string): AuditKeys {
     head: `${prefix}:{audit}:head`,
     trace: (traceId) => `${prefix}:{audit}:t:${traceId}`,
     legacyTrace: (traceId) => `${prefix}:{audit}:trace:${traceId}`,
+    delivered: (traceId) => `${prefix}:{audit}:o:${traceId}`,
   };
 }
 
@@ -59,10 +67,15 @@ export function auditKeys(prefix: string): AuditKeys {
  * against (compare and append, atomic: all of the batch or none). The client chains the entries among
  * themselves (each `prev` is the hash before it), so one round trip commits what several concurrent
  * callers of one process were waiting to append.
- * KEYS: stream, head, then one trace index per entry. ARGV: expected prev hash, seq of the first
- * entry, then per entry its hash, entry JSON and "1" to store its `prev` or "0" to leave it out (a
- * v2 entry: its `prev` is the hash of the stream entry before it, which readers take from there).
- * Replies `{'ok', id1, id2, ...}` or `{'conflict', headHash, headSeq}` so the client can re-hash and retry.
+ * KEYS: stream, head, then per entry its trace index and its trace's delivery marks (see
+ * {@link AuditKeys.delivered}). ARGV: expected prev hash, seq of the first entry, how long delivery
+ * marks are kept (ms), then per entry its hash, entry JSON, "1" to store its `prev` or "0" to leave
+ * it out (a v2 entry: its `prev` is the hash of the stream entry before it, which readers take from
+ * there), and its delivery id ("" for none).
+ * An entry with a delivery id is appended at most once: when its trace's marks already hold the
+ * id, nothing is written and the reply names it, so the client drops it and sends the rest again.
+ * Replies `{'ok', id1, id2, ...}`, `{'conflict', headHash, headSeq}` so the client can re-hash and
+ * retry, or `{'delivered', i, ...}` with the 1-based positions of the entries appended before.
  */
 export const AUDIT_APPEND_LUA = `
 local head = redis.call('HMGET', KEYS[2], 'hash', 'seq')
@@ -72,18 +85,34 @@ local first = tonumber(ARGV[2])
 if cur ~= ARGV[1] or curSeq + 1 ~= first then
   return {'conflict', cur, string.format('%d', curSeq)}
 end
-local n = (#ARGV - 2) / 3
+local n = (#ARGV - 3) / 4
+local delivered = {'delivered'}
+for i = 1, n do
+  local once = ARGV[4 * i + 3]
+  if once ~= '' then
+    local marks = redis.call('GET', KEYS[2 * i + 2])
+    if marks and string.find(' ' .. marks, ' ' .. once .. ' ', 1, true) then
+      delivered[#delivered + 1] = tostring(i)
+    end
+  end
+end
+if #delivered > 1 then return delivered end
 local prev = ARGV[1]
 local out = {'ok'}
 local id
 for i = 1, n do
-  local hash = ARGV[3 * i]
-  if ARGV[3 * i + 2] == '1' then
-    id = redis.call('XADD', KEYS[1], '*', 'entry', ARGV[3 * i + 1], 'prev', prev, 'hash', hash)
+  local hash = ARGV[4 * i]
+  if ARGV[4 * i + 2] == '1' then
+    id = redis.call('XADD', KEYS[1], '*', 'entry', ARGV[4 * i + 1], 'prev', prev, 'hash', hash)
   else
-    id = redis.call('XADD', KEYS[1], '*', 'entry', ARGV[3 * i + 1], 'hash', hash)
+    id = redis.call('XADD', KEYS[1], '*', 'entry', ARGV[4 * i + 1], 'hash', hash)
   end
-  redis.call('APPEND', KEYS[2 + i], id .. ' ')
+  redis.call('APPEND', KEYS[2 * i + 1], id .. ' ')
+  local once = ARGV[4 * i + 3]
+  if once ~= '' then
+    redis.call('APPEND', KEYS[2 * i + 2], once .. ' ')
+    redis.call('PEXPIRE', KEYS[2 * i + 2], ARGV[3])
+  end
   out[i + 1] = id
   prev = hash
 end

@@ -617,3 +617,43 @@ describe("an entry's prev (issue 20: a v2 entry leaves it to the stream entry be
     });
   });
 });
+
+describe("appendOnce: an outbox entry delivered twice is appended once", () => {
+  it("appends the first delivery and writes nothing for a second one with the same id", async () => {
+    const event = trail.prepare(execution("t-once", 1));
+    const first = await trail.appendOnce(event, "d-1");
+    expect(first?.seq).toBe(1);
+    // A second trail instance: another worker, which knows nothing of the first delivery.
+    const other = new AuditTrail({ redis, keyPrefix: prefix, clock });
+    expect(await other.appendOnce(event, "d-1")).toBeNull();
+    expect(await other.appendOnce(event, "d-2")).toMatchObject({ seq: 2 });
+    expect((await trail.readByTrace("t-once")).map((r) => r.entry.seq)).toEqual([1, 2]);
+    expect(await trail.verify()).toMatchObject({ ok: true, checked: 2 });
+    // The delivery ids are kept as long as an outbox entry can be left over (the journal's retention).
+    const ttl = await redis.pttl(auditKeys(prefix).delivered("t-once"));
+    expect(ttl).toBeGreaterThan(6 * 24 * 3600 * 1000);
+  });
+
+  it("drops a delivered entry from a group commit and appends the rest in order", async () => {
+    await trail.appendOnce(trail.prepare(execution("t-mix", 0)), "seen");
+    const other = new AuditTrail({ redis, keyPrefix: prefix, clock });
+    const results = await Promise.all([
+      other.append(decision("t-mix", 1)),
+      other.appendOnce(other.prepare(execution("t-mix", 0)), "seen"),
+      other.appendOnce(other.prepare(execution("t-mix", 2)), "fresh"),
+      other.append(decision("t-mix", 3)),
+    ]);
+    expect(results.map((r) => r?.seq ?? null)).toEqual([2, null, 3, 4]);
+    const reasons = (await trail.readByTrace("t-mix")).map((r) => r.entry.executionId);
+    expect(reasons).toEqual(["exec-0", "exec-1", "exec-2", "exec-3"]);
+    expect(await trail.verify()).toMatchObject({ ok: true, checked: 4 });
+  });
+
+  it("refuses a delivery id the marks cannot hold", async () => {
+    const event = trail.prepare(execution("t-bad", 0));
+    for (const id of ["", "has space", "x".repeat(129)]) {
+      await expect(trail.appendOnce(event, id)).rejects.toMatchObject({ code: "AUDIT_ENTRY_INVALID" });
+    }
+    expect(await trail.head()).toBeNull();
+  });
+});

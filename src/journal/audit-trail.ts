@@ -16,7 +16,8 @@ import {
 } from "./audit-entry.js";
 import { redactSecrets } from "./audit-redact.js";
 import { type AuditVerification, verifyAudit } from "./audit-verify.js";
-import { assertKeyPrefix } from "./keys.js";
+import { DEFAULT_JOURNAL_RETENTION_MS } from "./journal.js";
+import { assertKeyPrefix, assertPositiveMs } from "./keys.js";
 
 /** Options for {@link AuditTrail}. */
 export interface AuditTrailOptions {
@@ -33,7 +34,20 @@ export interface AuditTrailOptions {
   hmacKey?: string;
   /** How many times an append re-hashes after losing a race to another writer. Default 100. */
   maxAppendAttempts?: number;
+  /**
+   * How long the delivery ids of {@link AuditTrail.appendOnce} are remembered, ms: at least as long
+   * as an undelivered outbox entry can be left in a run's journal, i.e. the journal retention.
+   * Default {@link DEFAULT_JOURNAL_RETENTION_MS}.
+   */
+  deliveryRetentionMs?: number;
 }
+
+declare const preparedBrand: unique symbol;
+/** An event {@link AuditTrail.prepare} redacted and validated: appended without a second check. */
+export type PreparedAuditEvent = AuditEvent & { readonly [preparedBrand]: true };
+
+/** A delivery id: a short token without spaces (the marks are a space-separated string). */
+const DELIVERY_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /** The last entry of the chain. */
 export interface AuditHead {
@@ -60,7 +74,10 @@ const MAX_APPLIED_LOOKBACK = 256;
 
 interface Waiting {
   event: AuditEvent;
-  resolve: (result: AuditAppendResult) => void;
+  /** The delivery id of an at-most-once append, "" for none. */
+  once: string;
+  /** null: an at-most-once entry that was appended before (nothing written now). */
+  resolve: (result: AuditAppendResult | null) => void;
   reject: (err: unknown) => void;
 }
 const READ_TRACE = "echoAuditReadTrace";
@@ -76,6 +93,7 @@ export class AuditTrail {
   readonly #clock: Clock;
   readonly #hmacKey: string | undefined;
   readonly #maxAttempts: number;
+  readonly #deliveryRetentionMs: string;
   readonly #keys: ReturnType<typeof auditKeys>;
   #head: AuditHead | undefined;
   #waiting: Waiting[] = [];
@@ -89,6 +107,9 @@ export class AuditTrail {
     this.#clock = options.clock ?? systemClock;
     this.#hmacKey = options.hmacKey;
     this.#maxAttempts = options.maxAppendAttempts ?? 100;
+    const deliveryRetentionMs = options.deliveryRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
+    assertPositiveMs("audit delivery retention", deliveryRetentionMs);
+    this.#deliveryRetentionMs = String(deliveryRetentionMs);
     this.#keys = auditKeys(prefix);
     const commands = this.#redis as unknown as Record<string, unknown>;
     if (typeof commands[APPEND] !== "function") {
@@ -108,17 +129,52 @@ export class AuditTrail {
    * (group commit), so concurrent runs in one process do not queue one round trip each.
    */
   append(event: AuditEvent): Promise<AuditAppendResult> {
+    let prepared: PreparedAuditEvent;
+    try {
+      prepared = this.prepare(event);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.#enqueue(prepared, "") as Promise<AuditAppendResult>;
+  }
+
+  /**
+   * Redacts secret-named fields and validates the event as {@link append} does, so it can be kept
+   * (a run's outbox) and appended later by {@link appendOnce}; AUDIT_ENTRY_INVALID when it does
+   * not match the schema.
+   */
+  prepare(event: AuditEvent): PreparedAuditEvent {
     const parsed = AuditEvent.safeParse(redactSecrets(event));
     if (!parsed.success) {
       const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(event)"}: ${i.message}`);
+      throw new RunnerError("AUDIT_ENTRY_INVALID", `Audit event refused: ${problems.join("; ")}`, {
+        data: { problems },
+      });
+    }
+    return parsed.data as PreparedAuditEvent;
+  }
+
+  /**
+   * Appends a prepared event at most once per `deliveryId` within its trace: resolves to where it
+   * landed, or null when an append with the same id already landed (nothing is written). What an
+   * outbox needs: a sender that died after appending but before saying so sends again, and the
+   * second append finds the first one's id, atomically with the check (see AUDIT_APPEND_LUA).
+   */
+  appendOnce(event: PreparedAuditEvent, deliveryId: string): Promise<AuditAppendResult | null> {
+    if (!DELIVERY_ID.test(deliveryId)) {
       return Promise.reject(
-        new RunnerError("AUDIT_ENTRY_INVALID", `Audit event refused: ${problems.join("; ")}`, {
-          data: { problems },
-        }),
+        new RunnerError(
+          "AUDIT_ENTRY_INVALID",
+          `delivery id must be 1 to 128 letters, digits, "_", ".", ":" or "-", got ${JSON.stringify(deliveryId.slice(0, 140))}`,
+        ),
       );
     }
-    return new Promise<AuditAppendResult>((resolve, reject) => {
-      this.#waiting.push({ event: parsed.data, resolve, reject });
+    return this.#enqueue(event, deliveryId);
+  }
+
+  #enqueue(event: AuditEvent, once: string): Promise<AuditAppendResult | null> {
+    return new Promise<AuditAppendResult | null>((resolve, reject) => {
+      this.#waiting.push({ event, once, resolve, reject });
       if (!this.#draining) {
         this.#draining = true;
         void this.#drain();
@@ -130,7 +186,7 @@ export class AuditTrail {
     while (this.#waiting.length > 0) {
       const batch = this.#waiting.splice(0, MAX_BATCH);
       try {
-        const results = await this.#appendBatch(batch.map((w) => w.event));
+        const results = await this.#appendBatch(batch);
         for (const [i, w] of batch.entries()) w.resolve(results[i]!);
       } catch (err) {
         for (const w of batch) w.reject(err);
@@ -139,21 +195,27 @@ export class AuditTrail {
     this.#draining = false;
   }
 
-  async #appendBatch(events: readonly AuditEvent[]): Promise<AuditAppendResult[]> {
+  /** Appends a batch; each result is where its entry landed, or null for one delivered before. */
+  async #appendBatch(batch: readonly Waiting[]): Promise<(AuditAppendResult | null)[]> {
     let head = this.#head ?? (await this.head()) ?? { hash: GENESIS_HASH, seq: 0 };
     const at = Math.floor(this.#clock.now());
     const append = this.#script(APPEND);
-    const keys = [this.#keys.stream, this.#keys.head, ...events.map((e) => this.#keys.trace(e.traceId))];
+    const results: (AuditAppendResult | null)[] = batch.map(() => null);
+    // Positions in `batch` still to append (entries found delivered before drop out).
+    let todo = batch.map((_, i) => i);
     for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
+      const keys = [this.#keys.stream, this.#keys.head];
       const linked: AuditAppendResult[] = [];
-      const argv: string[] = [head.hash, String(head.seq + 1)];
+      const argv: string[] = [head.hash, String(head.seq + 1), this.#deliveryRetentionMs];
       let prev = head.hash;
-      events.forEach((event, i) => {
+      todo.forEach((position, i) => {
+        const { event, once } = batch[position]!;
         const seq = head.seq + 1 + i;
         const stored = storedAuditEntry(event, seq, at);
         const entryJson = canonicalJson(stored);
         const hash = chainHashOfJson(prev, entryJson, this.#hmacKey);
-        argv.push(hash, entryJson, storesPrev(stored) ? "1" : "0");
+        keys.push(this.#keys.trace(event.traceId), this.#keys.delivered(event.traceId));
+        argv.push(hash, entryJson, storesPrev(stored) ? "1" : "0", once);
         linked.push({ id: "", seq, hash });
         prev = hash;
       });
@@ -161,14 +223,27 @@ export class AuditTrail {
       if (reply[0] === "ok") {
         const last = linked[linked.length - 1]!;
         this.#head = { hash: last.hash, seq: last.seq };
-        return linked.map((l, i) => ({ ...l, id: reply[i + 1]! }));
+        todo.forEach((position, i) => {
+          results[position] = { ...linked[i]!, id: reply[i + 1]! };
+        });
+        return results;
+      }
+      if (reply[0] === "delivered") {
+        // Nothing was written: the head is unchanged, the rest goes again at once.
+        const before = new Set(reply.slice(1).map((i) => todo[Number(i) - 1]));
+        todo = todo.filter((position) => !before.has(position));
+        if (todo.length === 0) return results;
+        continue;
       }
       head = { hash: reply[1]!, seq: Number(reply[2]) };
       const applied = await this.#alreadyApplied(linked, head);
       if (applied) {
         const last = linked[linked.length - 1]!;
         this.#head = head.seq === last.seq ? { hash: last.hash, seq: last.seq } : undefined;
-        return applied;
+        todo.forEach((position, i) => {
+          results[position] = applied[i]!;
+        });
+        return results;
       }
       // The first retry goes at once with the fresh head; later ones back off with jitter, so the
       // writer that just won (and already knows the head) does not keep winning every race.
@@ -178,7 +253,7 @@ export class AuditTrail {
     throw new RunnerError(
       "AUDIT_APPEND_CONFLICT",
       `Audit append lost the race to other writers ${this.#maxAttempts} times; the entry was not written`,
-      { data: { traceIds: [...new Set(events.map((e) => e.traceId))] } },
+      { data: { traceIds: [...new Set(todo.map((p) => batch[p]!.event.traceId))] } },
     );
   }
 

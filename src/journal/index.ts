@@ -17,6 +17,7 @@ export {
   type AuditHead,
   AuditTrail,
   type AuditTrailOptions,
+  type PreparedAuditEvent,
 } from "./audit-trail.js";
 export {
   AUDIT_BREAKS,

@@ -5,8 +5,14 @@
  * through cjson, which would turn `[]` into `{}` and round long numbers.
  *
  * ARGV: 1 idempotency key, 2 owner, 3 lease ms, 4 retention ms, 5 now ms ("" = Redis TIME),
- * 6 operation-specific (result JSON for complete, expected attempt for reclaim); complete-then-claim
- * adds 7 the key to complete and 8 its result JSON.
+ * 6 operation-specific (result JSON for complete, expected attempt for reclaim); complete adds
+ * 7 its outbox entry ("" for none); complete-then-claim adds 7 the key to complete, 8 its result
+ * JSON and 9 its outbox entry. Claim, complete and complete-then-claim take, after those, the keys
+ * whose outbox entries were delivered: their `o:<key>` fields are deleted first (see Journal).
+ *
+ * The outbox (`o:<key>`): what must still be sent elsewhere once the key's result is recorded (the
+ * call's execution entry for the audit trail, which lives in another Cluster slot). It is written
+ * in the same HSET as the result, so a result is never recorded without it.
  * Every reply is `{outcome, stateJson, extra, nowMs}` with "" for empty slots (a Lua nil would cut
  * the array short).
  */
@@ -36,8 +42,10 @@ local function started(owner, attempt, lease)
   return cjson.encode({v = 1, status = 'started', owner = owner, attempt = attempt,
     claimedAt = t, leaseUntil = t + lease})
 end
-local function write(key, state, result)
-  if result then
+local function write(key, state, result, outbox)
+  if result and outbox and outbox ~= '' then
+    redis.call('HSET', KEYS[1], 's:' .. key, state, 'r:' .. key, result, 'o:' .. key, outbox)
+  elseif result then
     redis.call('HSET', KEYS[1], 's:' .. key, state, 'r:' .. key, result)
   else
     redis.call('HSET', KEYS[1], 's:' .. key, state)
@@ -53,6 +61,13 @@ local function existing(key, raw, st)
   if st.leaseUntil > t then return {'held', raw, '', ts} end
   return {'in_doubt', raw, '', ts}
 end
+-- Deletes the outbox fields of the keys in ARGV[from..] (entries their sender has delivered).
+local function acknowledge(from)
+  if #ARGV < from then return end
+  local fields = {}
+  for i = from, #ARGV do fields[#fields + 1] = 'o:' .. ARGV[i] end
+  redis.call('HDEL', KEYS[1], unpack(fields))
+end
 local function unreadable(raw)
   return {'corrupt', raw, 'its state is not a v1 journal record', ts}
 end
@@ -66,7 +81,7 @@ local function claim(key, owner, lease)
   end
   return existing(key, raw, st)
 end
-local function complete(key, owner, result)
+local function complete(key, owner, result, outbox)
   local raw, st = load(key)
   if raw and not st then return unreadable(raw) end
   if not raw then return {'not_claimed', '', '', ts} end
@@ -79,13 +94,14 @@ local function complete(key, owner, result)
   st.status = 'completed'
   st.completedAt = t
   local s = cjson.encode(st)
-  write(key, s, result)
+  write(key, s, result, outbox)
   return {'completed', s, '', ts}
 end
 `;
 
 /** Claims `key` for `owner` if nobody ever claimed it; otherwise reports what is there. */
 const CLAIM = `${PRELUDE}
+acknowledge(7)
 return claim(ARGV[1], ARGV[2], tonumber(ARGV[3]))
 `;
 
@@ -96,7 +112,8 @@ return claim(ARGV[1], ARGV[2], tonumber(ARGV[3]))
  * otherwise it is the completion's reply followed by the claim's (8 slots).
  */
 const COMPLETE_THEN_CLAIM = `${PRELUDE}
-local done = complete(ARGV[7], ARGV[2], ARGV[8])
+acknowledge(10)
+local done = complete(ARGV[7], ARGV[2], ARGV[8], ARGV[9])
 if done[1] ~= 'completed' and done[1] ~= 'already_completed' then return done end
 local claimed = claim(ARGV[1], ARGV[2], tonumber(ARGV[3]))
 return {done[1], done[2], done[3], done[4], claimed[1], claimed[2], claimed[3], claimed[4]}
@@ -117,7 +134,8 @@ return existing(ARGV[1], raw, st)
 
 /** Records the result, only for the owner of the claim (fencing). */
 const COMPLETE = `${PRELUDE}
-return complete(ARGV[1], ARGV[2], ARGV[6])
+acknowledge(8)
+return complete(ARGV[1], ARGV[2], ARGV[6], ARGV[7])
 `;
 
 /** Extends the lease of a started claim, only for its owner. */

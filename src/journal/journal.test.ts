@@ -382,3 +382,54 @@ describe("Journal corruption, retention and input checks", () => {
     expect(() => new Journal({ redis, ...options })).toThrow(/must/);
   });
 });
+
+describe("the outbox: what a completion stores for later delivery", () => {
+  const lease = 30_000;
+  it("stores the entry in the completion's write, reads it back and deletes it when acknowledged", async () => {
+    await journal.claim({ runId, key: "k1", owner: "w", leaseMs: lease });
+    await journal.complete({ runId, key: "k1", owner: "w", result: { ok: 1 }, outbox: "entry-1" });
+    expect((await journal.readRun(runId)).outbox).toEqual(new Map([["k1", "entry-1"]]));
+    // The next claim carries the acknowledgement.
+    await journal.claim({ runId, key: "k2", owner: "w", leaseMs: lease, acknowledge: ["k1"] });
+    const after = await journal.readRun(runId);
+    expect(after.outbox.size).toBe(0);
+    expect(after.records.get("k1")).toMatchObject({ status: "completed", result: { ok: 1 } });
+  });
+
+  it("complete-then-claim stores the completed key's entry and acknowledges others in one round trip", async () => {
+    await journal.claim({ runId, key: "a", owner: "w", leaseMs: lease });
+    await journal.complete({ runId, key: "a", owner: "w", result: 1, outbox: "entry-a" });
+    await journal.claim({ runId, key: "b", owner: "w", leaseMs: lease });
+    const { claimed } = await journal.completeThenClaim({
+      runId,
+      key: "c",
+      owner: "w",
+      leaseMs: lease,
+      acknowledge: ["a"],
+      complete: { key: "b", result: 2, outbox: "entry-b" },
+    });
+    expect(claimed.state).toBe("claimed");
+    expect((await journal.readRun(runId)).outbox).toEqual(new Map([["b", "entry-b"]]));
+    await journal.acknowledge(runId, ["b"]);
+    expect((await journal.readRun(runId)).outbox.size).toBe(0);
+  });
+
+  it("a refused completion stores no entry; a retried one keeps the first", async () => {
+    await journal.claim({ runId, key: "k", owner: "w1", leaseMs: lease });
+    await expectCode(
+      journal.complete({ runId, key: "k", owner: "w2", result: 1, outbox: "not-mine" }),
+      "JOURNAL_CLAIM_LOST",
+    );
+    expect((await journal.readRun(runId)).outbox.size).toBe(0);
+    await journal.complete({ runId, key: "k", owner: "w1", result: 1, outbox: "first" });
+    const again = await journal.complete({ runId, key: "k", owner: "w1", result: 1, outbox: "second" });
+    expect(again.alreadyCompleted).toBe(true);
+    expect((await journal.readRun(runId)).outbox).toEqual(new Map([["k", "first"]]));
+  });
+
+  it("refuses a journal whose outbox entry has no result (JOURNAL_CORRUPT)", async () => {
+    await journal.claim({ runId, key: "k", owner: "w", leaseMs: lease });
+    await redis.hset(journal.keyOf(runId), "o:k", "orphan");
+    await expectCode(journal.readRun(runId), "JOURNAL_CORRUPT");
+  });
+});

@@ -41,6 +41,8 @@ export interface ClaimInput {
   owner: string;
   /** How long the claim stays live without renewal, ms. Must be shorter than the retention. */
   leaseMs: number;
+  /** Keys of this run whose outbox entries were delivered: their fields are deleted in the same round trip. */
+  acknowledge?: readonly string[];
 }
 
 /** Input of {@link Journal.reclaim}: a claim plus the attempt the caller judged to be in doubt. */
@@ -56,6 +58,14 @@ export interface CompleteInput {
   owner: string;
   /** The result to record: any JSON value (stored as canonical JSON, returned as parsed JSON). */
   result: unknown;
+  /**
+   * What must be delivered elsewhere once the result is recorded (the run's outbox, see
+   * {@link JournalSnapshot.outbox}): stored in the same write as the result, kept until a later
+   * call acknowledges the key.
+   */
+  outbox?: string;
+  /** As {@link ClaimInput.acknowledge}. */
+  acknowledge?: readonly string[];
 }
 
 /** Input of {@link Journal.completeThenClaim}: a claim, and the result of another key the same owner holds. */
@@ -65,7 +75,7 @@ export interface CompleteThenClaimInput extends ClaimInput {
    * the caller has encoded the result already (see {@link encodeJournalResult}), is stored as is
    * and `result` must then be its parsed form: the completed record holds it without a new parse.
    */
-  complete: { key: string; result: unknown; resultJson?: string };
+  complete: { key: string; result: unknown; resultJson?: string; outbox?: string };
 }
 
 /** What a claim found. Only `claimed` allows the caller to perform the side effect. */
@@ -89,6 +99,12 @@ export interface JournalSnapshot {
   now: number;
   /** Every entry by idempotency key. */
   records: ReadonlyMap<string, JournalRecord>;
+  /**
+   * Outbox entries stored with a result and not acknowledged yet, by key: a worker that died
+   * before delivering them left them here, and whoever resumes the run delivers them (at most once:
+   * the receiver recognises an entry it already has).
+   */
+  outbox: ReadonlyMap<string, string>;
 }
 
 type ScriptReply = [outcome: string, state: string, extra: string, now: string];
@@ -118,6 +134,13 @@ function resultText(runId: string, key: string, result: unknown): string {
   }
 }
 type ScriptFn = (key: string, ...argv: string[]) => Promise<unknown>;
+
+/** The keys of an acknowledgement, checked: the scripts name their outbox fields `o:<key>`. */
+function acknowledged(keys: readonly string[] | undefined): string[] {
+  if (keys === undefined || keys.length === 0) return [];
+  for (const key of keys) assertId("acknowledged key", key);
+  return [...keys];
+}
 
 /**
  * The idempotency ledger of agent runs (DESIGN.md §7; reasoning in ARCHITECTURE.md): `started` is
@@ -160,7 +183,15 @@ export class Journal {
    */
   async claim(input: ClaimInput): Promise<ClaimOutcome> {
     this.#checkClaim(input);
-    const reply = await this.#run("echoJournalClaim", input.runId, input.key, input.owner, input.leaseMs, "");
+    const reply = await this.#run(
+      "echoJournalClaim",
+      input.runId,
+      input.key,
+      input.owner,
+      input.leaseMs,
+      "",
+      ...acknowledged(input.acknowledge),
+    );
     return this.#claimOutcome(input, reply);
   }
 
@@ -204,7 +235,16 @@ export class Journal {
     assertId("idempotency key", key);
     assertId("owner", owner);
     const resultJson = resultText(runId, key, input.result);
-    const reply = await this.#run("echoJournalComplete", runId, key, owner, 1, resultJson);
+    const reply = await this.#run(
+      "echoJournalComplete",
+      runId,
+      key,
+      owner,
+      1,
+      resultJson,
+      input.outbox ?? "",
+      ...acknowledged(input.acknowledge),
+    );
     return this.#completeOutcome(runId, key, owner, resultJson, reply);
   }
 
@@ -232,6 +272,8 @@ export class Journal {
       "",
       done,
       resultJson,
+      input.complete.outbox ?? "",
+      ...acknowledged(input.acknowledge),
     )) as unknown as string[];
     const completed = this.#completeOutcome(
       runId,
@@ -303,12 +345,23 @@ export class Journal {
     const [nowText, flat] = (await fn(journalKey(this.keyPrefix, runId), now)) as [string, string[]];
     const states = new Map<string, string>();
     const results = new Map<string, string>();
+    const outbox = new Map<string, string>();
     for (let i = 0; i < flat.length; i += 2) {
       const field = flat[i] as string;
       const value = flat[i + 1] as string;
-      const target = field.startsWith("s:") ? states : field.startsWith("r:") ? results : undefined;
-      if (target === undefined) throw corrupt(runId, field, "the field is neither s:<key> nor r:<key>");
+      const target = field.startsWith("s:")
+        ? states
+        : field.startsWith("r:")
+          ? results
+          : field.startsWith("o:")
+            ? outbox
+            : undefined;
+      if (target === undefined)
+        throw corrupt(runId, field, "the field is neither s:<key>, r:<key> nor o:<key>");
       target.set(field.slice(2), value);
+    }
+    for (const key of outbox.keys()) {
+      if (!results.has(key)) throw corrupt(runId, key, "it has an outbox entry but no result");
     }
     const records = new Map<string, JournalRecord>();
     for (const [key, rawState] of states) {
@@ -316,7 +369,18 @@ export class Journal {
       results.delete(key);
     }
     for (const key of results.keys()) throw corrupt(runId, key, "it has a result but no state");
-    return { runId, now: Number(nowText), records };
+    return { runId, now: Number(nowText), records, outbox };
+  }
+
+  /**
+   * Deletes the outbox entries of `keys` (delivered by the caller) when no other journal call is
+   * about to carry the acknowledgement (claim, complete and complete-then-claim take it along).
+   */
+  async acknowledge(runId: string, keys: readonly string[]): Promise<void> {
+    assertId("run id", runId);
+    if (keys.length === 0) return;
+    const fields = acknowledged(keys).map((key) => `o:${key}`);
+    await this.#redis.hdel(journalKey(this.keyPrefix, runId), ...fields);
   }
 
   #checkClaim(input: ClaimInput): void {
@@ -361,7 +425,7 @@ export class Journal {
     if (reply[0] === "corrupt") {
       // Prefer the precise schema message; fall back to the script's reason when the state decodes.
       // (complete-then-claim: a 4-slot reply is the completion's, so the key is the completed one.)
-      const about = more.length > 0 && reply.length === 4 ? (more[0] as string) : key;
+      const about = name === "echoJournalCompleteThenClaim" && reply.length === 4 ? (more[0] as string) : key;
       decodeState(runId, about, reply[1]);
       throw corrupt(runId, about, reply[2]);
     }

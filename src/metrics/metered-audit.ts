@@ -24,12 +24,13 @@ export function meteredAuditSink(
         idempotencyKey: entry.idempotencyKey,
       });
     },
-    async execution(entry) {
-      await inner.execution(entry);
-      void metrics.toolExecution(
-        label(entry.tool),
-        entry.result.success ? "success" : entry.result.errorKind,
-      );
+    execution: (entry) => inner.execution(entry),
+    fromOutbox: (runId, key, text) => inner.fromOutbox(runId, key, text),
+    // Counted when appended, once: a second delivery of the same entry appends nothing.
+    async deliver(entry) {
+      const appended = await inner.deliver(entry);
+      if (appended) void metrics.toolExecution(label(entry.tool), entry.outcome);
+      return appended;
     },
   };
 }

@@ -3,6 +3,9 @@
 // CLAIM_LEASE_MS, LOCK_MS; CLUSTER_NODES (host:port,…) connects to a Redis Cluster instead of REDIS_URL;
 // CONFIG_JSON (optional): config merged over the test config, e.g. models
 // pointing at a local provider-format server (its key variables are read from this environment).
+// KILL_AT_DELIVERY=before|after with KILL_AT_CALL=N (1-based): the process SIGKILLs itself at its
+// Nth outbox delivery, just before the audit append is sent or just after it landed (the two
+// windows of the run's outbox, at an exact line).
 // Prints "worker ready <BullMQ worker id>" once it takes jobs (the id starts the lock token of every
 // job it holds, so a test can tell whether a kill hit running work).
 import { readFile } from "node:fs/promises";
@@ -26,6 +29,22 @@ const { deps } = await testRunDeps({
     ? { configOverrides: JSON.parse(env.CONFIG_JSON) as Record<string, unknown>, env }
     : {}),
 });
+if (env.KILL_AT_DELIVERY === "before" || env.KILL_AT_DELIVERY === "after") {
+  const when = env.KILL_AT_DELIVERY;
+  const at = Number(env.KILL_AT_CALL ?? "1");
+  const inner = deps.audit;
+  let deliveries = 0;
+  deps.audit = {
+    ...inner,
+    async deliver(entry) {
+      deliveries++;
+      if (deliveries === at && when === "before") process.kill(process.pid, "SIGKILL");
+      const appended = await inner.deliver(entry);
+      if (deliveries === at && when === "after") process.kill(process.pid, "SIGKILL");
+      return appended;
+    },
+  };
+}
 const lockMs = Number(env.LOCK_MS ?? "1000");
 const worker = startAgentWorker({
   connection: redis,

@@ -1,6 +1,7 @@
-import type { AuditTrail } from "../../journal/index.js";
+import { AuditEvent, type AuditTrail, type PreparedAuditEvent } from "../../journal/index.js";
+import { RunnerError, sha256Hex } from "../../shared/index.js";
 import { CAPABILITIES, type Capability } from "../../tools/index.js";
-import type { AuditSink } from "../run/ports.js";
+import type { AuditSink, OutboxEntry } from "../run/ports.js";
 
 const KNOWN_CAPABILITIES: ReadonlySet<string> = new Set(CAPABILITIES);
 
@@ -8,8 +9,53 @@ function capabilityList(capabilities: readonly string[]): Capability[] {
   return capabilities.filter((c): c is Capability => KNOWN_CAPABILITIES.has(c));
 }
 
+/** What an outbox entry carries besides its text: the checked event and its delivery id. */
+interface Prepared {
+  readonly event: PreparedAuditEvent;
+  readonly deliveryId: string;
+}
+
+/**
+ * The delivery id of one attempt's execution entry: distinct per run, call and attempt (a re-run
+ * after a crash is an execution of its own), short because the trail keeps one per entry.
+ */
+function deliveryIdOf(runId: string, key: string, attempt: number): string {
+  return sha256Hex(`${runId}\n${key}\n${attempt}`).slice(0, 20);
+}
+
 /** Writes gate decisions and executions to the hash-chained audit trail. */
 export function auditTrailSink(trail: AuditTrail): AuditSink {
+  // The checked event of each entry made or read here, so delivering it checks nothing twice.
+  const prepared = new WeakMap<OutboxEntry, Prepared>();
+  const entryOf = (event: PreparedAuditEvent, deliveryId: string, text: string): OutboxEntry => {
+    const outcome = event.kind === "execution" ? event.outcome : "success";
+    const entry: OutboxEntry = { text, tool: event.tool, outcome };
+    prepared.set(entry, { event, deliveryId });
+    return entry;
+  };
+  const decode = (runId: string, key: string, text: string): OutboxEntry => {
+    const corrupt = (why: string, cause?: unknown) =>
+      new RunnerError(
+        "JOURNAL_CORRUPT",
+        `The outbox entry of key "${key}" in the journal of run "${runId}" ${why}`,
+        { data: { runId, key }, ...(cause === undefined ? {} : { cause }) },
+      );
+    let stored: unknown;
+    try {
+      stored = JSON.parse(text);
+    } catch (cause) {
+      throw corrupt("is not JSON", cause);
+    }
+    const { d, e } = (stored ?? {}) as { d?: unknown; e?: unknown };
+    if (typeof d !== "string" || typeof e !== "object" || e === null) {
+      throw corrupt('is not {"d": <delivery id>, "e": <execution entry>}');
+    }
+    const parsed = AuditEvent.safeParse(e);
+    if (!parsed.success || parsed.data.kind !== "execution") {
+      throw corrupt("does not hold an execution audit event");
+    }
+    return entryOf(trail.prepare(parsed.data), d, text);
+  };
   return {
     async decision({ payload, tool, decision, capabilities, idempotencyKey }) {
       await trail.append({
@@ -28,7 +74,7 @@ export function auditTrailSink(trail: AuditTrail): AuditSink {
         detail: { stepName: decision.stepName, flagged: decision.flagged },
       });
     },
-    async execution({
+    execution({
       payload,
       tool,
       risk,
@@ -39,8 +85,9 @@ export function auditTrailSink(trail: AuditTrail): AuditSink {
       approver,
       idempotencyKey,
       replay,
+      attempt,
     }) {
-      await trail.append({
+      const event = trail.prepare({
         kind: "execution",
         traceId: payload.traceId,
         executionId: payload.runId,
@@ -56,6 +103,14 @@ export function auditTrailSink(trail: AuditTrail): AuditSink {
         isReplay: replay,
         ...(result.success ? {} : { reason: result.error.split("\n")[0]?.slice(0, 400) ?? "" }),
       });
+      const deliveryId = deliveryIdOf(payload.runId, idempotencyKey, attempt);
+      return entryOf(event, deliveryId, JSON.stringify({ d: deliveryId, e: event }));
+    },
+    fromOutbox: decode,
+    async deliver(entry) {
+      const known = prepared.get(entry) ?? prepared.get(decode("(unknown)", "(unknown)", entry.text));
+      if (known === undefined) throw new RunnerError("INTERNAL", "an outbox entry without its event");
+      return (await trail.appendOnce(known.event, known.deliveryId)) !== null;
     },
   };
 }

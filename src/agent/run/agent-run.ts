@@ -16,6 +16,7 @@ import { endedByFinishReason } from "./finish-outcome.js";
 import { ModelTurns } from "./model-turns.js";
 import { ParkSignal } from "./park-signal.js";
 import type { RunDeps, RunOutcome } from "./run-contract.js";
+import { RunOutbox } from "./run-outbox.js";
 import type { RunScope } from "./run-scope.js";
 import { batchVeto } from "./tool-batch-hook.js";
 import { runToolCall } from "./tool-call.js";
@@ -91,6 +92,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
   const cronAuthorized =
     payload.unattended && payload.origin.scheduleId ? await deps.cronAuthorized(payload) : false;
   const childOrdinals = new Map<string, number>();
+  const outbox = new RunOutbox(deps.audit, deps.journal, payload.runId);
+  // Execution entries an earlier attempt stored with their results but did not get to deliver.
+  for (const [key, text] of snapshot.outbox)
+    outbox.send(key, deps.audit.fromOutbox(payload.runId, key, text));
   const scope: RunScope = {
     childOrdinals,
     payload,
@@ -100,19 +105,30 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     cronAuthorized,
     deps,
     recorded,
+    outbox,
   };
   // Each step's completion rides with the next step's claim (one round trip per step boundary);
   // whatever is still pending when the run stops, parks or fails is recorded before it does.
-  const deferred = new DeferredCompletion(deps.journal, payload.runId, owner);
+  const deferred = new DeferredCompletion(deps.journal, payload.runId, owner, outbox);
   try {
     const outcome = await runSteps(scope, deferred);
+    // A run ends with its execution entries in the audit trail: nobody replays a finished run.
+    // Delivered first, so that the last completion carries their acknowledgements.
+    await outbox.delivered();
     await deferred.flush();
+    await outbox.settle();
     return outcome;
   } catch (err) {
-    // A parking run must leave its steps recorded (the wake-up replays them); on any other error
-    // recording them is best effort: an unrecorded step is in doubt, and a model step re-runs.
-    if (err instanceof ParkSignal) await deferred.flush();
-    else await deferred.flush().catch(() => undefined);
+    // A parking run must leave its steps recorded (the wake-up replays them) and its entries
+    // delivered; on any other error that is best effort: an unrecorded step is in doubt, and a
+    // model step re-runs; an undelivered entry stays in the journal for the next attempt.
+    if (err instanceof ParkSignal) {
+      await deferred.flush();
+      await outbox.settle();
+    } else {
+      await deferred.flush().catch(() => undefined);
+      await outbox.settle().catch(() => undefined);
+    }
     throw err;
   }
 }
@@ -135,10 +151,8 @@ async function runSteps(scope: RunScope, deferred: DeferredCompletion): Promise<
     const tools = visibleSpecs(scope, loaded);
     if (!recorded.has(key)) {
       const stop = await turns.budgetStop(step, callIndex);
-      if (stop) {
-        await deferred.flush();
-        return stop;
-      }
+      // (runAgent records the pending completion once the run has returned.)
+      if (stop) return stop;
     }
     const claimed = recorded.has(key)
       ? { value: recorded.get(key), replay: true }
@@ -162,7 +176,6 @@ async function runSteps(scope: RunScope, deferred: DeferredCompletion): Promise<
     messages.push({ role: "assistant", content: response.message.content, toolCalls: calls });
     const ended = endedByFinishReason(response, step, callIndex);
     if (ended || calls.length === 0) {
-      await deferred.flush();
       return {
         ...(ended ?? {
           status: "completed",

@@ -93,6 +93,8 @@ function parentScope(children: ChildrenPort): RunScope {
     cronAuthorized: true,
     deps,
     recorded: new Map(),
+    // These tests run tools with the run's controls only: nothing reaches the outbox.
+    outbox: undefined as unknown as RunScope["outbox"],
     childOrdinals: new Map([["k", 0]]),
   };
 }

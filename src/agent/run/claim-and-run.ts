@@ -1,6 +1,7 @@
 import type { ClaimOutcome, InDoubtAction, Journal } from "../../journal/index.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
 import { ParkSignal } from "./park-signal.js";
+import { type RunOutbox, recordWithOutbox } from "./run-outbox.js";
 
 /** What {@link claimAndRun} returns: the (recorded or new) value and whether it was replayed. */
 export interface ClaimedValue {
@@ -44,6 +45,11 @@ export interface ClaimAndRunOptions {
   deferred?: DeferredCompletion;
   /** Leave this key's completion pending in `deferred` instead of sending it at once. */
   deferOwn?: boolean;
+  /**
+   * The run's outbox: the entry `produce` staged for this key is stored with its result, and the
+   * claim and completion carry the outbox's acknowledgements (see RunOutbox).
+   */
+  outbox?: RunOutbox;
 }
 
 /**
@@ -65,7 +71,18 @@ export async function claimAndRun(options: ClaimAndRunOptions): Promise<ClaimedV
         const claim = { attempt: outcome.record.attempt, inDoubtRerun: outcome.record.attempt > 1 };
         const value = await withRenewal(options, () => options.produce(claim));
         if (deferred && options.deferOwn) return { value: await deferred.defer(key, value), replay: false };
-        const done = await journal.complete({ runId, key, owner, result: value });
+        const { outbox } = options;
+        const entry = outbox?.take(key);
+        const done = await recordWithOutbox(outbox, key, entry, (acknowledge) =>
+          journal.complete({
+            runId,
+            key,
+            owner,
+            result: value,
+            ...(entry ? { outbox: entry.text } : {}),
+            acknowledge,
+          }),
+        );
         return { value: done.record.result, replay: done.alreadyCompleted };
       }
       case "in_doubt": {
@@ -91,11 +108,11 @@ export async function claimAndRun(options: ClaimAndRunOptions): Promise<ClaimedV
 
 /** Claims the key, recording the run's pending completion in the same round trip when there is one. */
 async function claimWithPending(options: ClaimAndRunOptions): Promise<ClaimOutcome> {
-  const { journal, runId, key, owner, leaseMs } = options;
-  const pending = options.deferred?.take();
-  if (pending === undefined) return journal.claim({ runId, key, owner, leaseMs });
-  const { claimed } = await journal.completeThenClaim({ runId, key, owner, leaseMs, complete: pending });
-  return claimed;
+  const { journal, runId, key, owner, leaseMs, deferred, outbox } = options;
+  if (deferred !== undefined) return deferred.claim({ key, leaseMs });
+  return recordWithOutbox(outbox, key, undefined, (acknowledge) =>
+    journal.claim({ runId, key, owner, leaseMs, acknowledge }),
+  );
 }
 
 /**

@@ -1,4 +1,19 @@
-import { encodeJournalResult, type Journal } from "../../journal/index.js";
+import {
+  type ClaimInput,
+  type ClaimOutcome,
+  encodeJournalResult,
+  type Journal,
+} from "../../journal/index.js";
+import type { OutboxEntry } from "./ports.js";
+import { type RunOutbox, recordWithOutbox } from "./run-outbox.js";
+
+interface Pending {
+  key: string;
+  result: unknown;
+  resultJson: string;
+  /** The call's execution audit entry, stored with its result (see RunOutbox). */
+  entry: OutboxEntry | undefined;
+}
 
 /**
  * A journal completion the run has not sent yet, so that it rides with the run's next claim
@@ -15,44 +30,70 @@ export class DeferredCompletion {
   readonly #journal: Journal;
   readonly #runId: string;
   readonly #owner: string;
-  #pending: { key: string; result: unknown; resultJson: string } | undefined;
+  readonly #outbox: RunOutbox | undefined;
+  #pending: Pending | undefined;
 
-  constructor(journal: Journal, runId: string, owner: string) {
+  constructor(journal: Journal, runId: string, owner: string, outbox?: RunOutbox) {
     this.#journal = journal;
     this.#runId = runId;
     this.#owner = owner;
+    this.#outbox = outbox;
   }
 
   /**
    * Holds `result` for `key` (claimed by this owner) until the next claim or flush, and returns it
    * as the journal will replay it (canonical JSON, parsed). An earlier pending value is sent first.
+   * The call's staged outbox entry, if any, goes with it.
    */
   async defer(key: string, result: unknown): Promise<unknown> {
     await this.flush();
     const encoded = encodeJournalResult(this.#runId, key, result);
-    this.#pending = { key, result: encoded.value, resultJson: encoded.json };
+    this.#pending = { key, result: encoded.value, resultJson: encoded.json, entry: this.#outbox?.take(key) };
     return encoded.value;
   }
 
   /**
-   * The pending completion, handed to a claim that records it (it is no longer pending here):
-   * `resultJson` is its canonical JSON, `result` that JSON parsed, so the claim encodes nothing.
+   * Claims `input.key` for this run, recording the pending completion (its result as canonical
+   * JSON, its outbox entry) and the outbox's acknowledgements in the same round trip.
    */
-  take(): { key: string; result: unknown; resultJson: string } | undefined {
+  async claim(input: Omit<ClaimInput, "runId" | "owner" | "acknowledge">): Promise<ClaimOutcome> {
     const pending = this.#pending;
     this.#pending = undefined;
-    return pending;
+    const claim = { ...input, runId: this.#runId, owner: this.#owner };
+    if (pending === undefined) {
+      return recordWithOutbox(this.#outbox, input.key, undefined, (acknowledge) =>
+        this.#journal.claim({ ...claim, acknowledge }),
+      );
+    }
+    const { claimed } = await recordWithOutbox(this.#outbox, pending.key, pending.entry, (acknowledge) =>
+      this.#journal.completeThenClaim({
+        ...claim,
+        acknowledge,
+        complete: {
+          key: pending.key,
+          result: pending.result,
+          resultJson: pending.resultJson,
+          ...(pending.entry ? { outbox: pending.entry.text } : {}),
+        },
+      }),
+    );
+    return claimed;
   }
 
   /** Records the pending completion now, if any (before anything acts on it). */
   async flush(): Promise<void> {
-    const pending = this.take();
+    const pending = this.#pending;
+    this.#pending = undefined;
     if (pending === undefined) return;
-    await this.#journal.complete({
-      runId: this.#runId,
-      key: pending.key,
-      owner: this.#owner,
-      result: pending.result,
-    });
+    await recordWithOutbox(this.#outbox, pending.key, pending.entry, (acknowledge) =>
+      this.#journal.complete({
+        runId: this.#runId,
+        key: pending.key,
+        owner: this.#owner,
+        result: pending.result,
+        ...(pending.entry ? { outbox: pending.entry.text } : {}),
+        acknowledge,
+      }),
+    );
   }
 }

@@ -51,6 +51,18 @@ export interface ApprovalPort {
   register(request: ParkRequest): Promise<{ wakeAt: number }>;
 }
 
+/**
+ * A tool execution's audit entry on its way to the audit trail: stored in the run's journal with
+ * the call's result (the run's outbox) and appended afterwards, without the run waiting for it.
+ */
+export interface OutboxEntry {
+  /** What the journal keeps beside the call's result until the entry is delivered. */
+  readonly text: string;
+  readonly tool: string;
+  /** "success" or the result's error kind. */
+  readonly outcome: string;
+}
+
 /** Where every gate decision and execution goes (the hash-chained audit trail). */
 export interface AuditSink {
   decision(entry: {
@@ -60,6 +72,11 @@ export interface AuditSink {
     capabilities: readonly string[];
     idempotencyKey: string;
   }): Promise<void>;
+  /**
+   * The execution entry of a call, checked and redacted, for the run's outbox (see RunOutbox);
+   * AUDIT_ENTRY_INVALID when it does not fit the audit schema. `attempt` is the journal claim's:
+   * each attempt that ran the tool is its own entry.
+   */
   execution(entry: {
     payload: AgentJobPayload;
     tool: string;
@@ -71,7 +88,15 @@ export interface AuditSink {
     approver?: string | undefined;
     idempotencyKey: string;
     replay: boolean;
-  }): Promise<void>;
+    attempt: number;
+  }): OutboxEntry;
+  /** An outbox entry as the journal kept it (JOURNAL_CORRUPT naming the run and key when it is not one). */
+  fromOutbox(runId: string, key: string, text: string): OutboxEntry;
+  /**
+   * Appends an outbox entry to the audit trail at most once, however often it is delivered (a
+   * worker that died after appending sends it again): true when this call appended it.
+   */
+  deliver(entry: OutboxEntry): Promise<boolean>;
 }
 
 /** Stores the full text of a truncated result so `read_spill` can page through it. */

@@ -43,6 +43,8 @@ function scopeWith(children: Partial<ChildrenPort>): RunScope {
       clock: new ManualClock(10),
     } as unknown as RunDeps,
     recorded: new Map(),
+    // These tests run tools with the run's controls only: nothing reaches the outbox.
+    outbox: undefined as unknown as RunScope["outbox"],
     childOrdinals: new Map([["k", 0]]),
   };
 }

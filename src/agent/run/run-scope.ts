@@ -1,6 +1,7 @@
 import type { ToolPolicyResolution } from "../../policy/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 import type { RunDeps } from "./run-contract.js";
+import type { RunOutbox } from "./run-outbox.js";
 
 /** One run's state that every tool call of it shares. */
 export interface RunScope {
@@ -17,4 +18,6 @@ export interface RunScope {
    * over the journalled model responses so the fan-out limit holds across replays.
    */
   readonly childOrdinals: Map<string, number>;
+  /** Where the run's execution audit entries wait until the audit trail has them. */
+  readonly outbox: RunOutbox;
 }

@@ -159,6 +159,7 @@ export async function runToolCall(
     owner: scope.owner,
     leaseMs,
     ...(deferred ? { deferred, deferOwn: true } : {}),
+    outbox: scope.outbox,
     // A person's answer to "did it run?" is its own request (a derived key), never the approval that
     // let the call run the first time: that approval must not also approve running it again.
     onInDoubt: async () => {
@@ -212,7 +213,9 @@ export async function runToolCall(
         runId: payload.runId,
         key,
       });
-      await deps.audit.execution({
+      // The execution entry goes to the audit trail through the run's outbox: stored with the
+      // result in the journal, appended after it without the run waiting (see RunOutbox).
+      const entry = deps.audit.execution({
         payload,
         tool: name,
         risk: plan.decision.risk,
@@ -224,7 +227,9 @@ export async function runToolCall(
         idempotencyKey: key,
         // An idempotent re-run after a crash is recorded as the replay the tool was told it is.
         replay: claim.inDoubtRerun && safeToRepeat,
+        attempt: claim.attempt,
       });
+      scope.outbox.stage(key, entry);
       return prepared.result;
     },
   });

@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Job } from "bullmq";
+import { afterAll, describe, expect, it } from "vitest";
+import { AuditTrail, Journal } from "../../src/journal/index.js";
+import { enqueueAgentRun } from "../../src/queue/index.js";
+import { agentQueue, countExecutions, testPayload, writeScript } from "../helpers/agent-harness.js";
+import { verifyChain, waitFor } from "../helpers/chaos.js";
+import { REPO_ROOT } from "../helpers/cli-process.js";
+import { nodeEntryArgs } from "../helpers/node-entry.js";
+import { testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
+
+/**
+ * The run's outbox (src/agent/run/run-outbox.ts) under SIGKILL at its two exact windows: a call's
+ * execution audit entry is stored in the journal with its result and appended to the audit trail
+ * afterwards. A worker killed just before the append leaves it only in the journal; one killed
+ * just after leaves it in both. Either way the resumed run ends with exactly one execution entry
+ * per call, a chain that verifies, and no outbox field left in the journal.
+ */
+
+const redis = testRedisClient();
+afterAll(() => redis.disconnect());
+
+const STEPS = 4;
+
+function startWorker(env: Record<string, string>): { child: ChildProcess; exited: Promise<string | null> } {
+  const child = spawn(process.execPath, nodeEntryArgs("test/helpers/agent-worker-main.ts"), {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const exited = new Promise<string | null>((done) => child.once("exit", (_code, signal) => done(signal)));
+  return { child, exited };
+}
+
+async function outboxFields(runId: string, keyPrefix: string): Promise<string[]> {
+  const fields = await redis.hkeys(new Journal({ redis, keyPrefix }).keyOf(runId));
+  return fields.filter((f) => f.startsWith("o:"));
+}
+
+async function executionKeys(traceId: string, keyPrefix: string): Promise<string[]> {
+  const entries = await new AuditTrail({ redis, keyPrefix }).readByTrace(traceId);
+  return entries.filter((e) => e.entry.kind === "execution").map((e) => e.entry.idempotencyKey ?? "");
+}
+
+describe("the run's outbox: SIGKILL around the execution entry's append", () => {
+  for (const when of ["before", "after"] as const) {
+    it(`killed just ${when} the append: the resumed run records each execution exactly once`, async () => {
+      const keyPrefix = uniquePrefix(`outbox-${when}`);
+      const dir = await mkdtemp(join(tmpdir(), "echo-outbox-"));
+      const counter = join(dir, "counter.txt");
+      const scriptFile = join(dir, "script.yaml");
+      await writeFile(scriptFile, writeScript(STEPS, "survived"));
+      const env = {
+        REDIS_URL: testRedisUrl(),
+        KEY_PREFIX: keyPrefix,
+        COUNTER_FILE: counter,
+        SCRIPT_FILE: scriptFile,
+        CLAIM_LEASE_MS: "900",
+        LOCK_MS: "900",
+      };
+      const queue = agentQueue(redis, keyPrefix);
+      const payload = testPayload();
+      await enqueueAgentRun(queue, payload);
+      // The second call's entry: the first one's was delivered and its field acknowledged.
+      const victim = startWorker({ ...env, KILL_AT_DELIVERY: when, KILL_AT_CALL: "2" });
+      expect(await victim.exited).toBe("SIGKILL");
+
+      // What the kill left: the entry is in the journal; in the audit trail only when killed after.
+      // (The second call is the counter file's second line.)
+      const ran = [...(await countExecutions(counter)).keys()];
+      expect(ran).toHaveLength(2);
+      const leftKey = ran[1]!;
+      const left = await new Journal({ redis, keyPrefix }).readRun(payload.runId);
+      expect(left.outbox.has(leftKey)).toBe(true);
+      expect(left.records.get(leftKey)?.status).toBe("completed");
+      const before = await executionKeys(payload.traceId, keyPrefix);
+      expect(before.filter((k) => k === leftKey)).toHaveLength(when === "after" ? 1 : 0);
+
+      const resumer = startWorker(env);
+      try {
+        await waitFor(
+          "the resumed run to complete",
+          async () =>
+            (await (await Job.fromId(queue, payload.runId))?.getState()) === "completed" ? true : undefined,
+          30_000,
+          100,
+        );
+      } finally {
+        resumer.child.kill("SIGKILL");
+        await resumer.exited;
+      }
+      const job = await Job.fromId(queue, payload.runId);
+      expect(job?.returnvalue).toMatchObject({ status: "completed", finalAnswer: "survived" });
+      // No call ran twice; one claimed when the kill landed is in doubt and not re-run (the tool is
+      // not idempotent). Every call whose success is recorded has exactly one execution entry.
+      const counts = await countExecutions(counter);
+      expect([...counts.values()].every((n) => n === 1)).toBe(true);
+      const { records } = await new Journal({ redis, keyPrefix }).readRun(payload.runId);
+      const succeeded = [...records]
+        .filter(([key, r]) => !key.startsWith("model:") && r.status === "completed")
+        .filter(([, r]) => (r.status === "completed" ? (r.result as { success: boolean }).success : false))
+        .map(([key]) => key);
+      expect(succeeded.length).toBeGreaterThanOrEqual(STEPS - 1);
+      for (const key of succeeded) expect(counts.get(key)).toBe(1);
+      const executed = await executionKeys(payload.traceId, keyPrefix);
+      expect(executed.sort()).toEqual(succeeded.sort());
+      expect(await outboxFields(payload.runId, keyPrefix)).toEqual([]);
+      expect(await verifyChain(redis, keyPrefix)).toBeGreaterThan(0);
+      await queue.close();
+    }, 60_000);
+  }
+});
