@@ -53,7 +53,9 @@ export { createBuiltinTools } from "./registry/builtin-tools.js";
 export {
   computeIdempotencyKey,
   contextForAttempt,
+  contextForExecution,
   createToolExecutionContext,
+  type ExecutionDetails,
   type IdempotencyKeyInput,
   type ToolExecutionContextOptions,
 } from "./registry/execution-context.js";

@@ -47,7 +47,10 @@ export class ModelTurns {
       .filter((k) => k.startsWith("model:"))
       .map((k) => Number(k.slice(6)))
       .sort((a, b) => a - b);
-    for (const step of steps) this.#learn(recorded.get(`model:${step}`));
+    for (const step of steps) {
+      const parsed = ModelResponseSchema.safeParse(recorded.get(`model:${step}`));
+      if (parsed.success) this.#learn(parsed.data);
+    }
   }
 
   /**
@@ -132,10 +135,9 @@ export class ModelTurns {
     };
   }
 
-  #learn(value: unknown): void {
-    const parsed = ModelResponseSchema.safeParse(value);
-    if (!parsed.success) return;
-    const { sentBytes, usage } = parsed.data;
+  /** Calibrates the token estimate from a (parsed) response that has both its size and the provider's count. */
+  #learn(response: ModelResponse): void {
+    const { sentBytes, usage } = response;
     if (sentBytes !== undefined && usage && usage.promptTokens > 0) {
       this.#sample = { sentBytes, promptTokens: usage.promptTokens };
     }

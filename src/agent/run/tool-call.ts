@@ -1,8 +1,10 @@
 import type { GateCall } from "../../gate/index.js";
 import { resolveInDoubt } from "../../journal/index.js";
 import {
+  contextForExecution,
   createToolExecutionContext,
   type ExecHost,
+  FrozenSet,
   type ToolExecutionContext,
   type ToolResult,
   toolFailure,
@@ -27,17 +29,22 @@ export interface CallOutcome {
   readonly replay: boolean;
 }
 
+// Each run's allowed tools as the FrozenSet its contexts share (the policy's set is never changed).
+const frozenAllowed = new WeakMap<ReadonlySet<string>, FrozenSet<string>>();
+
+function allowedToolsOf(scope: RunScope): FrozenSet<string> {
+  const allowed = scope.policy.allowed;
+  let frozen = frozenAllowed.get(allowed);
+  if (frozen === undefined) {
+    frozen = new FrozenSet(allowed);
+    frozenAllowed.set(allowed, frozen);
+  }
+  return frozen;
+}
+
 function contextFor(
   scope: RunScope,
   call: { toolName: string; callIndex: number; params: unknown },
-  extra: {
-    approvalSource?: "human" | "auto";
-    approvedActions?: string[];
-    credentials?: Readonly<Record<string, string>>;
-    attemptIndex?: number;
-    isReplay?: boolean;
-    runControl?: ToolExecutionContext["runControl"];
-  } = {},
 ): ToolExecutionContext {
   const { payload } = scope;
   return createToolExecutionContext({
@@ -48,14 +55,13 @@ function contextFor(
     agentId: payload.agentId,
     call,
     parentExecutionId: payload.parentExecutionId,
-    allowedTools: scope.policy.allowed,
+    allowedTools: allowedToolsOf(scope),
     channel: payload.channel,
     chatId: payload.chatId,
     unattended: payload.unattended,
     cronAuthorized: scope.cronAuthorized,
     workspace: payload.agent.workspace,
     workspaceOnly: scope.policy.fence.workspaceOnly,
-    ...extra,
   });
 }
 
@@ -108,20 +114,16 @@ export async function runToolCall(
     claim: ClaimInfo,
     credentials: Readonly<Record<string, string>>,
   ): Promise<ToolResult> => {
-    const ctx = contextFor(
-      scope,
-      { toolName: name, callIndex, params },
-      {
-        approvalSource: allowed.decision.approvalSource,
-        credentials,
-        // seed 000: the tool names a person approved (its example checks the name), and the call.
-        ...(allowed.approver ? { approvedActions: [name, key] } : {}),
-        // A re-run after a crash: the tool may already have acted; an idempotent one dedupes.
-        attemptIndex: claim.attempt - 1,
-        isReplay: claim.inDoubtRerun && safeToRepeat,
-        ...(control ? { runControl: control.port } : {}),
-      },
-    );
+    const ctx = contextForExecution(baseCtx, {
+      approvalSource: allowed.decision.approvalSource,
+      credentials,
+      // seed 000: the tool names a person approved (its example checks the name), and the call.
+      ...(allowed.approver ? { approvedActions: [name, key] } : {}),
+      // A re-run after a crash: the tool may already have acted; an idempotent one dedupes.
+      attemptIndex: claim.attempt - 1,
+      isReplay: claim.inDoubtRerun && safeToRepeat,
+      ...(control ? { runControl: control.port } : {}),
+    });
     const result = await executeWithPolicy(allowed.tool, allowed.args, ctx, safeToRepeat);
     // A park or a failed queue write is not the call's result: it interrupts the run, as it always has.
     const interruption = control?.interruption();

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { RunControl } from "../../catalog/index.js";
 import { isRunnerError } from "../../shared/index.js";
 import {
   computeIdempotencyKey,
+  contextForExecution,
   createToolExecutionContext,
   type ToolExecutionContextOptions,
 } from "./execution-context.js";
@@ -160,5 +162,55 @@ describe("computeIdempotencyKey", () => {
   it("is what the context factory stores", () => {
     const ctx = createToolExecutionContext(BASE);
     expect(ctx.idempotencyKey).toBe(computeIdempotencyKey({ traceId: "trace-1", ...BASE.call }));
+  });
+});
+
+describe("contextForExecution", () => {
+  /** Everything a context shows, non-enumerable fields and set contents included. */
+  function view(ctx: ReturnType<typeof createToolExecutionContext>) {
+    return {
+      ...ctx,
+      approvedActions: [...ctx.approvedActions],
+      allowedTools: [...ctx.allowedTools],
+      credentials: { ...ctx.credentials },
+      runControl: ctx.runControl,
+      keys: Reflect.ownKeys(ctx).sort(),
+      enumerable: Object.keys(ctx).sort(),
+      frozen: Object.isFrozen(ctx),
+    };
+  }
+  const runControl = { startChild: async () => undefined } as unknown as RunControl;
+  const cases = [
+    {},
+    {
+      approvalSource: "human" as const,
+      approvedActions: ["read_file", "k"],
+      attemptIndex: 2,
+      isReplay: true,
+    },
+    { credentials: { API_KEY: "secret" }, runControl },
+  ];
+  for (const [i, details] of cases.entries()) {
+    it(`builds what createToolExecutionContext builds with the same options (case ${i})`, () => {
+      const base = createToolExecutionContext(BASE);
+      expect(view(contextForExecution(base, details))).toEqual(
+        view(createToolExecutionContext({ ...BASE, ...details })),
+      );
+      // The base is unchanged (it is frozen and shared).
+      expect(view(base)).toEqual(view(createToolExecutionContext(BASE)));
+    });
+  }
+
+  it("refuses what createToolExecutionContext refuses", () => {
+    const base = createToolExecutionContext(BASE);
+    for (const details of [{ attemptIndex: -1 }, { attemptIndex: 1.5 }, { approvalSource: "robot" }]) {
+      let err: unknown;
+      try {
+        contextForExecution(base, details as never);
+      } catch (e) {
+        err = e;
+      }
+      expect(isRunnerError(err) && err.code).toBe("TOOL_CONTEXT_INVALID");
+    }
   });
 });

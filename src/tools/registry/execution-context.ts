@@ -121,7 +121,9 @@ export function createToolExecutionContext(options: ToolExecutionContextOptions)
     parentExecutionId,
     approvedActions: new FrozenSet(options.approvedActions ?? []),
     approvalSource,
-    allowedTools: new FrozenSet(options.allowedTools),
+    // A FrozenSet cannot change: a run passes its own for every call instead of a copy each time.
+    allowedTools:
+      options.allowedTools instanceof FrozenSet ? options.allowedTools : new FrozenSet(options.allowedTools),
     channel: options.channel,
     chatId: options.chatId ?? "",
     replyToId: options.replyToId ?? "",
@@ -150,6 +152,47 @@ export function contextForAttempt(ctx: ToolExecutionContext, attemptIndex: numbe
   const copy = { ...ctx, attemptIndex };
   Object.defineProperty(copy, "credentials", { value: { ...ctx.credentials }, enumerable: false });
   if (ctx.runControl) Object.defineProperty(copy, "runControl", { value: ctx.runControl, enumerable: false });
+  return deepFreeze(copy) as unknown as ToolExecutionContext;
+}
+
+/** What the decision and the claim add to a call's context before it executes. */
+export type ExecutionDetails = Pick<
+  ToolExecutionContextOptions,
+  "attemptIndex" | "isReplay" | "approvalSource" | "approvedActions" | "credentials" | "runControl"
+>;
+
+/**
+ * The context `base` describes, with what its decision and claim add (approval, attempt, replay,
+ * credentials, run controls): the same as {@link createToolExecutionContext} with those options
+ * would build, but from the already checked and frozen base, so the call's idempotency key is not
+ * hashed again and its sets are not copied again. The details are checked as there.
+ */
+export function contextForExecution(
+  base: ToolExecutionContext,
+  details: ExecutionDetails,
+): ToolExecutionContext {
+  const attemptIndex = details.attemptIndex ?? 0;
+  requireIndex("attemptIndex", attemptIndex);
+  const approvalSource = details.approvalSource ?? "auto";
+  if (!(APPROVAL_SOURCES as readonly string[]).includes(approvalSource)) {
+    invalid(
+      "approvalSource",
+      `must be one of ${APPROVAL_SOURCES.join(", ")}, got ${JSON.stringify(approvalSource)}`,
+    );
+  }
+  const copy = {
+    ...base,
+    attemptIndex,
+    isReplay: details.isReplay ?? false,
+    approvalSource,
+    approvedActions: new FrozenSet(details.approvedActions ?? []),
+  };
+  Object.defineProperty(copy, "credentials", {
+    value: { ...(details.credentials ?? {}) },
+    enumerable: false,
+  });
+  if (details.runControl)
+    Object.defineProperty(copy, "runControl", { value: details.runControl, enumerable: false });
   return deepFreeze(copy) as unknown as ToolExecutionContext;
 }
 
