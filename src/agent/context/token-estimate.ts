@@ -14,8 +14,22 @@ export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 
+// A run measures its whole history before every model call; messages are never changed once made
+// (a cut or pruned message is a new object), so each one is measured once.
+const measuredMessages = new WeakMap<ChatMessage, number>();
+const measuredSchemas = new WeakMap<object, number>();
+
 /** Bytes a message puts on the wire, roughly (its text and its tool calls' names and arguments). */
 export function messageBytes(message: ChatMessage): number {
+  let bytes = measuredMessages.get(message);
+  if (bytes === undefined) {
+    bytes = measureMessage(message);
+    measuredMessages.set(message, bytes);
+  }
+  return bytes;
+}
+
+function measureMessage(message: ChatMessage): number {
   switch (message.role) {
     case "assistant": {
       let bytes = utf8Bytes(message.content ?? "");
@@ -38,7 +52,17 @@ export function messageBytes(message: ChatMessage): number {
 export function toolsBytes(tools: readonly ModelToolSpec[]): number {
   let bytes = 0;
   for (const tool of tools)
-    bytes += utf8Bytes(tool.name) + utf8Bytes(tool.description) + utf8Bytes(JSON.stringify(tool.parameters));
+    bytes += utf8Bytes(tool.name) + utf8Bytes(tool.description) + schemaBytes(tool.parameters);
+  return bytes;
+}
+
+/** Bytes of a tool's parameter schema as JSON: a registered tool's schema object never changes. */
+function schemaBytes(parameters: Record<string, unknown>): number {
+  let bytes = measuredSchemas.get(parameters);
+  if (bytes === undefined) {
+    bytes = utf8Bytes(JSON.stringify(parameters));
+    measuredSchemas.set(parameters, bytes);
+  }
   return bytes;
 }
 
