@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { AuditTrail, Journal } from "../../src/journal/index.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
 import { agentQueue, countExecutions, testPayload, writeScript } from "../helpers/agent-harness.js";
-import { verifyChain, waitFor } from "../helpers/chaos.js";
+import { chaosSeed, prng, verifyChain, waitFor } from "../helpers/chaos.js";
 import { REPO_ROOT } from "../helpers/cli-process.js";
 import { nodeEntryArgs } from "../helpers/node-entry.js";
 import { testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
@@ -112,4 +112,83 @@ describe("the run's outbox: SIGKILL around the execution entry's append", () => 
       await queue.close();
     }, 60_000);
   }
+
+  it("several runs at once, workers killed at random deliveries: every succeeded call is on record exactly once", async () => {
+    const seed = chaosSeed("outbox-crash");
+    const random = prng(seed);
+    const keyPrefix = uniquePrefix("outbox-random");
+    const dir = await mkdtemp(join(tmpdir(), "echo-outbox-"));
+    const counter = join(dir, "counter.txt");
+    const scriptFile = join(dir, "script.yaml");
+    await writeFile(scriptFile, writeScript(6, "survived"));
+    const env = {
+      REDIS_URL: testRedisUrl(),
+      KEY_PREFIX: keyPrefix,
+      COUNTER_FILE: counter,
+      SCRIPT_FILE: scriptFile,
+      CLAIM_LEASE_MS: "900",
+      LOCK_MS: "900",
+      CONCURRENCY: "3",
+    };
+    const queue = agentQueue(redis, keyPrefix);
+    const payloads = [testPayload(), testPayload(), testPayload()];
+    for (const p of payloads) await enqueueAgentRun(queue, p);
+    const finished = async () => {
+      for (const p of payloads)
+        if ((await (await Job.fromId(queue, p.runId))?.getState()) !== "completed") return false;
+      return true;
+    };
+    let kills = 0;
+    for (let i = 0; i < 6 && !(await finished()); i++) {
+      // Both windows, alternately; the delivery at which to die is random.
+      const when = i % 2 === 0 ? "after" : "before";
+      const at = 1 + Math.floor(random() * 8);
+      const worker = startWorker({ ...env, KILL_AT_DELIVERY: when, KILL_AT_CALL: String(at) });
+      // It kills itself at that delivery, or the runs end first; either way it is gone after.
+      await waitFor(
+        "the worker to kill itself or the runs to end",
+        async () =>
+          worker.child.exitCode !== null || worker.child.signalCode !== null || (await finished())
+            ? true
+            : undefined,
+        30_000,
+        50,
+      );
+      if (worker.child.signalCode === "SIGKILL") kills++;
+      worker.child.kill("SIGKILL");
+      await worker.exited;
+    }
+    expect(kills, `kills at a delivery (seed ${seed})`).toBeGreaterThan(0);
+    const last = startWorker(env);
+    try {
+      await waitFor(
+        "every run to complete",
+        async () => ((await finished()) ? true : undefined),
+        60_000,
+        100,
+      );
+    } finally {
+      last.child.kill("SIGKILL");
+      await last.exited;
+    }
+    const counts = await countExecutions(counter);
+    expect(
+      [...counts.entries()].filter(([, n]) => n > 1),
+      `run twice (seed ${seed})`,
+    ).toEqual([]);
+    const journal = new Journal({ redis, keyPrefix });
+    for (const p of payloads) {
+      const { records, outbox } = await journal.readRun(p.runId);
+      const succeeded = [...records]
+        .filter(([key, r]) => !key.startsWith("model:") && r.status === "completed")
+        .filter(([, r]) => (r.status === "completed" ? (r.result as { success: boolean }).success : false))
+        .map(([key]) => key);
+      expect((await executionKeys(p.traceId, keyPrefix)).sort(), `run ${p.runId} (seed ${seed})`).toEqual(
+        succeeded.sort(),
+      );
+      expect(outbox.size, `outbox fields left in ${p.runId} (seed ${seed})`).toBe(0);
+    }
+    expect(await verifyChain(redis, keyPrefix)).toBeGreaterThan(0);
+    await queue.close();
+  }, 180_000);
 });
