@@ -336,7 +336,7 @@ async function bytesByShape(redis: Redis, prefix: string, runs: number): Promise
           .replace(prefix, "<prefix>")
           .replace(/run-\d+-\d+-\d+/, "<run>")
           .replace(/[0-9a-f]{32}/, "<id>")
-          .replace(/(seen:decisions:d:)\d+:[\w-]+$/, "$1<day>:<shard>");
+          .replace(/(seen:decisions:[di]:)\d+:[\w-]+$/, "$1<day>:<shard>");
         totals.set(shape, (totals.get(shape) ?? 0) + Number(sizes[i]?.[1] ?? 0));
       });
     } while (cursor !== "0");

@@ -6,7 +6,7 @@ import { APPROVAL_SCRIPTS, type ApprovalScriptName } from "./approval-scripts.js
 import { type DecisionEvent, readDecisionEvents } from "./decision-events.js";
 import { type ExecutableCheck, type ExecutableCheckInput, judgeExecutable } from "./executable-check.js";
 import { ApprovalKeys, assertApprovalInput, DEFAULT_APPROVALS_PREFIX, isApprovalId } from "./keys.js";
-import { hashLinkToken, isLinkTokenShape, newLinkToken } from "./link-tokens.js";
+import { isLinkTokenShape, linkTokenHashes, newLinkToken } from "./link-tokens.js";
 import type { ApprovalRecord, ApprovalStatus, FetchEntry } from "./record.js";
 import { type DecodedRequest, decodeRequest, type StoredToken } from "./record-codec.js";
 import { encodeStoredRequest } from "./request-codec.js";
@@ -133,18 +133,23 @@ export class ApprovalStore {
 
   /**
    * Resolves a presented link token against request `id`, without changing anything. The token is
-   * looked up by its SHA-256 (one HGET of `t:<hash>`), so an unknown request and a known one with a
-   * wrong token cost the same and answer the same; only a valid token reads the request. Null when
-   * the request or the token is unknown: callers show the same page.
+   * looked up by its SHA-256 (one HMGET of `t:<hash>` in both stored forms: the current one and the
+   * hex one of tokens issued before issue 20), so an unknown request and a known one with a wrong
+   * token cost the same and answer the same; only a valid token reads the request. Null when the
+   * request or the token is unknown: callers show the same page. `tokenHash` is the form the token
+   * is stored under, which the decision then marks used.
    */
   async lookupToken(id: string, token: unknown): Promise<TokenLookup | null> {
     if (!isApprovalId(id) || !isLinkTokenShape(token)) return null;
-    const hash = hashLinkToken(token);
-    if ((await this.#redis.hget(this.keys.request(id), `t:${hash}`)) === null) return null;
+    const forms = linkTokenHashes(token);
+    const stored = await this.#redis.hmget(this.keys.request(id), ...forms.map((form) => `t:${form}`));
+    const found = stored.findIndex((value) => value !== null);
+    if (found < 0) return null;
+    const hash = forms[found]!;
     const read = await this.#read(id);
-    const stored = read?.tokens.get(hash);
-    if (read === null || stored === undefined) return null;
-    return { record: read.record, approver: stored.a, tokenHash: hash, state: stored.s };
+    const state = read?.tokens.get(hash);
+    if (read === null || state === undefined) return null;
+    return { record: read.record, approver: state.a, tokenHash: hash, state: state.s };
   }
 
   /**

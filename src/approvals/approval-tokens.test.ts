@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
 import { ManualClock } from "../shared/index.js";
 import { ApprovalStore } from "./approval-store.js";
-import { hashLinkToken, newLinkToken } from "./link-tokens.js";
+import { hashLinkToken, legacyLinkTokenHash, newLinkToken } from "./link-tokens.js";
 
 const T0 = 1_700_000_000_000;
 let redis: Redis;
@@ -61,6 +61,20 @@ describe("link tokens", () => {
     const fields = await redis.hgetall(store.keys.request(record.id));
     expect(JSON.stringify(fields)).not.toContain(token);
     expect(fields[`t:${hashLinkToken(token)}`]).toContain('"s":"live"');
+  });
+
+  it("stores the token as a 22-character lookup key (its t: field and cur:), not as a hex SHA-256", async () => {
+    const record = await registered();
+    const token = (await store.issueToken(record.id, "alice"))!;
+    const fields = await redis.hgetall(store.keys.request(record.id));
+    const short = hashLinkToken(token);
+    expect(short).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(Buffer.from(short, "base64url")).toEqual(
+      Buffer.from(legacyLinkTokenHash(token), "hex").subarray(0, 16),
+    );
+    expect(fields["cur:alice"]).toBe(short);
+    expect(Object.keys(fields).filter((f) => f.startsWith("t:"))).toEqual([`t:${short}`]);
+    expect(JSON.stringify(fields)).not.toContain(legacyLinkTokenHash(token));
   });
 
   it("decides as the token's approver, then refuses the same token and reports the first decision", async () => {

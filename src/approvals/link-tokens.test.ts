@@ -4,6 +4,7 @@ import {
   createPageNonce,
   findTokenHash,
   hashLinkToken,
+  legacyLinkTokenHash,
   newLinkToken,
   secretsEqual,
   verifyPageNonce,
@@ -25,6 +26,15 @@ describe("link tokens", () => {
     expect(findTokenHash(hashes, tokens[1]!.token)).toBe(tokens[1]!.hash);
     expect(findTokenHash(hashes, newLinkToken().token)).toBeNull();
     expect(findTokenHash(hashes, tokens[1]!.hash)).toBeNull();
+  });
+
+  it("finds a hash stored before issue 20 (hex) too, and only for its own token", () => {
+    const tokens = [newLinkToken(), newLinkToken()];
+    const hashes = [tokens[0]!.hash, legacyLinkTokenHash(tokens[1]!.token)];
+    expect(findTokenHash(hashes, tokens[1]!.token)).toBe(legacyLinkTokenHash(tokens[1]!.token));
+    expect(findTokenHash(hashes, tokens[0]!.token)).toBe(tokens[0]!.hash);
+    expect(findTokenHash([legacyLinkTokenHash(newLinkToken().token)], tokens[1]!.token)).toBeNull();
+    expect(tokens[0]!.hash).toHaveLength(22);
   });
 
   it("compares secrets of different lengths without throwing", () => {

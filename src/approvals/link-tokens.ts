@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { randomToken, sha256Hex } from "../shared/index.js";
 
 /** A link token: 32 random bytes, base64url (43 characters). */
@@ -16,9 +16,30 @@ export function newLinkToken(): IssuedToken {
   return { token, hash: hashLinkToken(token) };
 }
 
-/** Hex SHA-256 of a token: what the store keeps. */
+/**
+ * What the store keeps of a token, as the name of its `t:<hash>` field and in `cur:<approver>`: the
+ * first 128 bits of its SHA-256, base64url (22 characters). It is only a lookup key: the token keeps
+ * its 256 random bits, and presenting a token that was never issued means finding a second
+ * preimage of 128 bits of SHA-256. Until issue 20 the whole hex SHA-256 was stored, twice (64
+ * characters each): 84 bytes more per request, enough to put a parked run's request hash in the next
+ * allocation size (128 bytes more). Tokens stored that way are still found
+ * ({@link legacyLinkTokenHash}).
+ */
 export function hashLinkToken(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest().subarray(0, 16).toString("base64url");
+}
+
+/**
+ * The stored form of a token issued before issue 20: its hex SHA-256 (64 characters). Looked up
+ * after {@link hashLinkToken}, so the links mailed before an upgrade still open and decide once.
+ */
+export function legacyLinkTokenHash(token: string): string {
   return sha256Hex(token);
+}
+
+/** The forms a token may be stored under, the current one first. */
+export function linkTokenHashes(token: string): [current: string, legacy: string] {
+  return [hashLinkToken(token), legacyLinkTokenHash(token)];
 }
 
 /** True when `value` has the shape of a link token (checked before any lookup). */
@@ -27,18 +48,20 @@ export function isLinkTokenShape(value: unknown): value is string {
 }
 
 /**
- * Finds the stored hash equal to the presented token's hash. Every stored hash is compared with
- * `timingSafeEqual` and the loop never stops early, so the time taken says nothing about how close
- * a guess was or which entry matched.
+ * Finds the stored hash equal to the presented token's hash, in either stored form. Every stored
+ * hash is compared with `timingSafeEqual` and the loop never stops early, so the time taken says
+ * nothing about how close a guess was or which entry matched.
  */
 export function findTokenHash(storedHashes: Iterable<string>, presented: string): string | null {
   if (!isLinkTokenShape(presented)) return null;
-  const wanted = Buffer.from(hashLinkToken(presented), "hex");
+  const wanted = linkTokenHashes(presented).map((hash) => Buffer.from(hash));
   let found: string | null = null;
   for (const hash of storedHashes) {
-    const candidate = Buffer.from(hash, "hex");
-    if (candidate.length === wanted.length && timingSafeEqual(candidate, wanted) && found === null) {
-      found = hash;
+    const candidate = Buffer.from(hash);
+    for (const form of wanted) {
+      if (candidate.length === form.length && timingSafeEqual(candidate, form) && found === null) {
+        found = hash;
+      }
     }
   }
   return found;

@@ -4,7 +4,7 @@ import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/
 import { isRunnerError, ManualClock, sha256Hex } from "../shared/index.js";
 import { ApprovalStore } from "./approval-store.js";
 import { DigestStore } from "./digest-store.js";
-import { hashLinkToken, newLinkToken } from "./link-tokens.js";
+import { hashLinkToken, legacyLinkTokenHash, newLinkToken } from "./link-tokens.js";
 import type { ApprovalRecord } from "./record.js";
 import { decodeRequest } from "./record-codec.js";
 import type { RegisterInput } from "./request-fields.js";
@@ -120,13 +120,13 @@ function input(patch: Partial<RegisterInput> = {}): RegisterInput {
 describe("a request stored by v1 (before issue 20)", () => {
   it("decodes to the same record, and its link, decision and run index work after the upgrade", async () => {
     const { store } = setup();
-    const { token, hash } = newLinkToken();
-    await writeV1(store, hash);
+    const { token } = newLinkToken();
+    await writeV1(store, legacyLinkTokenHash(token));
     const record = await store.require(V1_ID);
     expect(record).toMatchObject({ ...V1_REQ, status: "pending", decisions: [], fetches: [] });
     expect(await store.runRequestIds("run-v1")).toEqual([V1_ID]);
     const lookup = await store.lookupToken(V1_ID, token);
-    expect(lookup).toMatchObject({ approver: "alice", state: "live", tokenHash: hashLinkToken(token) });
+    expect(lookup).toMatchObject({ approver: "alice", state: "live", tokenHash: legacyLinkTokenHash(token) });
     const decided = await store.decide({
       id: V1_ID,
       actor: { kind: "token", token },
@@ -136,6 +136,36 @@ describe("a request stored by v1 (before issue 20)", () => {
     expect(decided.record).toMatchObject({ status: "approved", jobId: "job-v1", argsHash: sha256Hex(ARGS) });
     const [event] = await store.readEvents("0");
     expect(event).toMatchObject({ id: V1_ID, status: "approved", runId: "run-v1", jobId: "job-v1" });
+  });
+
+  it("its link (a hex token hash) is replaced by a reminder's link in the short form, which decides once", async () => {
+    const { store } = setup();
+    const { token: mailed } = newLinkToken();
+    await writeV1(store, legacyLinkTokenHash(mailed));
+    const key = store.keys.request(V1_ID);
+    const tampered = `${mailed.slice(0, -1)}${mailed.endsWith("A") ? "B" : "A"}`;
+    expect(await store.lookupToken(V1_ID, tampered)).toBeNull();
+    const byToken = (token: string) =>
+      store.decide({ id: V1_ID, actor: { kind: "token", token }, decision: "approve" });
+    expect((await byToken(tampered)).outcome).toBe("token_invalid");
+
+    const reminded = (await store.issueToken(V1_ID, "alice"))!;
+    const raw = await redis.hgetall(key);
+    expect(raw["cur:alice"]).toBe(hashLinkToken(reminded));
+    expect(raw["cur:alice"]).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(JSON.parse(raw[`t:${legacyLinkTokenHash(mailed)}`]!)).toMatchObject({ a: "alice", s: "replaced" });
+    expect(raw).not.toHaveProperty(`t:${legacyLinkTokenHash(reminded)}`);
+    expect((await byToken(mailed)).outcome).toBe("token_replaced");
+    expect(await store.lookupToken(V1_ID, reminded)).toMatchObject({
+      approver: "alice",
+      state: "live",
+      tokenHash: hashLinkToken(reminded),
+    });
+    const decided = await byToken(reminded);
+    expect(decided).toMatchObject({ outcome: "decided", record: { status: "approved" } });
+    expect(decided.record?.decisions).toMatchObject([{ by: "alice", via: "link" }]);
+    expect((await byToken(reminded)).outcome).toBe("token_used");
+    expect((await byToken(mailed)).outcome).toBe("token_replaced");
   });
 
   it("a v1 run index (a set) takes the run's next request, and cancelling the run reaches both", async () => {

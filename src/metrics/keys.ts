@@ -40,11 +40,20 @@ export class MetricsKeys {
   }
 
   /**
-   * The decisions counted on UTC day `day` (days since the epoch) whose {@link decisionSeenMember}
-   * begins with `shard` (one of its 64 base64url characters), of every run: a set expiring
-   * DECISION_SEEN_DAYS days after the day ends. Sets per day rather than a hash per run: a per-run
-   * key cost its own key, hash and expiry entries (~230 bytes per parked run), a set member ~70.
-   * Sharded so that no set holds a whole day of a busy runner: an expiring key is freed in one go.
+   * The decisions counted on UTC day `day` (days since the epoch) in `shard` (two hex digits) of
+   * every run, as integer members ({@link decisionSeenMember}): a set expiring DECISION_SEEN_DAYS
+   * days after the day ends. Sets per day rather than a hash per run: a per-run key cost its own key,
+   * hash and expiry entries (~230 bytes per parked run). Sharded so that a shard stays an intset on a
+   * busy day (8 bytes a member) and an expiring key is freed in one go.
+   */
+  seenDecisionsIn(day: number, shard: string): string {
+    return `${this.base}seen:decisions:i:${day}:${shard}`;
+  }
+
+  /**
+   * The decisions counted on UTC day `day` in the shape of issue 20's earlier steps: 22-character
+   * base64url members, in the set of their first character (~76 bytes a member). Still read, no
+   * longer written.
    */
   seenDecisionsOn(day: number, shard: string): string {
     return `${this.base}seen:decisions:d:${day}:${shard}`;

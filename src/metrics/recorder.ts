@@ -22,19 +22,24 @@ const DAY_MS = 24 * 3600 * 1000;
 
 // Count a tool-call decision once per run, call, verdict and step: a replay that re-audits the same
 // decision (a parent waking to read its delegated child) finds it already counted. KEYS[1] is the
-// counter, KEYS[2] today's set of counted decisions (the member's shard), KEYS[3..] the same shard's
-// sets of the days before, the last KEYS the run's hash of the releases before (its two field
-// shapes are ARGV[4] and ARGV[5]), so a decision counted before an upgrade is not counted again.
-// ARGV[3]: in how many ms today's set expires (relative, so a worker's clock off from the server's
-// does not expire it at once).
+// counter, KEYS[2] today's set of counted decisions (the member's shard), KEYS[3 .. 2+ARGV[7]] the
+// same shard's sets of the days before, then the sets of issue 20's earlier shape (22-character
+// members, ARGV[6]; today's and the days before), the last KEYS the run's hash of the releases before
+// that (its two field shapes are ARGV[4] and ARGV[5]), so a decision counted before an upgrade is not
+// counted again. ARGV[3]: in how many ms today's set expires (relative, so a worker's clock off from
+// the server's does not expire it at once).
 const COUNT_DECISION_ONCE = `
 local legacy = KEYS[#KEYS]
 if redis.call('EXISTS', legacy) == 1 and
   (redis.call('HEXISTS', legacy, ARGV[4]) == 1 or redis.call('HEXISTS', legacy, ARGV[5]) == 1) then
   return 0
 end
-for i = 3, #KEYS - 1 do
+local days = tonumber(ARGV[7])
+for i = 3, 2 + days do
   if redis.call('SISMEMBER', KEYS[i], ARGV[1]) == 1 then return 0 end
+end
+for i = 3 + days, #KEYS - 1 do
+  if redis.call('SISMEMBER', KEYS[i], ARGV[6]) == 1 then return 0 end
 end
 if redis.call('SADD', KEYS[2], ARGV[1]) == 1 then
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
@@ -143,21 +148,23 @@ export class RunnerMetrics {
     return this.#quietly("tool_calls", async () => {
       const now = this.#clock.now();
       const today = Math.floor(now / DAY_MS);
-      const member = decisionSeenMember(call.runId, call.idempotencyKey, verdict, step);
-      const days = Array.from({ length: DECISION_SEEN_DAYS + 1 }, (_, i) =>
-        this.keys.seenDecisionsOn(today - i, member[0]!),
-      );
+      const { member, shard } = decisionSeenMember(call.runId, call.idempotencyKey, verdict, step);
+      const before = previousDecisionSeenMember(call.runId, call.idempotencyKey, verdict, step);
+      const dayNumbers = Array.from({ length: DECISION_SEEN_DAYS + 1 }, (_, i) => today - i);
       await this.#redis.eval(
         COUNT_DECISION_ONCE,
-        2 + days.length,
+        2 + 2 * DECISION_SEEN_DAYS + 2,
         this.keys.counter("tool_calls"),
-        ...days,
+        ...dayNumbers.map((day) => this.keys.seenDecisionsIn(day, shard)),
+        ...dayNumbers.map((day) => this.keys.seenDecisionsOn(day, before[0]!)),
         this.keys.seenDecisions(call.runId),
         member,
         JSON.stringify([tool, verdict, String(step)]),
         String((today + 1 + DECISION_SEEN_DAYS) * DAY_MS - now),
         legacyDecisionSeenField(call.idempotencyKey, verdict, step),
         JSON.stringify([call.idempotencyKey, verdict, step]),
+        before,
+        DECISION_SEEN_DAYS,
       );
     });
   }
@@ -233,21 +240,41 @@ export class RunnerMetrics {
 }
 
 /**
- * The member of a day's set that marks one decision counted: the first 128 bits of the SHA-256 of
- * run, call, verdict and step, base64url (22 characters: the smallest allocation a member of
- * that length can have). 128 bits make a collision, which would drop one count, negligible.
+ * The member of a day's set that marks one decision counted, and the set's shard: the first 64 bits
+ * of the SHA-256 of run, call, verdict and step as a signed decimal integer, and its 9th byte (two
+ * hex digits, 256 shards a day). Integers, so that a shard of up to `set-max-intset-entries` (512 by
+ * default: 131,072 decisions a day) is an intset, 8 bytes a member, where the 22-character string
+ * of the shape before (issue 20's earlier steps) cost ~76 bytes of hash table per parked run. Above that a
+ * shard becomes a hash table of ~20-character strings, as before. 64 bits make a collision, which
+ * would drop one count, negligible.
  */
 export function decisionSeenMember(
   runId: string,
   idempotencyKey: string,
   verdict: string,
   step: number,
+): { member: string; shard: string } {
+  const digest = decisionDigest(runId, idempotencyKey, verdict, step);
+  return { member: digest.readBigInt64BE(0).toString(), shard: digest.subarray(8, 9).toString("hex") };
+}
+
+/**
+ * The member of the same decision in the sets of the shape before (issue 20's earlier steps; still checked):
+ * the digest's first 128 bits in base64url, in the set of its first character.
+ */
+export function previousDecisionSeenMember(
+  runId: string,
+  idempotencyKey: string,
+  verdict: string,
+  step: number,
 ): string {
+  return decisionDigest(runId, idempotencyKey, verdict, step).subarray(0, 16).toString("base64url");
+}
+
+function decisionDigest(runId: string, idempotencyKey: string, verdict: string, step: number): Buffer {
   return createHash("sha256")
     .update(JSON.stringify([runId, idempotencyKey, verdict, step]))
-    .digest()
-    .subarray(0, 16)
-    .toString("base64url");
+    .digest();
 }
 
 /**
