@@ -2,19 +2,31 @@
 // file under src/ and workers/ to dist/, and the worker processes tests start (test/helpers/*-main.ts) (tsconfig.build.json: no type check here, `npm run
 // typecheck` does that), links dist/config to config/ (sources find their YAML files by relative
 // path), bundles TypeBox into dist/vendor (see vendorTypebox), writes the CLI's command manifest (so
-// a command loads only its own modules), and writes the stamp bin/echo-runner.js compares the
+// a command loads only its own modules), bundles the commands that must start fast (see
+// bundleCommands), and writes the stamp bin/echo-runner.js compares the
 // sources against last.
 //   node scripts/build.mjs             always rebuild
 //   node scripts/build.mjs --if-stale  only when dist/ is missing or older than a source
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { buildState, SOURCE_DIRS, STAMP, TEST_ENTRY_DIRS } from "../bin/freshness.js";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const dist = join(root, "dist");
+/**
+ * The commands whose start-up is a target (issue 20: `guard command` ≤ 400 ms p50), each bundled by
+ * esbuild into one module, dist/src/cli/commands/bundled/<file>, which the manifest then names.
+ */
+const BUNDLED_COMMANDS = ["guard-command.js"];
+/**
+ * Packages copied into those bundles: ipaddr.js is CommonJS, which Node loads from ESM through its
+ * CommonJS loader and export scanner. The rest stay imports from node_modules (web-tree-sitter finds
+ * its WASM next to its own file).
+ */
+const INLINED_PACKAGES = ["ipaddr.js"];
 
 const everything = [...SOURCE_DIRS, ...TEST_ENTRY_DIRS];
 if (process.argv.includes("--if-stale") && buildState(root, everything).state === "fresh") process.exit(0);
@@ -54,6 +66,7 @@ const manifest = COMMANDS.map((command) => {
   if (!found) throw new Error(`build: no module under src/cli/commands exports "${command.words.join(" ")}"`);
   return { words: command.words, summary: command.summary, usage: command.usage, ...found };
 });
+await bundleCommands(manifest);
 writeFileSync(join(commandsDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 
 writeFileSync(join(root, STAMP), `${JSON.stringify({ builtFrom: started })}\n`);
@@ -101,5 +114,89 @@ async function vendorTypebox() {
       },
     );
     if (rewritten !== text) writeFileSync(path, rewritten);
+  }
+}
+
+/**
+ * Loading `guard command` from dist/ opened ~120 modules: the guard's barrel (src/guard/index.ts)
+ * re-exports the call guard, which loads the catalog, the policy and TypeBox, none of which the
+ * command guard runs. The bundle is built from the compiled output itself (the same JavaScript, not
+ * a second compilation of the sources), and holds only what the command reaches:
+ * - every module of dist/src is declared free of side effects at load, so a module none of whose
+ *   exports the command uses is left out (the pure core: computing its own values at load is all
+ *   its modules do; the guard's tests and test/integration/compiled-cli.test.ts compare the bundle's
+ *   verdicts with the sources' for a corpus of commands);
+ * - the modules the dispatcher has loaded already (dist/src/main.js and what it imports: cli/io,
+ *   shared, ...) stay imports of those very files, so there is one RunnerError class, one EXIT table;
+ * - packages stay imports from node_modules (web-tree-sitter finds its WASM next to itself);
+ * - names are kept (`keepNames`), so a function's or class's `name` is what it was.
+ */
+async function bundleCommands(manifest) {
+  const { build } = await import("esbuild");
+  const src = join(dist, "src");
+  // The static graph of dist/src/main.js (dynamic imports are the parts it loads later).
+  const graph = await build({
+    entryPoints: [join(src, "main.js")],
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: "esm",
+    platform: "node",
+    logLevel: "warning",
+    plugins: [
+      {
+        name: "static-graph",
+        setup(b) {
+          b.onResolve({ filter: /.*/ }, (args) =>
+            args.kind === "dynamic-import" || (args.kind !== "entry-point" && !args.path.startsWith("."))
+              ? { external: true }
+              : undefined,
+          );
+        },
+      },
+    ],
+  });
+  const loaded = new Set(Object.keys(graph.metafile.inputs).map((input) => join(root, input)));
+  for (const file of BUNDLED_COMMANDS) {
+    const line = manifest.find((entry) => entry.file === file);
+    if (!line) throw new Error(`build: no command in the manifest runs from commands/${file}`);
+    const outfile = join(commandsDir, "bundled", file);
+    await build({
+      entryPoints: [join(commandsDir, file)],
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      outfile,
+      keepNames: true,
+      sourcemap: "linked",
+      legalComments: "eof",
+      logLevel: "warning",
+      plugins: [
+        {
+          name: "command-bundle",
+          setup(b) {
+            b.onResolve({ filter: /.*/ }, async (args) => {
+              if (args.kind === "entry-point" || args.pluginData === "resolving") return undefined;
+              if (!args.path.startsWith(".") && !INLINED_PACKAGES.includes(args.path))
+                return { external: true };
+              const resolved = await b.resolve(args.path, {
+                resolveDir: args.resolveDir,
+                kind: args.kind,
+                importer: args.importer,
+                pluginData: "resolving",
+              });
+              if (resolved.errors.length > 0) return { errors: resolved.errors };
+              if (loaded.has(resolved.path)) {
+                const rel = relative(dirname(outfile), resolved.path).split("\\").join("/");
+                return { path: rel.startsWith(".") ? rel : `./${rel}`, external: true };
+              }
+              return { path: resolved.path, sideEffects: !resolved.path.startsWith(src + sep) };
+            });
+          },
+        },
+      ],
+    });
+    line.file = `bundled/${file}`;
   }
 }
