@@ -137,6 +137,7 @@ async function bundleCommands(manifest) {
   // The static graph of dist/src/main.js (dynamic imports are the parts it loads later).
   const graph = await build({
     entryPoints: [join(src, "main.js")],
+    absWorkingDir: root,
     bundle: true,
     write: false,
     metafile: true,
@@ -157,6 +158,10 @@ async function bundleCommands(manifest) {
     ],
   });
   const loaded = new Set(Object.keys(graph.metafile.inputs).map((input) => join(root, input)));
+  if (!loaded.has(join(src, "cli", "dispatch.js")) || !loaded.has(join(src, "shared", "index.js")))
+    throw new Error(
+      "build: could not find the modules dist/src/main.js loads; the command bundles would copy them",
+    );
   for (const file of BUNDLED_COMMANDS) {
     const line = manifest.find((entry) => entry.file === file);
     if (!line) throw new Error(`build: no command in the manifest runs from commands/${file}`);
