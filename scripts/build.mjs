@@ -123,12 +123,13 @@ async function vendorTypebox() {
  * command guard runs. The bundle is built from the compiled output itself (the same JavaScript, not
  * a second compilation of the sources), and holds only what the command reaches:
  * - every module of dist/src is declared free of side effects at load, so a module none of whose
- *   exports the command uses is left out (the pure core: computing its own values at load is all
- *   its modules do; the guard's tests and test/integration/compiled-cli.test.ts compare the bundle's
- *   verdicts with the sources' for a corpus of commands);
+ *   exports the command uses is left out (for `guard command`: the catalog, the policy, TypeBox,
+ *   the call/path/exec guards and src/platform's other adapters, whose modules only compute their
+ *   own values at load); test/integration/compiled-cli.test.ts checks which files the command loads
+ *   and compares its answers with the sources' for a corpus of commands;
  * - the modules the dispatcher has loaded already (dist/src/main.js and what it imports: cli/io,
  *   shared, ...) stay imports of those very files, so there is one RunnerError class, one EXIT table;
- * - packages stay imports from node_modules (web-tree-sitter finds its WASM next to itself);
+ * - packages other than INLINED_PACKAGES stay imports from node_modules;
  * - names are kept (`keepNames`), so a function's or class's `name` is what it was.
  */
 async function bundleCommands(manifest) {
