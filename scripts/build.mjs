@@ -2,8 +2,8 @@
 // file under src/ and workers/ to dist/, and the worker processes tests start (test/helpers/*-main.ts) (tsconfig.build.json: no type check here, `npm run
 // typecheck` does that), links dist/config to config/ (sources find their YAML files by relative
 // path), bundles TypeBox into dist/vendor (see vendorTypebox), writes the CLI's command manifest (so
-// a command loads only its own modules), bundles the commands that must start fast (see
-// bundleCommands), and writes the stamp bin/echo-runner.js compares the
+// a command loads only its own modules), bundles the commands that must start fast with the
+// dispatcher (see fuseCommands), and writes the stamp bin/echo-runner.js compares the
 // sources against last.
 //   node scripts/build.mjs             always rebuild
 //   node scripts/build.mjs --if-stale  only when dist/ is missing or older than a source
@@ -17,10 +17,11 @@ import { buildState, SOURCE_DIRS, STAMP, TEST_ENTRY_DIRS } from "../bin/freshnes
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const dist = join(root, "dist");
 /**
- * The commands whose start-up is a target (issue 20: `guard command` ≤ 400 ms p50), each bundled by
- * esbuild into one module, dist/src/cli/commands/bundled/<file>, which the manifest then names.
+ * The commands whose start-up is a target (issue 20: `guard command` ≤ 400 ms p50): each gets one
+ * module, dist/src/cli/main-<file>, of the dispatcher and the command bundled together by esbuild,
+ * which bin/echo-runner.js loads for those command words instead of dist/src/main.js.
  */
-const BUNDLED_COMMANDS = ["guard-command.js"];
+const FUSED_COMMANDS = [{ words: ["guard", "command"], file: "guard-command.js" }];
 /**
  * Packages copied into those bundles: ipaddr.js is CommonJS, which Node loads from ESM through its
  * CommonJS loader and export scanner. The rest stay imports from node_modules (web-tree-sitter finds
@@ -66,7 +67,7 @@ const manifest = COMMANDS.map((command) => {
   if (!found) throw new Error(`build: no module under src/cli/commands exports "${command.words.join(" ")}"`);
   return { words: command.words, summary: command.summary, usage: command.usage, ...found };
 });
-await bundleCommands(manifest);
+await fuseCommands(manifest);
 writeFileSync(join(commandsDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 
 writeFileSync(join(root, STAMP), `${JSON.stringify({ builtFrom: started })}\n`);
@@ -118,91 +119,78 @@ async function vendorTypebox() {
 }
 
 /**
- * Loading `guard command` from dist/ opened ~120 modules: the guard's barrel (src/guard/index.ts)
- * re-exports the call guard, which loads the catalog, the policy and TypeBox, none of which the
- * command guard runs. The bundle is built from the compiled output itself (the same JavaScript, not
- * a second compilation of the sources), and holds only what the command reaches:
+ * Loading `guard command` from dist/ opened ~120 modules: the dispatcher's (cli, shared), and the
+ * guard's barrel (src/guard/index.ts), which re-exports the call guard, which loads the catalog, the
+ * policy and TypeBox, none of which the command guard runs. For each of FUSED_COMMANDS the build
+ * bundles, from the compiled output itself (the same JavaScript, not a second compilation of the
+ * sources), an entry that runs src/cli's runMain as src/main.ts does (without its startProcess,
+ * which only the commands that start the long-lived parts use), with the command's module handed in
+ * already loaded, into dist/src/cli/main-<file> (next to command-manifest.js, so the
+ * manifest is found where it is). One module, so one copy of everything (one RunnerError class):
  * - every module of dist/src is declared free of side effects at load, so a module none of whose
- *   exports the command uses is left out (for `guard command`: the catalog, the policy, TypeBox,
- *   the call/path/exec guards and src/platform's other adapters, whose modules only compute their
- *   own values at load); test/integration/compiled-cli.test.ts checks which files the command loads
- *   and compares its answers with the sources' for a corpus of commands;
- * - the modules the dispatcher has loaded already (dist/src/main.js and what it imports: cli/io,
- *   shared, ...) stay imports of those very files, so there is one RunnerError class, one EXIT table;
+ *   exports is used is left out (for `guard command`: the catalog, the policy, TypeBox, the
+ *   call/path/exec guards and src/platform's other adapters, whose modules only compute their own
+ *   values at load); test/integration/compiled-cli.test.ts checks which files the command loads and
+ *   compares its answers with the sources' for a corpus of commands;
  * - packages other than INLINED_PACKAGES stay imports from node_modules;
  * - names are kept (`keepNames`), so a function's or class's `name` is what it was.
+ * The command's line in the manifest still names its own module (what dist/src/main.js would load).
  */
-async function bundleCommands(manifest) {
+async function fuseCommands(manifest) {
   const { build } = await import("esbuild");
   const src = join(dist, "src");
-  // The static graph of dist/src/main.js (dynamic imports are the parts it loads later).
-  const graph = await build({
-    entryPoints: [join(src, "main.js")],
-    absWorkingDir: root,
-    bundle: true,
-    write: false,
-    metafile: true,
-    format: "esm",
-    platform: "node",
-    logLevel: "warning",
-    plugins: [
-      {
-        name: "static-graph",
-        setup(b) {
-          b.onResolve({ filter: /.*/ }, (args) =>
-            args.kind === "dynamic-import" || (args.kind !== "entry-point" && !args.path.startsWith("."))
-              ? { external: true }
-              : undefined,
-          );
-        },
-      },
-    ],
-  });
-  const loaded = new Set(Object.keys(graph.metafile.inputs).map((input) => join(root, input)));
-  if (!loaded.has(join(src, "cli", "dispatch.js")) || !loaded.has(join(src, "shared", "index.js")))
-    throw new Error(
-      "build: could not find the modules dist/src/main.js loads; the command bundles would copy them",
+  const cliDir = join(src, "cli");
+  for (const { words, file } of FUSED_COMMANDS) {
+    const line = manifest.find((entry) => entry.words.join(" ") === words.join(" "));
+    if (line?.file !== file)
+      throw new Error(`build: "${words.join(" ")}" does not run from commands/${file}`);
+    const entry = join(cliDir, `fused-entry-${file}`);
+    writeFileSync(
+      entry,
+      `import * as command from "./commands/${file}";\n` +
+        `import { processIo, runMain } from "./index.js";\n` +
+        `process.exitCode = await runMain(process.argv.slice(2), processIo(), { ${JSON.stringify(file)}: command });\n`,
     );
-  for (const file of BUNDLED_COMMANDS) {
-    const line = manifest.find((entry) => entry.file === file);
-    if (!line) throw new Error(`build: no command in the manifest runs from commands/${file}`);
-    const outfile = join(commandsDir, "bundled", file);
-    await build({
-      entryPoints: [join(commandsDir, file)],
-      bundle: true,
-      format: "esm",
-      platform: "node",
-      target: "node20",
-      outfile,
-      keepNames: true,
-      sourcemap: "linked",
-      legalComments: "eof",
-      logLevel: "warning",
-      plugins: [
-        {
-          name: "command-bundle",
-          setup(b) {
-            b.onResolve({ filter: /.*/ }, async (args) => {
-              if (args.kind === "entry-point" || args.pluginData === "resolving") return undefined;
-              if (!args.path.startsWith(".") && !INLINED_PACKAGES.includes(args.path))
-                return { external: true };
-              const resolved = await b.resolve(args.path, {
-                resolveDir: args.resolveDir,
-                kind: args.kind,
-                importer: args.importer,
-                pluginData: "resolving",
+    try {
+      await build({
+        entryPoints: [entry],
+        bundle: true,
+        format: "esm",
+        platform: "node",
+        target: "node20",
+        outfile: join(cliDir, `main-${file}`),
+        keepNames: true,
+        sourcemap: "linked",
+        legalComments: "eof",
+        logLevel: "warning",
+        plugins: [
+          {
+            name: "fused-command",
+            setup(b) {
+              b.onResolve({ filter: /.*/ }, async (args) => {
+                if (args.kind === "entry-point" || args.pluginData === "resolving") return undefined;
+                if (!args.path.startsWith(".") && !INLINED_PACKAGES.includes(args.path))
+                  return { external: true };
+                const resolved = await b.resolve(args.path, {
+                  resolveDir: args.resolveDir,
+                  kind: args.kind,
+                  importer: args.importer,
+                  pluginData: "resolving",
+                });
+                if (resolved.errors.length > 0) return { errors: resolved.errors };
+                // What the code loads later (runMain's fallback to every command) stays a module of its own.
+                if (args.kind === "dynamic-import") {
+                  const rel = relative(cliDir, resolved.path).split("\\").join("/");
+                  return { path: rel.startsWith(".") ? rel : `./${rel}`, external: true };
+                }
+                return { path: resolved.path, sideEffects: !resolved.path.startsWith(src + sep) };
               });
-              if (resolved.errors.length > 0) return { errors: resolved.errors };
-              if (loaded.has(resolved.path)) {
-                const rel = relative(dirname(outfile), resolved.path).split("\\").join("/");
-                return { path: rel.startsWith(".") ? rel : `./${rel}`, external: true };
-              }
-              return { path: resolved.path, sideEffects: !resolved.path.startsWith(src + sep) };
-            });
+            },
           },
-        },
-      ],
-    });
-    line.file = `bundled/${file}`;
+        ],
+      });
+    } finally {
+      rmSync(entry);
+    }
   }
 }
