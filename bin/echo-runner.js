@@ -16,4 +16,9 @@ if (build.state !== "fresh") {
   );
   process.exit(2);
 }
-await import("../dist/src/main.js");
+// `guard command` starts from one module, the dispatcher and the command bundled together
+// (scripts/build.mjs, FUSED_COMMANDS): it runs as dist/src/main.js would run it.
+const [first, second] = process.argv.slice(2);
+await import(
+  first === "guard" && second === "command" ? "../dist/src/cli/main-guard-command.js" : "../dist/src/main.js"
+);

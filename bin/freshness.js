@@ -1,7 +1,7 @@
 // Whether dist/ (the compiled JavaScript the bin runs) is at least as new as the TypeScript sources.
 // Plain JavaScript: the bin asks it before anything is compiled or loaded.
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, sep } from "node:path";
 
 /** The folders compiled into dist/ (every non-test .ts file under them, see tsconfig.build.json). */
 export const SOURCE_DIRS = ["src", "workers"];
@@ -15,9 +15,15 @@ export function isSource(name) {
   return name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.endsWith(".d.ts");
 }
 
-/** The newest source file under `dirs` of `root` ({ path, mtimeMs }), or null when there are none (an image). */
+/**
+ * The newest source file under `dirs` of `root` ({ path, mtimeMs }), or null when there are none (an image).
+ * Every start of the bin walks the ~460 sources, so the walk is kept cheap: paths are joined by hand
+ * (`root` is absolute and normalised, entry names hold no separator) and the times are read as
+ * bigint nanoseconds (Node 20 builds four Date objects for every plain Stats).
+ */
 export function newestSource(root, dirs = SOURCE_DIRS) {
   let newest = null;
+  let newestNs = -1n;
   const walk = (dir) => {
     let entries;
     try {
@@ -26,16 +32,19 @@ export function newestSource(root, dirs = SOURCE_DIRS) {
       return;
     }
     for (const entry of entries) {
-      const path = join(dir, entry.name);
+      const path = dir + sep + entry.name;
       if (entry.isDirectory()) walk(path);
       else if (entry.isFile() && isSource(entry.name)) {
-        const { mtimeMs } = statSync(path);
-        if (!newest || mtimeMs > newest.mtimeMs) newest = { path, mtimeMs };
+        const { mtimeNs } = statSync(path, { bigint: true });
+        if (mtimeNs > newestNs) {
+          newestNs = mtimeNs;
+          newest = path;
+        }
       }
     }
   };
   for (const dir of dirs) walk(join(root, dir));
-  return newest;
+  return newest === null ? null : { path: newest, mtimeMs: Number(newestNs) / 1e6 };
 }
 
 /**

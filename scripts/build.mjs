@@ -2,19 +2,32 @@
 // file under src/ and workers/ to dist/, and the worker processes tests start (test/helpers/*-main.ts) (tsconfig.build.json: no type check here, `npm run
 // typecheck` does that), links dist/config to config/ (sources find their YAML files by relative
 // path), bundles TypeBox into dist/vendor (see vendorTypebox), writes the CLI's command manifest (so
-// a command loads only its own modules), and writes the stamp bin/echo-runner.js compares the
+// a command loads only its own modules), bundles the commands that must start fast with the
+// dispatcher (see fuseCommands), and writes the stamp bin/echo-runner.js compares the
 // sources against last.
 //   node scripts/build.mjs             always rebuild
 //   node scripts/build.mjs --if-stale  only when dist/ is missing or older than a source
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { buildState, SOURCE_DIRS, STAMP, TEST_ENTRY_DIRS } from "../bin/freshness.js";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const dist = join(root, "dist");
+/**
+ * The commands whose start-up is a target (issue 20: `guard command` ≤ 400 ms p50): each gets one
+ * module, dist/src/cli/main-<file>, of the dispatcher and the command bundled together by esbuild,
+ * which bin/echo-runner.js loads for those command words instead of dist/src/main.js.
+ */
+const FUSED_COMMANDS = [{ words: ["guard", "command"], file: "guard-command.js" }];
+/**
+ * Packages copied into those bundles: ipaddr.js is CommonJS, which Node loads from ESM through its
+ * CommonJS loader and export scanner. The rest stay imports from node_modules (web-tree-sitter finds
+ * its WASM next to its own file).
+ */
+const INLINED_PACKAGES = ["ipaddr.js"];
 
 const everything = [...SOURCE_DIRS, ...TEST_ENTRY_DIRS];
 if (process.argv.includes("--if-stale") && buildState(root, everything).state === "fresh") process.exit(0);
@@ -54,6 +67,7 @@ const manifest = COMMANDS.map((command) => {
   if (!found) throw new Error(`build: no module under src/cli/commands exports "${command.words.join(" ")}"`);
   return { words: command.words, summary: command.summary, usage: command.usage, ...found };
 });
+await fuseCommands(manifest);
 writeFileSync(join(commandsDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 
 writeFileSync(join(root, STAMP), `${JSON.stringify({ builtFrom: started })}\n`);
@@ -101,5 +115,82 @@ async function vendorTypebox() {
       },
     );
     if (rewritten !== text) writeFileSync(path, rewritten);
+  }
+}
+
+/**
+ * Loading `guard command` from dist/ opened ~120 modules: the dispatcher's (cli, shared), and the
+ * guard's barrel (src/guard/index.ts), which re-exports the call guard, which loads the catalog, the
+ * policy and TypeBox, none of which the command guard runs. For each of FUSED_COMMANDS the build
+ * bundles, from the compiled output itself (the same JavaScript, not a second compilation of the
+ * sources), an entry that runs src/cli's runMain as src/main.ts does (without its startProcess,
+ * which only the commands that start the long-lived parts use), with the command's module handed in
+ * already loaded, into dist/src/cli/main-<file> (next to command-manifest.js, so the
+ * manifest is found where it is). One module, so one copy of everything (one RunnerError class):
+ * - every module of dist/src is declared free of side effects at load, so a module none of whose
+ *   exports is used is left out (for `guard command`: the catalog, the policy, TypeBox, the
+ *   call/path/exec guards and src/platform's other adapters, whose modules only compute their own
+ *   values at load); test/integration/compiled-cli.test.ts checks which files the command loads and
+ *   compares its answers with the sources' for a corpus of commands;
+ * - packages other than INLINED_PACKAGES stay imports from node_modules;
+ * - names are kept (`keepNames`), so a function's or class's `name` is what it was.
+ * The command's line in the manifest still names its own module (what dist/src/main.js would load).
+ */
+async function fuseCommands(manifest) {
+  const { build } = await import("esbuild");
+  const src = join(dist, "src");
+  const cliDir = join(src, "cli");
+  for (const { words, file } of FUSED_COMMANDS) {
+    const line = manifest.find((entry) => entry.words.join(" ") === words.join(" "));
+    if (line?.file !== file)
+      throw new Error(`build: "${words.join(" ")}" does not run from commands/${file}`);
+    const entry = join(cliDir, `fused-entry-${file}`);
+    writeFileSync(
+      entry,
+      `import * as command from "./commands/${file}";\n` +
+        `import { processIo, runMain } from "./index.js";\n` +
+        `process.exitCode = await runMain(process.argv.slice(2), processIo(), { ${JSON.stringify(file)}: command });\n`,
+    );
+    try {
+      await build({
+        entryPoints: [entry],
+        bundle: true,
+        format: "esm",
+        platform: "node",
+        target: "node20",
+        outfile: join(cliDir, `main-${file}`),
+        keepNames: true,
+        sourcemap: "linked",
+        legalComments: "eof",
+        logLevel: "warning",
+        plugins: [
+          {
+            name: "fused-command",
+            setup(b) {
+              b.onResolve({ filter: /.*/ }, async (args) => {
+                if (args.kind === "entry-point" || args.pluginData === "resolving") return undefined;
+                if (!args.path.startsWith(".") && !INLINED_PACKAGES.includes(args.path))
+                  return { external: true };
+                const resolved = await b.resolve(args.path, {
+                  resolveDir: args.resolveDir,
+                  kind: args.kind,
+                  importer: args.importer,
+                  pluginData: "resolving",
+                });
+                if (resolved.errors.length > 0) return { errors: resolved.errors };
+                // What the code loads later (runMain's fallback to every command) stays a module of its own.
+                if (args.kind === "dynamic-import") {
+                  const rel = relative(cliDir, resolved.path).split("\\").join("/");
+                  return { path: rel.startsWith(".") ? rel : `./${rel}`, external: true };
+                }
+                return { path: resolved.path, sideEffects: !resolved.path.startsWith(src + sep) };
+              });
+            },
+          },
+        ],
+      });
+    } finally {
+      rmSync(entry);
+    }
   }
 }

@@ -30,9 +30,12 @@ function isManifestLine(value: unknown): value is ManifestLine {
 /**
  * The commands of the build's manifest, each loading only its own module when it runs (so `--help`
  * and `guard command` do not load BullMQ, Fastify and the rest). Null when there is no manifest:
- * running from the TypeScript sources, where run-cli.ts has every command loaded.
+ * running from the TypeScript sources, where run-cli.ts has every command loaded. A module in
+ * `preloaded` (by its manifest file) is used as it is, not imported.
  */
-export async function manifestEntries(): Promise<CommandEntry[] | null> {
+export async function manifestEntries(
+  preloaded: Readonly<Record<string, object>> = {},
+): Promise<CommandEntry[] | null> {
   let text: string;
   try {
     text = await readFile(new URL("./commands/manifest.json", import.meta.url), "utf8");
@@ -48,7 +51,8 @@ export async function manifestEntries(): Promise<CommandEntry[] | null> {
     summary: line.summary,
     usage: line.usage,
     async load() {
-      const module = (await import(new URL(`./commands/${line.file}`, import.meta.url).href)) as Record<
+      const module = (preloaded[line.file] ??
+        (await import(new URL(`./commands/${line.file}`, import.meta.url).href))) as Record<
         string,
         CliCommand
       >;
