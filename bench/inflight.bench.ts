@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Cluster, Redis } from "ioredis";
@@ -105,10 +105,16 @@ interface Child {
 const WORKER_ENTRY = "test/helpers/inflight-worker-main.ts";
 
 function startChild(entry: string, env: Record<string, string>, workerFrom?: "dist" | "tsx"): Child {
-  // INFLIGHT_CPU_PROF=<dir>: each worker process writes a V8 CPU profile there when it exits.
+  // INFLIGHT_CPU_PROF=<dir>: each worker process writes a V8 CPU profile there when it exits;
+  // INFLIGHT_TRACE_GC=1: the workers run with --trace-gc (see INFLIGHT_WORKER_OUT).
   const profDir = process.env.INFLIGHT_CPU_PROF;
   const worker = entry === WORKER_ENTRY;
-  const profile = profDir && worker ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
+  const profile =
+    profDir && worker
+      ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`]
+      : worker && process.env.INFLIGHT_TRACE_GC
+        ? ["--trace-gc"]
+        : [];
   const args =
     workerFrom === "dist" ? [resolve(REPO_ROOT, "dist", entry.replace(/\.ts$/, ".js"))] : [RUN_TS, entry];
   const child = spawn(process.execPath, [...profile, ...args], {
@@ -290,6 +296,8 @@ async function runScenario(s: {
     const workerStats: Record<string, number>[] = [];
     for (const w of workers) {
       await stopChild(w);
+      // INFLIGHT_WORKER_OUT=<file>: the worker's output (with INFLIGHT_TRACE_GC=1, its --trace-gc lines).
+      if (process.env.INFLIGHT_WORKER_OUT) await writeFile(process.env.INFLIGHT_WORKER_OUT, w.output());
       const line = /stats (\{.*\})/.exec(w.output())?.[1];
       workerStats.push(line ? (JSON.parse(line) as Record<string, number>) : {});
     }
