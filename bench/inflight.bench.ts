@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Cluster, Redis } from "ioredis";
 import { enqueueAgentRun } from "../src/queue/index.js";
 import { agentQueue, countExecutions, testPayload } from "../test/helpers/agent-harness.js";
+import { nodeEntryArgs } from "../test/helpers/node-entry.js";
 import { startRedisCluster } from "../test/helpers/redis-cluster.js";
 import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
 import { runStandalone } from "./standalone.js";
@@ -70,6 +71,8 @@ export interface InflightFigure {
   modelCpuUsPerStep: number;
   /** Redis's CPU per step (single Redis only; enqueueing included). */
   redisCpuUsPerStep: number;
+  /** How the worker processes ran: compiled (dist/, as in production) or sources through tsx. */
+  workerFrom: "dist" | "tsx";
   /** Runs the workers reported completed (their "completed" events). */
   runsCompleted: number;
   runsFailed: number;
@@ -98,11 +101,23 @@ interface Child {
   waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray>;
 }
 
-function startChild(entry: string, env: Record<string, string>): Child {
-  // INFLIGHT_CPU_PROF=<dir>: each worker process writes a V8 CPU profile there when it exits.
+/** The worker's entry: run from dist/ when the build is fresh, as production runs (else tsx, sources). */
+const WORKER_ENTRY = "test/helpers/inflight-worker-main.ts";
+
+function startChild(entry: string, env: Record<string, string>, workerFrom?: "dist" | "tsx"): Child {
+  // INFLIGHT_CPU_PROF=<dir>: each worker process writes a V8 CPU profile there when it exits;
+  // INFLIGHT_TRACE_GC=1: the workers run with --trace-gc (see INFLIGHT_WORKER_OUT).
   const profDir = process.env.INFLIGHT_CPU_PROF;
-  const profile = profDir && entry.includes("worker-main") ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
-  const child = spawn(process.execPath, [...profile, RUN_TS, entry], {
+  const worker = entry === WORKER_ENTRY;
+  const profile =
+    profDir && worker
+      ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`]
+      : worker && process.env.INFLIGHT_TRACE_GC
+        ? ["--trace-gc"]
+        : [];
+  const args =
+    workerFrom === "dist" ? [resolve(REPO_ROOT, "dist", entry.replace(/\.ts$/, ".js"))] : [RUN_TS, entry];
+  const child = spawn(process.execPath, [...profile, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --expose-gc`.trim(), ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -229,19 +244,28 @@ async function runScenario(s: {
   const workers: Child[] = [];
   const counters: string[] = [];
   const queue = agentQueue(s.admin, prefix);
+  let workerFrom: "dist" | "tsx" = "tsx";
   try {
+    // One entry for every process of the scenario (dist/ when fresh: see nodeEntryArgs).
+    // INFLIGHT_WORKER_FROM=tsx runs the sources even when dist/ is fresh (to compare the two).
+    workerFrom =
+      process.env.INFLIGHT_WORKER_FROM !== "tsx" && nodeEntryArgs(WORKER_ENTRY).length === 1 ? "dist" : "tsx";
     for (let i = 0; i < s.processes; i++) {
       const counter = join(dir, `counter-${i}.txt`);
       counters.push(counter);
       workers.push(
-        startChild("bench/inflight/worker-main.ts", {
-          REDIS_URL: s.options.redisUrl,
-          CLUSTER_NODES: (s.clusterNodes ?? []).join(","),
-          KEY_PREFIX: prefix,
-          CONCURRENCY: String(s.concurrency),
-          MODEL_URL: s.modelUrl,
-          COUNTER_FILE: counter,
-        }),
+        startChild(
+          WORKER_ENTRY,
+          {
+            REDIS_URL: s.options.redisUrl,
+            CLUSTER_NODES: (s.clusterNodes ?? []).join(","),
+            KEY_PREFIX: prefix,
+            CONCURRENCY: String(s.concurrency),
+            MODEL_URL: s.modelUrl,
+            COUNTER_FILE: counter,
+          },
+          workerFrom,
+        ),
       );
     }
     for (const w of workers) await w.waitFor(/worker ready/, 120_000);
@@ -272,6 +296,8 @@ async function runScenario(s: {
     const workerStats: Record<string, number>[] = [];
     for (const w of workers) {
       await stopChild(w);
+      // INFLIGHT_WORKER_OUT=<file>: the worker's output (with INFLIGHT_TRACE_GC=1, its --trace-gc lines).
+      if (process.env.INFLIGHT_WORKER_OUT) await writeFile(process.env.INFLIGHT_WORKER_OUT, w.output());
       const line = /stats (\{.*\})/.exec(w.output())?.[1];
       workerStats.push(line ? (JSON.parse(line) as Record<string, number>) : {});
     }
@@ -321,6 +347,7 @@ async function runScenario(s: {
       cpuUsPerStep: steps > 0 ? cpu / steps : Number.NaN,
       modelCpuUsPerStep: steps > 0 ? stats.cpuUs / steps : Number.NaN,
       redisCpuUsPerStep: steps > 0 ? redisCpu / steps : Number.NaN,
+      workerFrom,
       runsCompleted: completed,
       runsFailed: failedJobs,
       runsUnfinished: unfinished,
@@ -354,7 +381,7 @@ export function formatInflightBench(r: InflightBenchResult): string {
     }
     const kb = f.heapPerRunBytes.map((b) => (Number.isFinite(b) ? `${(b / 1024).toFixed(1)} KB` : "n/a"));
     lines.push(
-      `  ${f.processes} × ${f.concurrencyEach}${f.masters ? " (Redis Cluster)" : ""}: ${f.steadyStepsPerSec.toFixed(0)} steps/s steady (${f.stepsPerSec.toFixed(0)} overall) of ideal ${f.idealStepsPerSec.toFixed(0)} → ${(f.efficiency * 100).toFixed(1)} % (target ${r.targets.efficiency * 100} %); peak ${f.peakInFlight} in flight; lag p99 ${f.lagP99Ms.map((x) => x.toFixed(0)).join("/")} ms (max ${f.lagMaxMs.map((x) => x.toFixed(0)).join("/")}); heap/run ${kb.join("/")} (retained after GC ${f.retainedHeapPerRunBytes.map((b) => (Number.isFinite(b) ? `${(b / 1024).toFixed(1)} KB` : "n/a")).join("/")}); CPU per step: worker ${f.cpuUsPerStep.toFixed(0)} µs, model server ${f.modelCpuUsPerStep.toFixed(0)} µs, Redis ${Number.isFinite(f.redisCpuUsPerStep) ? `${f.redisCpuUsPerStep.toFixed(0)} µs` : "n/a"}; runs ${f.runsCompleted}/${f.runs} completed (failed ${f.runsFailed}, unfinished ${f.runsUnfinished}, lost ${f.runsLost}); tool calls ${f.toolCalls}/${f.toolCallsExpected}, run twice ${f.callsRunTwice}; load ${f.loadAverage.map((x) => x.toFixed(1)).join(" ")}`,
+      `  ${f.processes} × ${f.concurrencyEach}${f.masters ? " (Redis Cluster)" : ""}: ${f.steadyStepsPerSec.toFixed(0)} steps/s steady (${f.stepsPerSec.toFixed(0)} overall) of ideal ${f.idealStepsPerSec.toFixed(0)} → ${(f.efficiency * 100).toFixed(1)} % (target ${r.targets.efficiency * 100} %); peak ${f.peakInFlight} in flight; lag p99 ${f.lagP99Ms.map((x) => x.toFixed(0)).join("/")} ms (max ${f.lagMaxMs.map((x) => x.toFixed(0)).join("/")}); heap/run ${kb.join("/")} (retained after GC ${f.retainedHeapPerRunBytes.map((b) => (Number.isFinite(b) ? `${(b / 1024).toFixed(1)} KB` : "n/a")).join("/")}); CPU per step: worker ${f.cpuUsPerStep.toFixed(0)} µs, model server ${f.modelCpuUsPerStep.toFixed(0)} µs, Redis ${Number.isFinite(f.redisCpuUsPerStep) ? `${f.redisCpuUsPerStep.toFixed(0)} µs` : "n/a"}; worker from ${f.workerFrom}; runs ${f.runsCompleted}/${f.runs} completed (failed ${f.runsFailed}, unfinished ${f.runsUnfinished}, lost ${f.runsLost}); tool calls ${f.toolCalls}/${f.toolCallsExpected}, run twice ${f.callsRunTwice}; load ${f.loadAverage.map((x) => x.toFixed(1)).join(" ")}`,
     );
   }
   return lines.join("\n");

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { startRedisCluster } from "../../../test/helpers/redis-cluster.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../../test/helpers/test-redis.js";
 import { callTool } from "../../../test/helpers/tool-call.js";
 import { RedisSessionArchive } from "./session-archive.js";
@@ -74,6 +75,29 @@ describe("RedisSessionArchive with session_search", () => {
       "a much lon …[cut]",
     ]);
   });
+
+  it("archives and bounds on a Redis Cluster too (the run's value and the user's set share a slot)", async () => {
+    const cluster = await startRedisCluster(3);
+    const client = cluster.client();
+    try {
+      const a = new RedisSessionArchive({
+        redis: client,
+        keyPrefix: uniquePrefix("sessions"),
+        retentionMs: 3600_000,
+        maxRunsPerUser: 2,
+      });
+      for (let i = 1; i <= 3; i++) await a.record(run(`r${i}`, "alice", NOW - 100 + i, `answer ${i}`), NOW);
+      expect((await a.runsVisibleTo("alice", 10)).map((r) => r.runId)).toEqual(["r3", "r2"]);
+      expect(await a.transcript("alice", "r1")).toEqual([]);
+      expect((await a.transcript("alice", "r3")).map((e) => e.text)).toEqual([
+        "Triage the inbox",
+        "answer 3",
+      ]);
+    } finally {
+      client.disconnect();
+      await cluster.stop();
+    }
+  }, 60_000);
 
   it("drops runs older than the retention", async () => {
     const a = archive();

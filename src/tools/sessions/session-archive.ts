@@ -23,6 +23,35 @@ export interface ArchivedRun {
 
 const ROLES = new Set(["user", "assistant", "tool"]);
 
+/** The ioredis command {@link RECORD_LUA} is defined as on the connection. */
+const RECORD = "echoSessionArchiveRecord";
+
+/**
+ * One run archived, atomically: what the MULTI below did before, as a script. KEYS: the run's
+ * value, the user's sorted set (one hash tag, one slot). ARGV: value, TTL seconds, startedAt, run
+ * id, the oldest score kept ("(" + cutoff), the last rank to drop (-(maxRunsPerUser + 1)). Returns
+ * the ids of the runs beyond the count, which the caller drops with their values.
+ */
+const RECORD_LUA = `
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[5])
+local dropped = redis.call('ZRANGE', KEYS[2], 0, ARGV[6])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return dropped
+`;
+
+type RecordCommand = (
+  runKey: string,
+  userKey: string,
+  value: string,
+  ttlSeconds: number,
+  startedAt: number,
+  runId: string,
+  minScore: string,
+  lastDroppedRank: number,
+) => Promise<string[]>;
+
 /**
  * Past runs' transcripts in Redis, per user: a sorted set of run ids by start time and one JSON
  * value per run, both under the user's hash tag (one cluster slot, so one MULTI writes both). A run
@@ -34,6 +63,9 @@ export class RedisSessionArchive implements SessionArchive {
 
   constructor(options: RedisSessionArchiveOptions) {
     this.#o = { maxRunsPerUser: 500, maxEntries: 400, maxEntryChars: 4000, ...options };
+    if (typeof (options.redis as unknown as Record<string, unknown>)[RECORD] !== "function") {
+      options.redis.defineCommand(RECORD, { numberOfKeys: 2, lua: RECORD_LUA });
+    }
   }
 
   #userKey(userId: string): string {
@@ -53,15 +85,21 @@ export class RedisSessionArchive implements SessionArchive {
     const userKey = this.#userKey(summary.userId);
     const ttlSeconds = Math.max(1, Math.ceil(this.#o.retentionMs / 1000));
     const value = JSON.stringify({ summary, entries: this.#bounded(run.entries) });
-    const tx = this.#o.redis.multi();
-    tx.set(this.#runKey(summary.userId, summary.runId), value, "EX", ttlSeconds);
-    tx.zadd(userKey, summary.startedAt, summary.runId);
-    tx.zremrangebyscore(userKey, "-inf", `(${now - this.#o.retentionMs}`);
-    // Newest maxRunsPerUser stay; the rank range below names the older ones, dropped with their values.
-    tx.zrange(userKey, 0, -(this.#o.maxRunsPerUser + 1));
-    tx.expire(userKey, ttlSeconds);
-    const replies = (await tx.exec()) ?? [];
-    const dropped = (replies[3]?.[1] as string[] | undefined) ?? [];
+    // A script, not MULTI: ioredis builds each MULTI by copying every script defined on the
+    // connection (BullMQ's and the journal's, dozens), which cost more than the archive's own work.
+    // Newest maxRunsPerUser stay; the rank range names the older ones, dropped with their values.
+    const record = (this.#o.redis as unknown as Record<typeof RECORD, RecordCommand>)[RECORD];
+    const dropped = await record.call(
+      this.#o.redis,
+      this.#runKey(summary.userId, summary.runId),
+      userKey,
+      value,
+      ttlSeconds,
+      summary.startedAt,
+      summary.runId,
+      `(${now - this.#o.retentionMs}`,
+      -(this.#o.maxRunsPerUser + 1),
+    );
     if (dropped.length > 0) {
       const cleanup = this.#o.redis.multi();
       cleanup.zrem(userKey, ...dropped);

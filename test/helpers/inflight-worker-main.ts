@@ -1,12 +1,12 @@
-// One worker process of the in-flight bench (`node bin/run-ts.js bench/inflight/worker-main.ts`):
+// One worker process of the in-flight bench (bench/inflight.bench.ts starts it from dist/ when the build is fresh):
 // an agent worker (the production startAgentWorker) whose model is the slow fake (MODEL_URL) and
 // whose one tool is the test harness's counting write_file (COUNTER_FILE: one line per execution,
 // so calls run twice are counted outside the journal). Env: REDIS_URL, KEY_PREFIX, CONCURRENCY.
 // Prints "worker ready <id>"; on SIGTERM prints one line "stats <json>" (event-loop lag, heap) and exits.
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createRedisConnection } from "../../src/queue/index.js";
-import { countingWriteTool, testRunDeps } from "../../test/helpers/agent-harness.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
+import { countingWriteTool, testRunDeps } from "./agent-harness.js";
 
 const env = process.env;
 // CLUSTER_NODES (host:port,…) runs the worker on a Redis Cluster instead of REDIS_URL.
