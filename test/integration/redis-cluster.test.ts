@@ -351,6 +351,8 @@ const SCRIPT_SITES: Record<string, string> = {
   "src/metrics/approval-wait.ts": "inline FOLD: {metrics}:h:approval_wait, {metrics}:approval_wait_cursor",
   "src/queue/children.ts": "inline UPDATE_QUEUED: five keys of the {prefix} BullMQ queue",
   "src/tools/memory/memory.ts": "inline WRITE: one key",
+  "src/tools/sessions/session-archive.ts":
+    "RECORD_LUA: the run's archived value and the user's run set, both under the user's {user:<id>} hash tag (its own cluster test in session-archive.test.ts)",
   "src/approvals/digest-store.ts": "inline JOIN, CLAIM_DUE, REMOVE: {approvals} keys",
   "src/http/failure-throttle.ts": "inline BLOCKED, COUNT: {http} keys",
 };
