@@ -37,10 +37,11 @@ if (env.KILL_AT_DELIVERY === "before" || env.KILL_AT_DELIVERY === "after") {
   deps.audit = {
     ...inner,
     async deliver(entry) {
-      deliveries++;
-      if (deliveries === at && when === "before") process.kill(process.pid, "SIGKILL");
+      // This delivery's number (deliveries run concurrently: the counter moves on while it waits).
+      const n = ++deliveries;
+      if (n === at && when === "before") process.kill(process.pid, "SIGKILL");
       const appended = await inner.deliver(entry);
-      if (deliveries === at && when === "after") process.kill(process.pid, "SIGKILL");
+      if (n === at && when === "after") process.kill(process.pid, "SIGKILL");
       return appended;
     },
   };
