@@ -45,6 +45,14 @@ async function executionKeys(traceId: string, keyPrefix: string): Promise<string
   return entries.filter((e) => e.entry.kind === "execution").map((e) => e.entry.idempotencyKey ?? "");
 }
 
+/** Tool calls of a journal whose recorded result is a success. */
+function succeededCalls(records: Awaited<ReturnType<Journal["readRun"]>>["records"]): string[] {
+  return [...records]
+    .filter(([key, r]) => !key.startsWith("model:") && r.status === "completed")
+    .filter(([, r]) => r.status === "completed" && (r.result as { success: boolean }).success)
+    .map(([key]) => key);
+}
+
 describe("the run's outbox: SIGKILL around the execution entry's append", () => {
   for (const when of ["before", "after"] as const) {
     it(`killed just ${when} the append: the resumed run records each execution exactly once`, async () => {
@@ -99,10 +107,7 @@ describe("the run's outbox: SIGKILL around the execution entry's append", () => 
       const counts = await countExecutions(counter);
       expect([...counts.values()].every((n) => n === 1)).toBe(true);
       const { records } = await new Journal({ redis, keyPrefix }).readRun(payload.runId);
-      const succeeded = [...records]
-        .filter(([key, r]) => !key.startsWith("model:") && r.status === "completed")
-        .filter(([, r]) => (r.status === "completed" ? (r.result as { success: boolean }).success : false))
-        .map(([key]) => key);
+      const succeeded = succeededCalls(records);
       expect(succeeded.length).toBeGreaterThanOrEqual(STEPS - 1);
       for (const key of succeeded) expect(counts.get(key)).toBe(1);
       const executed = await executionKeys(payload.traceId, keyPrefix);
@@ -179,10 +184,7 @@ describe("the run's outbox: SIGKILL around the execution entry's append", () => 
     const journal = new Journal({ redis, keyPrefix });
     for (const p of payloads) {
       const { records, outbox } = await journal.readRun(p.runId);
-      const succeeded = [...records]
-        .filter(([key, r]) => !key.startsWith("model:") && r.status === "completed")
-        .filter(([, r]) => (r.status === "completed" ? (r.result as { success: boolean }).success : false))
-        .map(([key]) => key);
+      const succeeded = succeededCalls(records);
       expect((await executionKeys(p.traceId, keyPrefix)).sort(), `run ${p.runId} (seed ${seed})`).toEqual(
         succeeded.sort(),
       );

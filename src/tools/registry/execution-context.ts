@@ -98,13 +98,7 @@ export function createToolExecutionContext(options: ToolExecutionContextOptions)
   }
   const attemptIndex = options.attemptIndex ?? 0;
   requireIndex("attemptIndex", attemptIndex);
-  const approvalSource = options.approvalSource ?? "auto";
-  if (!(APPROVAL_SOURCES as readonly string[]).includes(approvalSource)) {
-    invalid(
-      "approvalSource",
-      `must be one of ${APPROVAL_SOURCES.join(", ")}, got ${JSON.stringify(approvalSource)}`,
-    );
-  }
+  const approvalSource = checkedApprovalSource(options.approvalSource);
   if (typeof options.unattended !== "boolean") invalid("unattended", "must be true or false");
   const parentExecutionId = options.parentExecutionId ?? null;
   if (parentExecutionId !== null) requireText("parentExecutionId", parentExecutionId);
@@ -173,13 +167,7 @@ export function contextForExecution(
 ): ToolExecutionContext {
   const attemptIndex = details.attemptIndex ?? 0;
   requireIndex("attemptIndex", attemptIndex);
-  const approvalSource = details.approvalSource ?? "auto";
-  if (!(APPROVAL_SOURCES as readonly string[]).includes(approvalSource)) {
-    invalid(
-      "approvalSource",
-      `must be one of ${APPROVAL_SOURCES.join(", ")}, got ${JSON.stringify(approvalSource)}`,
-    );
-  }
+  const approvalSource = checkedApprovalSource(details.approvalSource);
   const copy = {
     ...base,
     attemptIndex,
@@ -194,6 +182,15 @@ export function contextForExecution(
   if (details.runControl)
     Object.defineProperty(copy, "runControl", { value: details.runControl, enumerable: false });
   return deepFreeze(copy) as unknown as ToolExecutionContext;
+}
+
+/** The approval source, "auto" when absent (only an explicit human approval may say "human"). */
+function checkedApprovalSource(value: ApprovalSource | undefined): ApprovalSource {
+  const source = value ?? "auto";
+  if (!(APPROVAL_SOURCES as readonly string[]).includes(source)) {
+    invalid("approvalSource", `must be one of ${APPROVAL_SOURCES.join(", ")}, got ${JSON.stringify(source)}`);
+  }
+  return source;
 }
 
 function requireText(field: string, value: unknown): void {
