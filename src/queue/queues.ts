@@ -1,4 +1,4 @@
-import { Job, type JobJson, Queue, QueueEvents } from "bullmq";
+import { Job, type JobJson, Queue, QueueEvents, QueueKeys } from "bullmq";
 import type { RedisConnection } from "./redis-connection.js";
 
 /**
@@ -61,8 +61,23 @@ export function openAgentQueue(connection: RedisConnection, keyPrefix: string): 
  * Opens the agent queue's events. They block their connection (XREAD BLOCK): give them one of their
  * own (`redis.duplicate()`).
  */
-export function openAgentQueueEvents(connection: RedisConnection, keyPrefix: string): AgentQueueEvents {
-  return new QueueEvents(AGENT_QUEUE, queueConnection(connection, keyPrefix));
+export function openAgentQueueEvents(
+  connection: RedisConnection,
+  keyPrefix: string,
+  options: { lastEventId?: string } = {},
+): AgentQueueEvents {
+  return new QueueEvents(AGENT_QUEUE, { ...queueConnection(connection, keyPrefix), ...options });
+}
+
+/**
+ * The id of the newest entry on the agent queue's event stream, or `0-0` when it has none. Events
+ * opened after it (`lastEventId`) see every event from this read on; opened without it they read from
+ * their first XREAD (`$`), which misses what happens between their start and that read.
+ */
+export async function newestAgentEventId(connection: RedisConnection, keyPrefix: string): Promise<string> {
+  const key = new QueueKeys(bullPrefix(keyPrefix)).toKey(AGENT_QUEUE, "events");
+  const [newest] = await connection.xrevrange(key, "+", "-", "COUNT", 1);
+  return newest?.[0] ?? "0-0";
 }
 
 /** A run's job, or undefined once it is gone (finished and trimmed, removed) or never was. */

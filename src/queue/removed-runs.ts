@@ -1,4 +1,5 @@
-import { openAgentQueueEvents } from "./queues.js";
+import type { AgentQueueEvents } from "./queues.js";
+import { newestAgentEventId, openAgentQueueEvents } from "./queues.js";
 import type { RedisConnection } from "./redis-connection.js";
 
 /** A started watch; `ready` resolves once it listens (removals before then are not seen). */
@@ -10,20 +11,33 @@ export interface RemovedRunsWatch {
 /**
  * Calls `onRemoved` with the run id of every job removed from the agent queue (a run cancelled by an
  * operator), in whichever process it was removed. Listens on a connection of its own.
+ *
+ * The events start after the stream's newest entry read first, not at their first XREAD (`$`): that
+ * read may come well after `ready` on a busy process, and a removal in between would never be seen.
  */
 export function watchRemovedRuns(
   connection: RedisConnection,
   keyPrefix: string,
   onRemoved: (runId: string) => void,
 ): RemovedRunsWatch {
-  const own = connection.duplicate();
-  own.on("error", () => undefined); // reported by the main connection's handler
-  const events = openAgentQueueEvents(own, keyPrefix);
-  events.on("removed", ({ jobId }) => onRemoved(jobId));
+  let stopped = false;
+  const opened: Promise<AgentQueueEvents | undefined> = newestAgentEventId(connection, keyPrefix).then(
+    async (lastEventId) => {
+      if (stopped) return undefined;
+      const own = connection.duplicate();
+      own.on("error", () => undefined); // reported by the main connection's handler
+      const events = openAgentQueueEvents(own, keyPrefix, { lastEventId });
+      events.on("removed", ({ jobId }) => onRemoved(jobId));
+      await events.waitUntilReady();
+      return events;
+    },
+  );
   return {
-    ready: events.waitUntilReady().then(() => undefined),
+    ready: opened.then(() => undefined),
     async stop() {
-      await events.close();
+      stopped = true;
+      const events = await opened.catch(() => undefined);
+      await events?.close();
     },
   };
 }

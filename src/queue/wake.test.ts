@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { testPayload } from "../../test/helpers/agent-harness.js";
 import { testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
 import { startPromoter, type WakeEvent } from "./promoter.js";
-import { findRunJob, openAgentQueue } from "./queues.js";
+import { findRunJob, newestAgentEventId, openAgentQueue, openAgentQueueEvents } from "./queues.js";
 import { watchRemovedRuns } from "./removed-runs.js";
 import { wakeRun } from "./wake.js";
 
@@ -74,6 +74,25 @@ describe("waking parked runs", () => {
       await expect.poll(() => removed).toEqual([runId]);
     } finally {
       await watch.stop();
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+  });
+
+  it("events opened after newestAgentEventId see a removal made before their first read", async () => {
+    // What keeps watchRemovedRuns' `ready` true: on a busy process the events' first XREAD comes
+    // after a removal made right after `ready`, and from `$` that removal would never be seen.
+    const keyPrefix = uniquePrefix("removed-before");
+    const { queue, runId } = await parkedJob(keyPrefix);
+    const lastEventId = await newestAgentEventId(redis, keyPrefix);
+    await (await findRunJob(queue, runId))?.remove();
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId });
+    const removed: string[] = [];
+    events.on("removed", ({ jobId }) => removed.push(jobId));
+    try {
+      await expect.poll(() => removed).toEqual([runId]);
+    } finally {
+      await events.close();
       await queue.obliterate({ force: true });
       await queue.close();
     }

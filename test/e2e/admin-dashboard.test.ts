@@ -31,7 +31,7 @@ const redis = testRedisClient();
 const keyPrefix = uniquePrefix("admin");
 const logger = createLogger({ level: "silent", format: "json" });
 const queue = agentQueue(redis, keyPrefix);
-const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
 const store = new ApprovalStore({
   redis,
   keyPrefix,

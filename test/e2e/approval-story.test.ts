@@ -40,7 +40,7 @@ let app: ReturnType<typeof createHttpServer>;
 let publicUrl: string;
 let inspector: RunInspector;
 const queue = agentQueue(redis, keyPrefix);
-const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
 
 const readTool = defineTool({
   name: "list_dir",

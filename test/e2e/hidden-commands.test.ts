@@ -132,7 +132,7 @@ describe("hidden commands beside a safe bin, end to end", () => {
 
     const fence = fenceFactory(createPathFence, { homeDir: homedir(), fs: nodeFsView() });
     const options = processToolOptions(fence, supervisor);
-    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
     await events.waitUntilReady();
     const worker = await startWorkerPart(
       { config, logger, env: { PATH: "/usr/bin:/bin" }, redis, baseDir: dir, protectedPaths: [] },

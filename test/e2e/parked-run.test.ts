@@ -84,7 +84,7 @@ async function setup(waitSeconds: number, marker: string) {
 }
 
 const queue = agentQueue(redis, keyPrefix);
-const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "echo-parked-"));

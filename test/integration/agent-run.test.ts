@@ -31,7 +31,7 @@ describe("a durable agent run on BullMQ", () => {
       script: writeScript(20),
     });
     const queue = agentQueue(redis, keyPrefix);
-    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 1, deps });
     try {
       const payload = testPayload();
@@ -133,7 +133,7 @@ describe("a durable agent run on BullMQ", () => {
     const keyPrefix = uniquePrefix("bad-payload");
     const { deps } = await testRunDeps({ redis, keyPrefix, tools: [], script: writeScript(0) });
     const queue = agentQueue(redis, keyPrefix);
-    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 1, deps });
     try {
       const bad = { ...testPayload(), v: 2, unattended: "yes" };

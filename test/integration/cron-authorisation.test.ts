@@ -71,7 +71,7 @@ describe("cron authorisation, end to end", () => {
     const report = await scheduler.runDue(tick);
     expect(report.results).toEqual({ fired: 2 });
 
-    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
     await events.waitUntilReady();
     const worker = await startWorkerPart(
       { config, logger, env: {}, redis, baseDir: dir, protectedPaths: [] },

@@ -60,7 +60,7 @@ beforeAll(async () => {
     tools: [countingWriteTool(join(dir, "counter.txt"))],
     script: writeScript(2, "two files written"),
   });
-  const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+  const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
   const worker: RunWorker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 1, deps });
   try {
     await enqueueAgentRun(queue, done);

@@ -29,7 +29,7 @@ const redis = testRedisClient();
 const keyPrefix = uniquePrefix("metrics");
 const logger = createLogger({ level: "silent", format: "json" });
 const queue = agentQueue(redis, keyPrefix);
-const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
 let app: ReturnType<typeof createHttpServer>;
 let base: string;
 let dir: string;

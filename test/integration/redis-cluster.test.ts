@@ -298,7 +298,7 @@ describe("Redis Cluster", () => {
       },
     });
     const queue = agentQueue(redis, keyPrefix);
-    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
     const worker = startAgentWorker({
       connection: redis,
       keyPrefix,

@@ -71,7 +71,7 @@ describe("a run that reaches max_cost_usd on the worker", () => {
     });
     const metrics = new RunnerMetrics({ redis, keyPrefix, logger });
     const queue = agentQueue(redis, keyPrefix);
-    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
     const worker = startAgentWorker({
       connection: redis,
       keyPrefix,

@@ -35,7 +35,7 @@ describe("RunInspector", () => {
       script: writeScript(2, "two files written"),
     });
     const queue = agentQueue(redis, keyPrefix);
-    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 1, deps });
     const inspector = inspectorFor(keyPrefix);
     try {

@@ -43,7 +43,7 @@ describe("per-run log lines", () => {
       script: writeScript(1),
     });
     const queue = agentQueue(redis, keyPrefix);
-    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
     const worker = startAgentWorker({
       connection: redis,
       keyPrefix,

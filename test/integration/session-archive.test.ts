@@ -37,7 +37,7 @@ describe("the run archive behind session_search", () => {
       },
     });
     const queue = agentQueue(redis, keyPrefix);
-    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
     await events.waitUntilReady();
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 1, deps });
     const run = async (userId: string, task: string) => {

@@ -131,7 +131,7 @@ describe("sub-agents", () => {
     const server = await startFakeChatServer(agentModel);
     const deps = await setup(server, keyPrefix, counter);
     const queue = agentQueue(redis, keyPrefix);
-    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
     const metrics = new RunnerMetrics({
       redis,
       keyPrefix,
@@ -188,7 +188,7 @@ describe("sub-agents", () => {
       cronAuthorized: async (p: { parentExecutionId: string | null }) => p.parentExecutionId === null,
     };
     const queue = agentQueue(redis, keyPrefix);
-    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 2, deps });
     try {
       // An unattended parent allowed to delegate: its child is unattended too, and nothing lets the
@@ -228,7 +228,7 @@ describe("sub-agents", () => {
     const server = await startFakeChatServer(agentModel);
     const deps = await setup(server, keyPrefix, counter);
     const queue = agentQueue(redis, keyPrefix);
-    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 2, deps });
     try {
       const greedy = testPayload(

@@ -71,7 +71,7 @@ async function harness(
   const server = await startFakeChatServer(handler);
   const deps = await setup(server, keyPrefix);
   const queue = agentQueue(redis, keyPrefix);
-  const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+  const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
   await events.waitUntilReady();
   const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency, deps });
   const run = async (payload: AgentJobPayload) => {
@@ -469,7 +469,7 @@ describe("workflow", WAITS, () => {
     });
     const deps = await setup(server, keyPrefix, 2);
     const queue = agentQueue(redis, keyPrefix);
-    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix);
+    const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
     const worker = startAgentWorker({ connection: redis, keyPrefix, concurrency: 1, deps });
     try {
       const parent = testPayload({}, { task: "parent: too many" });
