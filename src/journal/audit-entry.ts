@@ -108,19 +108,22 @@ export interface AuditRecord {
  * releases before wrote (and can read).
  */
 export function storedAuditEntry(event: AuditEvent, seq: number, at: number): Record<string, unknown> {
-  const { executionId, traceId, ...rest } = event;
   const runId = event.runId;
-  const dropExecution = runId !== undefined && executionId === runId;
-  const dropTrace = runId !== undefined && traceId === runId;
+  const dropExecution = runId !== undefined && event.executionId === runId;
+  const dropTrace = runId !== undefined && event.traceId === runId;
   if (!dropExecution && !dropTrace) return { ...event, v: 1, seq, at };
-  return {
-    ...rest,
-    ...(dropExecution ? {} : { executionId }),
-    ...(dropTrace ? {} : { traceId }),
-    v: 2,
-    seq,
-    at,
-  };
+  // A copy by a plain loop: rest destructuring (`{ executionId, traceId, ...rest }`) took ~7 µs per
+  // entry against ~0.4 µs, twice per tool call. The key order is free: the entry is hashed and
+  // stored in canonical JSON.
+  const stored: Record<string, unknown> = {};
+  for (const key in event) {
+    if ((key === "executionId" && dropExecution) || (key === "traceId" && dropTrace)) continue;
+    stored[key] = event[key as keyof AuditEvent];
+  }
+  stored.v = 2;
+  stored.seq = seq;
+  stored.at = at;
+  return stored;
 }
 
 /**

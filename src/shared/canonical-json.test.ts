@@ -27,4 +27,19 @@ describe("canonicalJson", () => {
     const shared = { k: 1 };
     expect(canonicalJson({ a: shared, b: [shared, shared] })).toBe('{"a":{"k":1},"b":[{"k":1},{"k":1}]}');
   });
+
+  it("is left clean by a refusal: what was open when it threw is not taken for a cycle next time", () => {
+    const holder: Record<string, unknown> = { bad: Number.POSITIVE_INFINITY };
+    expect(() => canonicalJson({ holder })).toThrow(/non-finite/);
+    holder.bad = 1;
+    expect(canonicalJson({ holder })).toBe('{"holder":{"bad":1}}');
+  });
+
+  it("sorts many keys and keys beyond the quoted-key cache the same way", () => {
+    const many: Record<string, number> = {};
+    for (let i = 40; i > 0; i--) many[`k${i}`] = i;
+    expect(canonicalJson(many)).toBe(JSON.stringify(Object.fromEntries(Object.entries(many).sort())));
+    for (let i = 0; i < 3000; i++)
+      expect(canonicalJson({ [`key-${i}`]: i, a: 0 })).toBe(`{"a":0,"key-${i}":${i}}`);
+  });
 });
