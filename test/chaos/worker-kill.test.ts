@@ -71,23 +71,35 @@ describe("chaos: SIGKILL of workers at random points under load", () => {
     const workers: NodeProcess[] = [start(), start()];
     let kills = 0;
     let landed = 0;
-    const holdsWork = async (workerId: string) =>
-      (await killLandedOnWork(redis, queue, workerId)) ? true : undefined;
+    const holdsWork = (workerId: string) => killLandedOnWork(redis, queue, workerId);
+    const keepWorkQueued = async () => {
+      if ((await queue.getActiveCount()) + (await queue.getWaitingCount()) < RUNS / 2) {
+        const more = testPayload();
+        payloads.push(more);
+        await enqueueAgentRun(queue, more);
+      }
+    };
     try {
       await Promise.all(workers.map((w) => w.ready));
       while (kills < KILLS) {
-        // Work in flight for every kill: a new run when fewer than RUNS / 2 are unfinished (the
-        // first ones end long before the tenth kill), and the victim holding one, bounded.
-        if ((await queue.getActiveCount()) + (await queue.getWaitingCount()) < RUNS / 2) {
-          const more = testPayload();
-          payloads.push(more);
-          await enqueueAgentRun(queue, more);
-        }
-        const victim = Math.floor(random() * workers.length);
+        // Work in flight for every kill: a new run whenever fewer than RUNS / 2 are unfinished (the
+        // first ones end long before the tenth kill), and the victim a worker holding one, at random
+        // among those that do, bounded. A victim picked blindly was idle for most kills (3 of 10
+        // landed on a run), and each such pick waited out the whole bound: ~30 s of CI apiece.
+        const victim = await waitFor(
+          "a worker to run a job",
+          async () => {
+            await keepWorkQueued();
+            const holding: number[] = [];
+            for (let i = 0; i < workers.length; i++) {
+              if (await holdsWork(readyWorkerId(workers[i]!.output()))) holding.push(i);
+            }
+            return holding.length > 0 ? holding[Math.floor(random() * holding.length)] : undefined;
+          },
+          30_000,
+          20,
+        ).catch(() => Math.floor(random() * workers.length));
         const victimId = readyWorkerId(workers[victim]!.output());
-        await waitFor("the victim to run a job", () => holdsWork(victimId), 30_000, 20).catch(
-          () => undefined,
-        );
         await new Promise((r) => setTimeout(r, Math.floor(random() * 300)));
         await killHard(workers[victim]!.child);
         kills++;
