@@ -7,8 +7,11 @@ import { basename, join } from "node:path";
  * Runs shell scripts for real and reports the programs they exec'd: each script runs inside
  * bubblewrap (read-only /usr and /etc only — no /run, /var, /home or host sockets —, a throw-away
  * directory, no network, every namespace unshared, `--die-with-parent`, uid 65534 inside and,
- * when the test runs as root, uid 65534 outside too) under `strace -f -e trace=execve`. Many
- * scripts share one sandbox (one strace each), so thousands of scripts take a minute or two.
+ * when the test runs as root, uid 65534 outside too) under `strace -f --seccomp-bpf -e
+ * trace=execve`. Many scripts share one sandbox (one strace each), so thousands of scripts take a
+ * minute or two. With `--seccomp-bpf` the kernel stops a traced process at execve only, not at
+ * every system call: 600 scripts took 30 s instead of 36, and 400 generated scripts exec'd the same
+ * programs either way (up to the order of concurrent processes, 635 execs each).
  */
 export interface TracedRun {
   /** Basenames of the programs successfully exec'd by the script (not the harness's own shell). */
@@ -104,7 +107,7 @@ function runBatch(
   scripts.forEach((script, i) => {
     writeFileSync(join(s, `${i}.sh`), script);
     lines.push(
-      `echo "@@case ${i}" >&2; mkdir -p /w/d${i} && cd /w/d${i} && timeout -s KILL 5 strace -f -qq -e trace=execve -e signal=none -s 0 bash /s/run.sh ${shells[i]} /s/${i}.sh; cd /w`,
+      `echo "@@case ${i}" >&2; mkdir -p /w/d${i} && cd /w/d${i} && timeout -s KILL 5 strace -f --seccomp-bpf -qq -e trace=execve -e signal=none -s 0 bash /s/run.sh ${shells[i]} /s/${i}.sh; cd /w`,
     );
   });
   writeFileSync(join(s, "driver.sh"), `${lines.join("\n")}\n`);
