@@ -1,5 +1,4 @@
-import type { AgentQueueEvents } from "./queues.js";
-import { newestAgentEventId, openAgentQueueEvents } from "./queues.js";
+import { type AgentQueueEvents, newestAgentEventId, openAgentQueueEvents } from "./queues.js";
 import type { RedisConnection } from "./redis-connection.js";
 
 /** A started watch; `ready` resolves once it listens (removals before then are not seen). */
@@ -28,7 +27,11 @@ export function watchRemovedRuns(
       own.on("error", () => undefined); // reported by the main connection's handler
       const events = openAgentQueueEvents(own, keyPrefix, { lastEventId });
       events.on("removed", ({ jobId }) => onRemoved(jobId));
-      await events.waitUntilReady();
+      // Never started: closed here (with the connection it was given), as `stop` cannot reach it.
+      await events.waitUntilReady().catch(async (err: unknown) => {
+        await events.close().catch(() => undefined);
+        throw err;
+      });
       return events;
     },
   );
