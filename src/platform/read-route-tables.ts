@@ -12,15 +12,15 @@ export const ROUTE_TABLE_PATHS = { ipv4: "/proc/net/route", ipv6: "/proc/net/ipv
 export async function readRouteTables(
   paths: { ipv4: string; ipv6: string } = ROUTE_TABLE_PATHS,
 ): Promise<RouteTables> {
-  const errors: string[] = [];
-  const read = async (path: string): Promise<string | undefined> => {
+  const read = async (path: string): Promise<{ text?: string; error?: string }> => {
     try {
-      return await readFile(path, "utf8");
+      return { text: await readFile(path, "utf8") };
     } catch (err) {
-      errors.push(`${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-      return undefined;
+      return { error: `${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
     }
   };
   const [ipv4, ipv6] = await Promise.all([read(paths.ipv4), read(paths.ipv6)]);
-  return { ipv4, ipv6, errors };
+  // IPv4's error first, whichever read failed first: the message reads the same every time.
+  const errors = [ipv4.error, ipv6.error].filter((error): error is string => error !== undefined);
+  return { ipv4: ipv4.text, ipv6: ipv6.text, errors };
 }
