@@ -1,8 +1,7 @@
-import { execFile, spawn } from "node:child_process";
 import { cp, mkdir, mkdtemp, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
+import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/cli/commands/index.js";
 import { bufferIo } from "../../src/cli/io.js";
@@ -17,44 +16,19 @@ import { REPO_ROOT } from "../helpers/cli-process.js";
  * globalSetup built it) and refuses output older than the sources. The refusal is tested on a copy
  * of the real bin in a scratch tree, so the repository's own dist/ is never touched.
  */
-const run = promisify(execFile);
 
-async function node(args: string[], cwd = REPO_ROOT) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, args, { cwd, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
-}
-
-/** Runs node with `input` on stdin; the exit code and both streams. */
-function nodeWithInput(
-  args: string[],
-  input: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.once("error", fail);
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-    child.stdin.end(input);
+/** Runs node (with `input` on stdin, if given); the exit code (-1 on a signal) and both streams as written. */
+async function node(args: string[], cwd = REPO_ROOT, input?: string) {
+  const result = await execa(process.execPath, args, {
+    cwd,
+    reject: false,
+    timeout: 60_000,
+    stripFinalNewline: false,
+    ...(input === undefined ? {} : { input }),
   });
+  return { code: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** The same CLI run from the TypeScript sources, in this process: the reference the bundle must match. */
 async function fromSources(argv: string[], stdin = "") {
   const { io, stdout, stderr } = bufferIo(stdin);
   const code = await runCli(argv, io);
@@ -209,7 +183,7 @@ describe("the compiled CLI", () => {
       ...Array.from({ length: 100 }, () => randomString(rand)),
     ];
     const stdin = `${corpus.map((cmd) => JSON.stringify({ cmd })).join("\n")}\n{"cmd": 1}\nnot json\n`;
-    const bundled = await nodeWithInput([bin, "guard", "command", "--batch"], stdin);
+    const bundled = await node([bin, "guard", "command", "--batch"], REPO_ROOT, stdin);
     const reference = await fromSources(["guard", "command", "--batch"], stdin);
     expect(reference.stdout.split("\n").length).toBe(corpus.length + 3);
     expect(reference.stdout).toContain('"verdict":"deny"');
