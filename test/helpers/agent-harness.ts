@@ -86,6 +86,22 @@ export function writeScript(steps: number, finalAnswer = "all done"): string {
   return stringify(turns);
 }
 
+/**
+ * The two files the worker processes of a crash test share (test/helpers/agent-worker-main.ts reads
+ * them from its environment): the scripted model's `script` (YAML, e.g. {@link writeScript}) and the
+ * counter file every execution of the test tool appends a line to, outside the journal
+ * ({@link countExecutions}). `env` is what to put in the workers' environment.
+ */
+export async function crashRunFiles(
+  script: string,
+): Promise<{ counter: string; env: { COUNTER_FILE: string; SCRIPT_FILE: string } }> {
+  const dir = await mkdtemp(join(tmpdir(), "echo-crash-"));
+  const counter = join(dir, "counter.txt");
+  const scriptFile = join(dir, "script.yaml");
+  await writeFile(scriptFile, script);
+  return { counter, env: { COUNTER_FILE: counter, SCRIPT_FILE: scriptFile } };
+}
+
 /** A guard that has nothing to say (the test tools touch only the counter file). */
 export const NO_GUARD: CallGuard = { assess: async () => undefined };
 

@@ -80,6 +80,8 @@ export interface NodeProcess {
   child: ChildProcess;
   /** Resolves when the process printed `readyLine`; rejects when it exits first. */
   ready: Promise<void>;
+  /** Resolves when the process has exited, with the signal that ended it (null: it exited itself). */
+  exited: Promise<NodeJS.Signals | null>;
   output(): string;
 }
 
@@ -108,7 +110,10 @@ export function startNodeProcess(
   });
   // A rejection nobody awaits (the process was killed later on purpose) is not an error.
   ready.catch(() => undefined);
-  return { child, ready, output: () => out };
+  const exited = new Promise<NodeJS.Signals | null>((done) =>
+    child.once("exit", (_code, signal) => done(signal)),
+  );
+  return { child, ready, exited, output: () => out };
 }
 
 /** SIGKILL (no shutdown code runs) and wait until the process is gone. */

@@ -1,12 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Job } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { Journal } from "../../src/journal/index.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
-import { agentQueue, countExecutions, testPayload, writeScript } from "../helpers/agent-harness.js";
+import {
+  agentQueue,
+  countExecutions,
+  crashRunFiles,
+  testPayload,
+  writeScript,
+} from "../helpers/agent-harness.js";
 import { chaosSeed, killLandedOnWork, prng, readyWorkerId } from "../helpers/chaos.js";
 import { REPO_ROOT } from "../helpers/cli-process.js";
 import { nodeEntryArgs } from "../helpers/node-entry.js";
@@ -66,15 +69,11 @@ describe("agent runs survive SIGKILL of their worker at random points", () => {
     const seed = chaosSeed("agent-crash");
     const random = prng(seed);
     const keyPrefix = uniquePrefix("crash");
-    const dir = await mkdtemp(join(tmpdir(), "echo-crash-"));
-    const counter = join(dir, "counter.txt");
-    const scriptFile = join(dir, "script.yaml");
-    await writeFile(scriptFile, writeScript(20, "survived"));
+    const { counter, env: files } = await crashRunFiles(writeScript(20, "survived"));
     const env = {
       REDIS_URL: testRedisUrl(),
       KEY_PREFIX: keyPrefix,
-      COUNTER_FILE: counter,
-      SCRIPT_FILE: scriptFile,
+      ...files,
       TOOL_DELAY_MS: "8",
       CLAIM_LEASE_MS: "900",
       LOCK_MS: "900",

@@ -1,15 +1,15 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Job } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { AuditTrail, Journal } from "../../src/journal/index.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
-import { agentQueue, countExecutions, testPayload, writeScript } from "../helpers/agent-harness.js";
-import { chaosSeed, prng, verifyChain, waitFor } from "../helpers/chaos.js";
-import { REPO_ROOT } from "../helpers/cli-process.js";
-import { nodeEntryArgs } from "../helpers/node-entry.js";
+import {
+  agentQueue,
+  countExecutions,
+  crashRunFiles,
+  testPayload,
+  writeScript,
+} from "../helpers/agent-harness.js";
+import { chaosSeed, killHard, prng, startNodeProcess, verifyChain, waitFor } from "../helpers/chaos.js";
 import { testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
@@ -25,15 +25,7 @@ afterAll(() => redis.disconnect());
 
 const STEPS = 4;
 
-function startWorker(env: Record<string, string>): { child: ChildProcess; exited: Promise<string | null> } {
-  const child = spawn(process.execPath, nodeEntryArgs("test/helpers/agent-worker-main.ts"), {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  const exited = new Promise<string | null>((done) => child.once("exit", (_code, signal) => done(signal)));
-  return { child, exited };
-}
+const WORKER = "test/helpers/agent-worker-main.ts";
 
 async function outboxFields(runId: string, keyPrefix: string): Promise<string[]> {
   const fields = await redis.hkeys(new Journal({ redis, keyPrefix }).keyOf(runId));
@@ -57,15 +49,11 @@ describe("the run's outbox: SIGKILL around the execution entry's append", () => 
   for (const when of ["before", "after"] as const) {
     it(`killed just ${when} the append: the resumed run records each execution exactly once`, async () => {
       const keyPrefix = uniquePrefix(`outbox-${when}`);
-      const dir = await mkdtemp(join(tmpdir(), "echo-outbox-"));
-      const counter = join(dir, "counter.txt");
-      const scriptFile = join(dir, "script.yaml");
-      await writeFile(scriptFile, writeScript(STEPS, "survived"));
+      const { counter, env: files } = await crashRunFiles(writeScript(STEPS, "survived"));
       const env = {
         REDIS_URL: testRedisUrl(),
         KEY_PREFIX: keyPrefix,
-        COUNTER_FILE: counter,
-        SCRIPT_FILE: scriptFile,
+        ...files,
         CLAIM_LEASE_MS: "900",
         LOCK_MS: "900",
       };
@@ -73,7 +61,7 @@ describe("the run's outbox: SIGKILL around the execution entry's append", () => 
       const payload = testPayload();
       await enqueueAgentRun(queue, payload);
       // The second call's entry: the first one's was delivered and its field acknowledged.
-      const victim = startWorker({ ...env, KILL_AT_DELIVERY: when, KILL_AT_CALL: "2" });
+      const victim = startNodeProcess(WORKER, { ...env, KILL_AT_DELIVERY: when, KILL_AT_CALL: "2" });
       expect(await victim.exited).toBe("SIGKILL");
 
       // What the kill left: the entry is in the journal; in the audit trail only when killed after.
@@ -87,7 +75,7 @@ describe("the run's outbox: SIGKILL around the execution entry's append", () => 
       const before = await executionKeys(payload.traceId, keyPrefix);
       expect(before.filter((k) => k === leftKey)).toHaveLength(when === "after" ? 1 : 0);
 
-      const resumer = startWorker(env);
+      const resumer = startNodeProcess(WORKER, env);
       try {
         await waitFor(
           "the resumed run to complete",
@@ -97,8 +85,7 @@ describe("the run's outbox: SIGKILL around the execution entry's append", () => 
           100,
         );
       } finally {
-        resumer.child.kill("SIGKILL");
-        await resumer.exited;
+        await killHard(resumer.child);
       }
       const job = await Job.fromId(queue, payload.runId);
       expect(job?.returnvalue).toMatchObject({ status: "completed", finalAnswer: "survived" });
@@ -122,15 +109,11 @@ describe("the run's outbox: SIGKILL around the execution entry's append", () => 
     const seed = chaosSeed("outbox-crash");
     const random = prng(seed);
     const keyPrefix = uniquePrefix("outbox-random");
-    const dir = await mkdtemp(join(tmpdir(), "echo-outbox-"));
-    const counter = join(dir, "counter.txt");
-    const scriptFile = join(dir, "script.yaml");
-    await writeFile(scriptFile, writeScript(6, "survived"));
+    const { counter, env: files } = await crashRunFiles(writeScript(6, "survived"));
     const env = {
       REDIS_URL: testRedisUrl(),
       KEY_PREFIX: keyPrefix,
-      COUNTER_FILE: counter,
-      SCRIPT_FILE: scriptFile,
+      ...files,
       CLAIM_LEASE_MS: "900",
       LOCK_MS: "900",
       CONCURRENCY: "3",
@@ -148,7 +131,7 @@ describe("the run's outbox: SIGKILL around the execution entry's append", () => 
       // Both windows, alternately; the delivery at which to die is random.
       const when = i % 2 === 0 ? "after" : "before";
       const at = 1 + Math.floor(random() * 8);
-      const worker = startWorker({ ...env, KILL_AT_DELIVERY: when, KILL_AT_CALL: String(at) });
+      const worker = startNodeProcess(WORKER, { ...env, KILL_AT_DELIVERY: when, KILL_AT_CALL: String(at) });
       // It kills itself at that delivery, or the runs end first; either way it is gone after.
       await waitFor(
         "the worker to kill itself or the runs to end",
@@ -160,11 +143,10 @@ describe("the run's outbox: SIGKILL around the execution entry's append", () => 
         50,
       );
       if (worker.child.signalCode === "SIGKILL") kills++;
-      worker.child.kill("SIGKILL");
-      await worker.exited;
+      await killHard(worker.child);
     }
     expect(kills, `kills at a delivery (seed ${seed})`).toBeGreaterThan(0);
-    const last = startWorker(env);
+    const last = startNodeProcess(WORKER, env);
     try {
       await waitFor(
         "every run to complete",
@@ -173,8 +155,7 @@ describe("the run's outbox: SIGKILL around the execution entry's append", () => 
         100,
       );
     } finally {
-      last.child.kill("SIGKILL");
-      await last.exited;
+      await killHard(last.child);
     }
     const counts = await countExecutions(counter);
     expect(

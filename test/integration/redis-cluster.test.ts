@@ -23,6 +23,7 @@ import {
   agentQueue,
   countExecutions,
   countingWriteTool,
+  crashRunFiles,
   testPayload,
   testRunDeps,
   writeScript,
@@ -209,15 +210,11 @@ describe("Redis Cluster", () => {
     const seed = chaosSeed("cluster-crash");
     const random = prng(seed);
     const keyPrefix = clusterPrefix("ccrash");
-    const dir = await mkdtemp(join(tmpdir(), "echo-cluster-crash-"));
-    const counter = join(dir, "counter.txt");
-    const scriptFile = join(dir, "script.yaml");
-    await writeFile(scriptFile, writeScript(12, "survived"));
+    const { counter, env: files } = await crashRunFiles(writeScript(12, "survived"));
     const env = {
       CLUSTER_NODES: cluster.nodes.join(","),
       KEY_PREFIX: keyPrefix,
-      COUNTER_FILE: counter,
-      SCRIPT_FILE: scriptFile,
+      ...files,
       TOOL_DELAY_MS: "20",
       CLAIM_LEASE_MS: "900",
       LOCK_MS: "900",

@@ -1,13 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Job } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { Journal } from "../../src/journal/index.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
-import { agentQueue, countExecutions, testPayload } from "../helpers/agent-harness.js";
+import { agentQueue, countExecutions, crashRunFiles, testPayload } from "../helpers/agent-harness.js";
 import { REPO_ROOT } from "../helpers/cli-process.js";
 import { nodeEntryArgs } from "../helpers/node-entry.js";
 import { testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
@@ -55,11 +52,7 @@ async function until(what: string, timeoutMs: number, check: () => Promise<boole
 describe("delegate_task across a worker crash", () => {
   it("SIGKILL while the parent is parked waiting for its child: after a restart both finish, one child, the parent gets its answer", async () => {
     const keyPrefix = uniquePrefix("sub-crash");
-    const dir = await mkdtemp(join(tmpdir(), "echo-sub-crash-"));
-    const counter = join(dir, "counter.txt");
-    const scriptFile = join(dir, "script.yaml");
-    await writeFile(
-      scriptFile,
+    const { counter, env: files } = await crashRunFiles(
       stringify({
         tasks: {
           "parent: delegate": [
@@ -80,8 +73,7 @@ describe("delegate_task across a worker crash", () => {
     const env = {
       REDIS_URL: testRedisUrl(),
       KEY_PREFIX: keyPrefix,
-      COUNTER_FILE: counter,
-      SCRIPT_FILE: scriptFile,
+      ...files,
       // The child's write appends after 0.2 s, then holds for 10 min: the kill always lands inside it.
       TOOL_DELAY_MS: "200",
       TOOL_HOLD_MS: "600000",

@@ -1,14 +1,18 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { Job } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { RunInspector, usageOfRecords } from "../../src/agent/index.js";
 import { ApprovalStore } from "../../src/approvals/index.js";
 import { Journal } from "../../src/journal/index.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
-import { agentQueue, countExecutions, testPayload, writeScript } from "../helpers/agent-harness.js";
+import {
+  agentQueue,
+  countExecutions,
+  crashRunFiles,
+  testPayload,
+  writeScript,
+} from "../helpers/agent-harness.js";
 import { REPO_ROOT } from "../helpers/cli-process.js";
 import { anthropicReply, startFakeAnthropicServer } from "../helpers/fake-anthropic-server.js";
 import { reply } from "../helpers/fake-chat-server.js";
@@ -63,10 +67,7 @@ async function poll<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs:
 describe("usage of a run whose worker is SIGKILLed mid-step", () => {
   it("is counted once per journalled response after the run resumes on a new worker", async () => {
     const keyPrefix = uniquePrefix("usage-crash");
-    const dir = await mkdtemp(join(tmpdir(), "echo-usage-crash-"));
-    const counter = join(dir, "counter.txt");
-    const scriptFile = join(dir, "script.yaml");
-    await writeFile(scriptFile, writeScript(0));
+    const { counter, env: files } = await crashRunFiles(writeScript(0));
     // The step is the number of assistant turns in the history; each answer is slow enough that a
     // kill lands while the model call is in flight, and reports 100 input / 10 output tokens.
     const server = await startFakeAnthropicServer((request) => {
@@ -86,8 +87,7 @@ describe("usage of a run whose worker is SIGKILLed mid-step", () => {
     const env = {
       REDIS_URL: testRedisUrl(),
       KEY_PREFIX: keyPrefix,
-      COUNTER_FILE: counter,
-      SCRIPT_FILE: scriptFile,
+      ...files,
       TOOL_DELAY_MS: "20",
       CLAIM_LEASE_MS: "600",
       LOCK_MS: "600",
