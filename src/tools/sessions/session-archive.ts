@@ -27,7 +27,7 @@ const ROLES = new Set(["user", "assistant", "tool"]);
 const RECORD = "echoSessionArchiveRecord";
 
 /**
- * One run archived, atomically: what the MULTI below did before, as a script. KEYS: the run's
+ * One run archived, atomically, in one script (see `record` for why not a MULTI). KEYS: the run's
  * value, the user's sorted set (one hash tag, one slot). ARGV: value, TTL seconds, startedAt, run
  * id, the oldest score kept ("(" + cutoff), the last rank to drop (-(maxRunsPerUser + 1)). Returns
  * the ids of the runs beyond the count, which the caller drops with their values.
@@ -54,7 +54,7 @@ type RecordCommand = (
 
 /**
  * Past runs' transcripts in Redis, per user: a sorted set of run ids by start time and one JSON
- * value per run, both under the user's hash tag (one cluster slot, so one MULTI writes both). A run
+ * value per run, both under the user's hash tag (one cluster slot, so one script writes both). A run
  * is only ever read through its user's keys, so no call can reach another user's transcript by
  * guessing a run id. Bounded by count per user, entries per run, text per entry and retention.
  */
