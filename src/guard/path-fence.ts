@@ -47,7 +47,7 @@ const MAX_LINKS = 40;
 /** Result of {@link resolveRealPath}. */
 export interface RealPath {
   path: string;
-  /** True when following symlinks did not end (a loop, or more than 40 links). */
+  /** True when following symlinks did not end (a loop, or more than 40 links), or a link changed while being read. */
   loop: boolean;
   /**
    * True when a `..` comes after a component that does not exist (`new/../link/x`). Such a path
@@ -87,7 +87,14 @@ export function resolveRealPath(path: string, base: string, homeDir: string, fs:
       continue;
     }
     if (++links > MAX_LINKS) return { path: candidate, loop: true };
-    const target = fs.readlink(candidate);
+    let target: string;
+    try {
+      target = fs.readlink(candidate);
+    } catch {
+      // It stopped being a link between lstat and readlink: something is swapping it. Where the
+      // path leads cannot be known, so it is judged as a loop is: denied.
+      return { path: candidate, loop: true };
+    }
     if (target.startsWith("/")) current = "/";
     pending.unshift(...target.split("/").filter((c) => c !== "" && c !== "."));
   }
@@ -142,7 +149,7 @@ export function createPathFence(options: PathFenceOptions): PathFence {
       return {
         verdict: "deny",
         rule: "path.link-loop",
-        reason: `${path} goes through a symlink loop`,
+        reason: `${path} goes through a symlink loop (or a link that changed while it was being resolved)`,
         resolvedPath,
       };
     if (resolved.climbsMissing)

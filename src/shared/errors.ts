@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   "APPROVAL_NOTIFY_FAILED",
   "RUN_NOT_FOUND",
   "RUN_CANCELLED",
+  "WORKSPACE_PATH_CHANGED",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

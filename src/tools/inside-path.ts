@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { lstat, mkdir, realpath, rename, rm, writeFile } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { constants } from "node:fs";
+import { lstat, open, realpath, rename, rm } from "node:fs/promises";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { withHeldEntry } from "./beneath/held-entry.js";
 
 /** A path checked to stay inside a root, or why it does not. */
 export type InsidePath = { ok: true; path: string } | { ok: false; problem: string };
@@ -39,7 +41,8 @@ export type PlannedWrite = { ok: true; root: string; path: string } | { ok: fals
 /**
  * Plans writing a file `path` (relative to `root`) without touching the disk: the target must lie
  * inside `root`'s real path and its deepest existing ancestor's real path too (a symlinked folder
- * cannot lead out). {@link writeInside} re-checks after creating the folders.
+ * cannot lead out). The planned path is real: the ancestor's real path and the missing rest, so
+ * {@link writeInside} can hold it component by component.
  */
 export async function planWriteInside(root: string, path: string): Promise<PlannedWrite> {
   let realRoot: string;
@@ -53,28 +56,40 @@ export async function planWriteInside(root: string, path: string): Promise<Plann
     return { ok: false, problem: `${path} is outside ${root}` };
   let ancestor = dirname(target);
   while (!(await lstat(ancestor).catch(() => undefined))) ancestor = dirname(ancestor);
-  if (!isWithin(realRoot, await realpath(ancestor)))
+  const realAncestor = await realpath(ancestor);
+  if (!isWithin(realRoot, realAncestor)) return { ok: false, problem: `${path} is outside ${root}` };
+  const realTarget = join(realAncestor, relative(ancestor, target));
+  if (!isWithin(realRoot, realTarget) || realTarget === realRoot)
     return { ok: false, problem: `${path} is outside ${root}` };
-  const existing = await lstat(target).catch(() => undefined);
+  const existing = await lstat(realTarget).catch(() => undefined);
   if (existing?.isDirectory()) return { ok: false, problem: `${path} is a folder` };
-  return { ok: true, root: realRoot, path: target };
+  return { ok: true, root: realRoot, path: realTarget };
 }
 
 /**
- * Writes a planned file: creates its folders, checks again that the parent's real path is inside
- * the root (it may have changed since planning), then writes a temporary file and renames it over
- * the target, so a symlink at the target is replaced, never followed, and no reader sees half a file.
+ * Writes a planned file through its parent held by descriptor (missing folders created on the
+ * way, never through a symbolic link: one swapped in since planning is refused with
+ * WORKSPACE_PATH_CHANGED), as a temporary file renamed over the target, so a symlink at the target
+ * is replaced, never followed, and no reader sees half a file.
  */
 export async function writeInside(plan: { root: string; path: string }, bytes: Uint8Array): Promise<void> {
-  await mkdir(dirname(plan.path), { recursive: true });
-  const parent = await realpath(dirname(plan.path));
-  if (!isWithin(plan.root, parent)) throw new Error(`${plan.path} is outside ${plan.root}`);
-  const target = join(parent, basename(plan.path));
-  const temp = `${target}.tmp-${randomBytes(4).toString("hex")}`;
-  try {
-    await writeFile(temp, bytes);
-    await rename(temp, target);
-  } finally {
-    await rm(temp, { force: true });
-  }
+  if (!isWithin(plan.root, dirname(plan.path))) throw new Error(`${plan.path} is outside ${plan.root}`);
+  await withHeldEntry(plan.path, { createParents: true }, async (entry) => {
+    const temp = entry.dir.entry(`.${entry.name}.tmp-${randomBytes(4).toString("hex")}`);
+    try {
+      const handle = await open(
+        temp,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        0o644,
+      );
+      try {
+        await handle.writeFile(bytes);
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, entry.at);
+    } finally {
+      await rm(temp, { force: true });
+    }
+  });
 }

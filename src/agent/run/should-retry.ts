@@ -44,6 +44,7 @@ const RETRYABLE: Record<ErrorCode, boolean> = {
   APPROVAL_NOTIFY_FAILED: true,
   RUN_NOT_FOUND: false,
   RUN_CANCELLED: false,
+  WORKSPACE_PATH_CHANGED: false,
 };
 
 /** True when the queue should retry a run that threw `err`. Unknown (non-Runner) errors retry: they are crashes. */

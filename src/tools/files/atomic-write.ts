@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { link, lstat, open, readFile, rename, unlink } from "node:fs/promises";
+import { link, lstat, open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /**
@@ -38,13 +38,13 @@ export type AtomicWriteOutcome = "created" | "replaced" | "unchanged";
  * Replaces `path` with `content` atomically: a temp file beside it, then rename. Readers see the
  * old or the new file, never half of one, and a crash leaves the old file intact. When the file
  * already holds exactly `content` nothing is written (mtime and inode stay), so a repeated call
- * is a no-op. An existing file's mode is kept; a new file gets 0o644 (less the umask).
+ * is a no-op. An existing file's mode is kept; a new file gets 0o644 (less the umask). `path` is a
+ * held entry's path (`HeldEntry.at`), so the temp file and the rename stay in the directory held.
  */
 export async function atomicWriteFile(path: string, content: string): Promise<AtomicWriteOutcome> {
   const existing = await statIfExists(path);
   if (existing?.isFile) {
-    const current = await readFile(path, "utf8");
-    if (current === content) return "unchanged";
+    if ((await readNoFollow(path)) === content) return "unchanged";
   }
   const temp = await writeTempFile(path, content, existing?.isFile ? existing.mode & 0o7777 : 0o644);
   try {
@@ -54,6 +54,20 @@ export async function atomicWriteFile(path: string, content: string): Promise<At
     throw err;
   }
   return existing ? "replaced" : "created";
+}
+
+/** The text of the regular file at `path`, opened with O_NOFOLLOW (a link swapped in is refused), or undefined. */
+async function readNoFollow(path: string): Promise<string | undefined> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
+    () => undefined,
+  );
+  if (handle === undefined) return undefined;
+  try {
+    if (!(await handle.stat()).isFile()) return undefined;
+    return await handle.readFile("utf8");
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import Type, { type Static } from "typebox";
 import { defineTool, type Tool, toolFailure, toolSuccess } from "../../catalog/index.js";
+import { holdEntry, onHeldPaths } from "../beneath/held-entry.js";
 import type { BuiltinToolLimits } from "../builtin-runtime.js";
 import { fenceOf, fencePath, type PathFenceFactory, pathPermission } from "../path-fence-port.js";
 import { atomicWriteFile } from "./atomic-write.js";
@@ -65,40 +66,54 @@ export function createEditFileTool(options: EditFileToolOptions): Tool<typeof Ed
     checkPermissions(args, ctx) {
       return pathPermission(fenceOf(options.pathFence, ctx), [args.path], "write");
     },
-    async execute(args, ctx) {
-      if (args.old_string === args.new_string) {
-        return toolFailure("validation", "new_string must differ from old_string", {
-          fields: [{ field: "new_string", problem: "must differ from old_string" }],
-        });
-      }
-      const fenced = fencePath(fenceOf(options.pathFence, ctx), args.path, "write");
-      if (!fenced.ok) return fenced.result;
-      const read = await readTextFile(fenced.path, limits.fileMaxBytes);
-      if (read.kind !== "text") return textReadFailure(args.path, read, limits.fileMaxBytes);
-      const matches = findOccurrences(read.text, args.old_string);
-      if (matches.length === 0) {
-        return toolFailure(
-          "business",
-          `old_string does not occur in ${args.path}; nothing was changed (read the file again: it must match exactly, whitespace included)`,
-          { matches: 0 },
-        );
-      }
-      if (matches.length > 1) {
-        const lines = matches.slice(0, 20).map((at) => lineOf(read.text, at));
-        return toolFailure(
-          "business",
-          `old_string occurs ${matches.length} times in ${args.path} (lines ${lines.join(", ")}); nothing was changed. Include more surrounding text so it occurs once.`,
-          { matches: matches.length, lines },
-        );
-      }
-      const at = matches[0] as number;
-      const next = read.text.slice(0, at) + args.new_string + read.text.slice(at + args.old_string.length);
-      await atomicWriteFile(fenced.path, next);
-      const line = lineOf(read.text, at);
-      return toolSuccess(`Edited ${args.path}: replaced 1 occurrence at line ${line}`, {
-        path: args.path,
-        line,
-      });
-    },
+    execute: (args, ctx) =>
+      onHeldPaths(args.path, async () => {
+        if (args.old_string === args.new_string) {
+          return toolFailure("validation", "new_string must differ from old_string", {
+            fields: [{ field: "new_string", problem: "must differ from old_string" }],
+          });
+        }
+        const fenced = fencePath(fenceOf(options.pathFence, ctx), args.path, "write");
+        if (!fenced.ok) return fenced.result;
+        let entry: ReturnType<typeof holdEntry>;
+        try {
+          entry = holdEntry(fenced.path);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === "ENOENT")
+            return toolFailure("business", `${args.path} does not exist`);
+          throw err;
+        }
+        try {
+          const read = await readTextFile(entry.at, limits.fileMaxBytes);
+          if (read.kind !== "text") return textReadFailure(args.path, read, limits.fileMaxBytes);
+          const matches = findOccurrences(read.text, args.old_string);
+          if (matches.length === 0) {
+            return toolFailure(
+              "business",
+              `old_string does not occur in ${args.path}; nothing was changed (read the file again: it must match exactly, whitespace included)`,
+              { matches: 0 },
+            );
+          }
+          if (matches.length > 1) {
+            const lines = matches.slice(0, 20).map((at) => lineOf(read.text, at));
+            return toolFailure(
+              "business",
+              `old_string occurs ${matches.length} times in ${args.path} (lines ${lines.join(", ")}); nothing was changed. Include more surrounding text so it occurs once.`,
+              { matches: matches.length, lines },
+            );
+          }
+          const at = matches[0] as number;
+          const next =
+            read.text.slice(0, at) + args.new_string + read.text.slice(at + args.old_string.length);
+          await atomicWriteFile(entry.at, next);
+          const line = lineOf(read.text, at);
+          return toolSuccess(`Edited ${args.path}: replaced 1 occurrence at line ${line}`, {
+            path: args.path,
+            line,
+          });
+        } finally {
+          entry.dir.close();
+        }
+      }),
   });
 }

@@ -1,8 +1,10 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir, readlink } from "node:fs/promises";
-import { join } from "node:path";
 import Type, { type Static } from "typebox";
 import { defineTool, type Tool, toolFailure, toolSuccess } from "../../catalog/index.js";
+import { isRunnerError } from "../../shared/index.js";
+import type { HeldDir } from "../beneath/held-dir.js";
+import { holdFolder, onHeldPaths } from "../beneath/held-entry.js";
 import type { BuiltinToolLimits } from "../builtin-runtime.js";
 import { fenceOf, fencePath, type PathFenceFactory, pathPermission } from "../path-fence-port.js";
 
@@ -53,56 +55,76 @@ export function createListDirTool(options: ListDirToolOptions): Tool<typeof List
     checkPermissions(args, ctx) {
       return pathPermission(fenceOf(options.pathFence, ctx), [args.path ?? "."], "read");
     },
-    async execute(args, ctx) {
-      const shownPath = args.path ?? ".";
-      const fenced = fencePath(fenceOf(options.pathFence, ctx), shownPath, "read");
-      if (!fenced.ok) return fenced.result;
-      const root = fenced.path;
-      const rootStat = await lstat(root).catch(() => undefined);
-      if (!rootStat) return toolFailure("business", `${shownPath} does not exist`);
-      if (!rootStat.isDirectory()) return toolFailure("business", `${shownPath} is not a directory`);
-      const lines: string[] = [];
-      let omitted = 0;
-      const walk = async (dir: string, prefix: string, level: number): Promise<void> => {
-        let entries: Dirent[];
-        try {
-          entries = await readdir(dir, { withFileTypes: true });
-        } catch (err) {
-          lines.push(`${prefix}[unreadable: ${(err as NodeJS.ErrnoException).code ?? "error"}]`);
-          return;
-        }
-        entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-        for (const entry of entries) {
-          if (lines.length >= max) {
-            omitted++;
-            continue;
+    execute: (args, ctx) =>
+      onHeldPaths(args.path ?? ".", async () => {
+        const shownPath = args.path ?? ".";
+        const fenced = fencePath(fenceOf(options.pathFence, ctx), shownPath, "read");
+        if (!fenced.ok) return fenced.result;
+        const lines: string[] = [];
+        let omitted = 0;
+        // Every folder is listed through a descriptor held from the checked real path down: a folder
+        // swapped for a symbolic link while the walk runs is refused, never followed.
+        const walk = async (dir: HeldDir, prefix: string, level: number): Promise<void> => {
+          let entries: Dirent[];
+          try {
+            entries = await readdir(dir.self, { withFileTypes: true });
+          } catch (err) {
+            lines.push(`${prefix}[unreadable: ${(err as NodeJS.ErrnoException).code ?? "error"}]`);
+            return;
           }
-          const rel = `${prefix}${entry.name}`;
-          const full = join(dir, entry.name);
-          if (entry.isDirectory()) {
-            lines.push(`${rel}/`);
-            if (level < (args.depth ?? 1) && !UNEXPANDED_DIRS.has(entry.name)) {
-              await walk(full, `${rel}/`, level + 1);
+          entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+          for (const entry of entries) {
+            if (lines.length >= max) {
+              omitted++;
+              continue;
             }
-          } else if (entry.isSymbolicLink()) {
-            const target = await readlink(full).catch(() => "?");
-            lines.push(`${rel} -> ${target}`);
-          } else if (entry.isFile()) {
-            const size = await lstat(full).then(
-              (s) => s.size,
-              () => undefined,
-            );
-            lines.push(size === undefined ? rel : `${rel}  (${formatSize(size)})`);
-          } else {
-            lines.push(`${rel}  (special file)`);
+            const rel = `${prefix}${entry.name}`;
+            const full = dir.entry(entry.name);
+            if (entry.isDirectory()) {
+              lines.push(`${rel}/`);
+              if (level < (args.depth ?? 1) && !UNEXPANDED_DIRS.has(entry.name)) {
+                let child: HeldDir;
+                try {
+                  child = dir.child(entry.name);
+                } catch (err) {
+                  // Gone or swapped for a link since readdir: listed, not entered.
+                  lines.push(
+                    `${rel}/  [not entered: ${isRunnerError(err) ? "changed while listing" : ((err as NodeJS.ErrnoException).code ?? "error")}]`,
+                  );
+                  continue;
+                }
+                try {
+                  await walk(child, `${rel}/`, level + 1);
+                } finally {
+                  child.close();
+                }
+              }
+            } else if (entry.isSymbolicLink()) {
+              const target = await readlink(full).catch(() => "?");
+              lines.push(`${rel} -> ${target}`);
+            } else if (entry.isFile()) {
+              const size = await lstat(full).then(
+                (s) => s.size,
+                () => undefined,
+              );
+              lines.push(size === undefined ? rel : `${rel}  (${formatSize(size)})`);
+            } else {
+              lines.push(`${rel}  (special file)`);
+            }
           }
+        };
+        const root = await holdFolder(fenced.path);
+        if (root === "missing") return toolFailure("business", `${shownPath} does not exist`);
+        if (root === "not_folder") return toolFailure("business", `${shownPath} is not a directory`);
+        try {
+          await walk(root, "", 1);
+        } finally {
+          root.close();
         }
-      };
-      await walk(root, "", 1);
-      if (lines.length === 0) return toolSuccess(`(${shownPath} is empty)`, { entries: 0 });
-      if (omitted > 0) lines.push(`[${omitted} more entries not shown; list a subdirectory]`);
-      return toolSuccess(lines.join("\n"), { entries: lines.length - (omitted > 0 ? 1 : 0), omitted });
-    },
+        if (lines.length === 0) return toolSuccess(`(${shownPath} is empty)`, { entries: 0 });
+        if (omitted > 0) lines.push(`[${omitted} more entries not shown; list a subdirectory]`);
+        return toolSuccess(lines.join("\n"), { entries: lines.length - (omitted > 0 ? 1 : 0), omitted });
+      }),
   });
 }
 

@@ -1,8 +1,9 @@
-import { mkdir, rename, rmdir, unlink } from "node:fs/promises";
-import { dirname } from "node:path";
+import { lstat, rename, rmdir, unlink } from "node:fs/promises";
+import { basename, dirname } from "node:path";
 import { applyPatch, parsePatch, type StructuredPatch } from "diff";
-import { linkBackup, statIfExists, writeTempFile } from "./atomic-write.js";
-import { readTextFile, type TextFileRead } from "./text-file.js";
+import { type HeldEntry, holdEntry, isMissing, withHeldEntry } from "../beneath/held-entry.js";
+import { linkBackup, writeTempFile } from "./atomic-write.js";
+import { readTextAt, type TextFileRead } from "./text-file.js";
 
 /** What a patch does to one file. */
 export const PATCH_OPERATIONS = ["create", "modify", "delete", "rename"] as const;
@@ -85,7 +86,7 @@ export async function planPatch(
     let source = "";
     let mode = 0o644;
     if (from !== undefined) {
-      const read: TextFileRead = await readTextFile(from, maxBytes);
+      const read: TextFileRead = await readTextAt(from, maxBytes);
       if (read.kind !== "text") {
         problems.push({
           file: file.from as string,
@@ -94,9 +95,9 @@ export async function planPatch(
         continue;
       }
       source = read.text;
-      mode = ((await statIfExists(from))?.mode ?? 0o644) & 0o7777;
+      mode = read.mode;
     }
-    if (to !== undefined && to !== from && (await statIfExists(to)) !== undefined) {
+    if (to !== undefined && to !== from && (await existsAt(to))) {
       problems.push({ file: file.to as string, problem: "already exists" });
       continue;
     }
@@ -127,6 +128,20 @@ export async function planPatch(
   return { changes, problems };
 }
 
+/** True when something (a file, folder or link) is at the real path `path`, looked up through its held parent. */
+async function existsAt(path: string): Promise<boolean> {
+  try {
+    return await withHeldEntry(
+      path,
+      {},
+      async (entry) => (await lstat(entry.at).catch(() => undefined)) !== undefined,
+    );
+  } catch (err) {
+    if (isMissing(err)) return false;
+    throw err;
+  }
+}
+
 /** The file operations a commit uses; tests inject failures through it. */
 export interface CommitFs {
   rename(from: string, to: string): Promise<void>;
@@ -140,35 +155,47 @@ const REAL_FS: CommitFs = { rename, unlink };
  * file that will be replaced or removed gets a hard-link backup; then renames and unlinks run, and
  * if any of them fails the ones already done are undone from the backups. Temp files are removed in
  * every case, backups once they are not needed (kept, and named in the error, if an undo failed).
+ *
+ * Every file is acted on through its parent folder held by descriptor from the fenced real path
+ * (missing folders created the same way), so a folder swapped for a symbolic link meanwhile is
+ * refused (WORKSPACE_PATH_CHANGED) instead of leading the write outside.
  */
 export async function commitPatch(changes: readonly PlannedChange[], fs: CommitFs = REAL_FS): Promise<void> {
+  const held = new Map<string, HeldEntry>();
+  const at = (path: string): string => (held.get(path) as HeldEntry).at;
   const temps = new Map<PlannedChange, string>();
   const backups = new Map<string, string>();
   const undo: (() => Promise<void>)[] = [];
-  const madeDirs: { first: string; deepest: string }[] = [];
+  const madeDirs: string[] = [];
   let keepBackups = false;
   let failed = false;
   try {
     for (const change of changes) {
-      if (change.content !== undefined && change.to !== undefined) {
-        const made = await mkdir(dirname(change.to), { recursive: true });
-        if (made !== undefined) madeDirs.push({ first: made, deepest: dirname(change.to) });
-        temps.set(change, await writeTempFile(change.to, change.content, change.mode));
+      if (change.to !== undefined && !held.has(change.to)) {
+        const entry = holdEntry(change.to, { createParents: change.content !== undefined });
+        held.set(change.to, entry);
+        madeDirs.push(...entry.created);
       }
-      if (change.from !== undefined) backups.set(change.from, await linkBackup(change.from));
+      if (change.from !== undefined && !held.has(change.from)) held.set(change.from, holdEntry(change.from));
+    }
+    for (const change of changes) {
+      if (change.content !== undefined && change.to !== undefined) {
+        temps.set(change, await writeTempFile(at(change.to), change.content, change.mode));
+      }
+      if (change.from !== undefined) backups.set(change.from, await linkBackup(at(change.from)));
     }
     for (const change of changes) {
       const temp = temps.get(change);
       if (temp !== undefined && change.to !== undefined) {
-        const to = change.to;
-        const replaced = change.operation === "modify" ? backups.get(to) : undefined;
+        const to = at(change.to);
+        const replaced = change.operation === "modify" ? backups.get(change.to) : undefined;
         await fs.rename(temp, to);
         temps.delete(change);
         undo.push(replaced ? () => fs.rename(replaced, to) : () => fs.unlink(to));
       }
       if (change.from !== undefined && change.operation !== "modify") {
-        const from = change.from;
-        const backup = backups.get(from) as string;
+        const from = at(change.from);
+        const backup = backups.get(change.from) as string;
         await fs.unlink(from);
         undo.push(() => fs.rename(backup, from));
       }
@@ -180,7 +207,7 @@ export async function commitPatch(changes: readonly PlannedChange[], fs: CommitF
     if (undoErrors.length > 0) {
       keepBackups = true;
       throw new Error(
-        `${(err as Error).message}; undoing the applied part failed too (${undoErrors.join("; ")}); backups kept: ${[...backups.values()].join(", ")}`,
+        `${(err as Error).message}; undoing the applied part failed too (${undoErrors.join("; ")}); backups kept: ${[...backups].map(([real, backup]) => `${dirname(real)}/${basename(backup)}`).join(", ")}`,
       );
     }
     throw err;
@@ -188,18 +215,15 @@ export async function commitPatch(changes: readonly PlannedChange[], fs: CommitF
     for (const temp of temps.values()) await unlink(temp).catch(() => undefined);
     // After a successful undo a backup has been renamed back into place, so ENOENT here is expected.
     if (!keepBackups) for (const backup of backups.values()) await unlink(backup).catch(() => undefined);
-    if (failed) for (const dirs of madeDirs.reverse()) await removeEmptyDirs(dirs.deepest, dirs.first);
+    for (const entry of held.values()) entry.dir.close();
+    if (failed) await removeEmptyDirs(madeDirs);
   }
 }
 
-/** Removes `deepest` and its parents up to and including `first`, as long as each is empty. */
-async function removeEmptyDirs(deepest: string, first: string): Promise<void> {
-  for (let dir = deepest; dir.startsWith(first); dir = dirname(dir)) {
-    try {
-      await rmdir(dir);
-    } catch {
-      return;
-    }
-    if (dir === first) return;
+/** Removes the folders a failed commit created, deepest first, as long as each is empty, through held parents. */
+async function removeEmptyDirs(made: readonly string[]): Promise<void> {
+  const deepestFirst = [...new Set(made)].sort((a, b) => b.length - a.length);
+  for (const dir of deepestFirst) {
+    await withHeldEntry(dir, {}, (entry) => rmdir(entry.at)).catch(() => undefined);
   }
 }

@@ -1,6 +1,7 @@
 import Type, { type Static } from "typebox";
 import { defineTool, type Tool, toolFailure, toolSuccess } from "../../catalog/index.js";
-import { assertNever } from "../../shared/index.js";
+import { assertNever, isRunnerError } from "../../shared/index.js";
+import { onHeldPaths } from "../beneath/held-entry.js";
 import type { BuiltinToolLimits } from "../builtin-runtime.js";
 import { fenceOf, type PathFenceFactory, pathPermission } from "../path-fence-port.js";
 import { type CommitFs, commitPatch, type PatchFile, parseUnifiedDiff, planPatch } from "./patch-apply.js";
@@ -84,34 +85,40 @@ export function createPatchTool(options: PatchToolOptions): Tool<typeof PatchPar
         }
         real.set(path, verdict.resolvedPath);
       }
-      const plan = await planPatch(files, (name) => real.get(name) as string, limits.fileMaxBytes);
-      if (plan.problems.length > 0) {
-        const list = plan.problems.map((p) => `${p.file} ${p.problem}`).join("; ");
-        return toolFailure("business", `the patch does not apply, so no file was changed: ${list}`, {
-          problems: plan.problems,
-        });
-      }
-      try {
-        await commitPatch(plan.changes, options.commitFs);
-      } catch (err) {
-        return toolFailure("business", `writing the patch failed and was undone: ${(err as Error).message}`);
-      }
-      const summary = files.map((f) => {
-        switch (f.operation) {
-          case "create":
-            return `created ${f.to}`;
-          case "modify":
-            return `modified ${f.to}`;
-          case "delete":
-            return `deleted ${f.from}`;
-          case "rename":
-            return `renamed ${f.from} to ${f.to}`;
-          default:
-            return assertNever(f.operation, "patch operation");
+      return onHeldPaths(pathsOf(files).join(", "), async () => {
+        const plan = await planPatch(files, (name) => real.get(name) as string, limits.fileMaxBytes);
+        if (plan.problems.length > 0) {
+          const list = plan.problems.map((p) => `${p.file} ${p.problem}`).join("; ");
+          return toolFailure("business", `the patch does not apply, so no file was changed: ${list}`, {
+            problems: plan.problems,
+          });
         }
-      });
-      return toolSuccess(`Applied the patch: ${summary.join(", ")}`, {
-        files: files.map((f) => ({ operation: f.operation, from: f.from ?? null, to: f.to ?? null })),
+        try {
+          await commitPatch(plan.changes, options.commitFs);
+        } catch (err) {
+          if (isRunnerError(err, "WORKSPACE_PATH_CHANGED")) throw err;
+          return toolFailure(
+            "business",
+            `writing the patch failed and was undone: ${(err as Error).message}`,
+          );
+        }
+        const summary = files.map((f) => {
+          switch (f.operation) {
+            case "create":
+              return `created ${f.to}`;
+            case "modify":
+              return `modified ${f.to}`;
+            case "delete":
+              return `deleted ${f.from}`;
+            case "rename":
+              return `renamed ${f.from} to ${f.to}`;
+            default:
+              return assertNever(f.operation, "patch operation");
+          }
+        });
+        return toolSuccess(`Applied the patch: ${summary.join(", ")}`, {
+          files: files.map((f) => ({ operation: f.operation, from: f.from ?? null, to: f.to ?? null })),
+        });
       });
     },
   });

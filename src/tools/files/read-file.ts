@@ -1,8 +1,9 @@
 import Type, { type Static } from "typebox";
 import { defineTool, type Tool, toolFailure, toolSuccess } from "../../catalog/index.js";
+import { onHeldPaths } from "../beneath/held-entry.js";
 import type { BuiltinToolLimits } from "../builtin-runtime.js";
 import { fenceOf, fencePath, type PathFenceFactory, pathPermission } from "../path-fence-port.js";
-import { readTextFile, textReadFailure } from "./text-file.js";
+import { readTextAt, textReadFailure } from "./text-file.js";
 
 const ReadFileParams = Type.Object(
   {
@@ -53,45 +54,46 @@ export function createReadFileTool(options: ReadFileToolOptions): Tool<typeof Re
     checkPermissions(args, ctx) {
       return pathPermission(fenceOf(options.pathFence, ctx), [args.path], "read");
     },
-    async execute(args, ctx) {
-      const fenced = fencePath(fenceOf(options.pathFence, ctx), args.path, "read");
-      if (!fenced.ok) return fenced.result;
-      const read = await readTextFile(fenced.path, limits.fileMaxBytes);
-      if (read.kind !== "text") return textReadFailure(args.path, read, limits.fileMaxBytes);
-      const lines = splitLines(read.text);
-      const start = args.offset ?? 1;
-      const count = args.limit ?? limits.readDefaultLines;
-      if (lines.length === 0) {
-        return toolSuccess(`(${args.path} is empty)`, { path: args.path, totalLines: 0 });
-      }
-      if (start > lines.length) {
-        return toolFailure(
-          "business",
-          `offset ${start} is past the end of ${args.path}, which has ${lines.length} lines`,
-        );
-      }
-      const end = Math.min(lines.length, start + count - 1);
-      const width = String(end).length;
-      const shown = lines.slice(start - 1, end).map((line, i) => {
-        const text =
-          line.length > limits.lineMaxChars
-            ? `${line.slice(0, limits.lineMaxChars)}… [line cut at ${limits.lineMaxChars} chars]`
-            : line;
-        return `${String(start + i).padStart(width)}\t${text}`;
-      });
-      if (start > 1 || end < lines.length) {
-        shown.push(
-          end < lines.length
-            ? `[lines ${start}-${end} of ${lines.length}; continue with offset ${end + 1}]`
-            : `[lines ${start}-${end} of ${lines.length}]`,
-        );
-      }
-      return toolSuccess(shown.join("\n"), {
-        path: args.path,
-        totalLines: lines.length,
-        startLine: start,
-        endLine: end,
-      });
-    },
+    execute: (args, ctx) =>
+      onHeldPaths(args.path, async () => {
+        const fenced = fencePath(fenceOf(options.pathFence, ctx), args.path, "read");
+        if (!fenced.ok) return fenced.result;
+        const read = await readTextAt(fenced.path, limits.fileMaxBytes);
+        if (read.kind !== "text") return textReadFailure(args.path, read, limits.fileMaxBytes);
+        const lines = splitLines(read.text);
+        const start = args.offset ?? 1;
+        const count = args.limit ?? limits.readDefaultLines;
+        if (lines.length === 0) {
+          return toolSuccess(`(${args.path} is empty)`, { path: args.path, totalLines: 0 });
+        }
+        if (start > lines.length) {
+          return toolFailure(
+            "business",
+            `offset ${start} is past the end of ${args.path}, which has ${lines.length} lines`,
+          );
+        }
+        const end = Math.min(lines.length, start + count - 1);
+        const width = String(end).length;
+        const shown = lines.slice(start - 1, end).map((line, i) => {
+          const text =
+            line.length > limits.lineMaxChars
+              ? `${line.slice(0, limits.lineMaxChars)}… [line cut at ${limits.lineMaxChars} chars]`
+              : line;
+          return `${String(start + i).padStart(width)}\t${text}`;
+        });
+        if (start > 1 || end < lines.length) {
+          shown.push(
+            end < lines.length
+              ? `[lines ${start}-${end} of ${lines.length}; continue with offset ${end + 1}]`
+              : `[lines ${start}-${end} of ${lines.length}]`,
+          );
+        }
+        return toolSuccess(shown.join("\n"), {
+          path: args.path,
+          totalLines: lines.length,
+          startLine: start,
+          endLine: end,
+        });
+      }),
   });
 }

@@ -1,10 +1,12 @@
-import type { Dirent } from "node:fs";
-import { lstat, readdir, readFile, stat } from "node:fs/promises";
+import { constants, type Dirent } from "node:fs";
+import { open, readdir } from "node:fs/promises";
 import { join, posix } from "node:path";
 import picomatch from "picomatch";
 import { RE2JS } from "re2js";
 import Type, { type Static } from "typebox";
 import { defineTool, type Tool, type ToolResult, toolFailure, toolSuccess } from "../../catalog/index.js";
+import type { HeldDir } from "../beneath/held-dir.js";
+import { holdEntry, holdFolder, onHeldPaths } from "../beneath/held-entry.js";
 import type { BuiltinToolLimits } from "../builtin-runtime.js";
 import {
   fenceOf,
@@ -134,19 +136,36 @@ export function createSearchFilesTool(options: SearchFilesToolOptions): Tool<typ
           );
         }
       }
-      const root = await stat(fenced.path).catch(() => undefined);
-      if (!root) return toolFailure("business", `${shownBase} does not exist`);
-      if (!root.isDirectory()) return toolFailure("business", `${shownBase} is not a directory`);
       const match = picomatch(glob, { dot: true, basename: !glob.includes("/") });
       const maxResults = Math.min(args.max_results ?? 100, limits.searchMaxResults);
-      return search({ fence, root: fenced.path, shownBase, match, regex, maxResults, limits });
+      return onHeldPaths(shownBase, async () => {
+        const held = await holdFolder(fenced.path);
+        if (held === "missing") return toolFailure("business", `${shownBase} does not exist`);
+        if (held === "not_folder") return toolFailure("business", `${shownBase} is not a directory`);
+        try {
+          return await search({
+            fence,
+            root: fenced.path,
+            held,
+            shownBase,
+            match,
+            regex,
+            maxResults,
+            limits,
+          });
+        } finally {
+          held.close();
+        }
+      });
     },
   });
 }
 
 interface SearchInput {
   fence: PathFencePort;
+  /** The real path of the searched folder (for fence checks), and the folder held by descriptor (for I/O). */
   root: string;
+  held: HeldDir;
   shownBase: string;
   match: (path: string) => boolean;
   regex: RE2JS | undefined;
@@ -167,14 +186,34 @@ async function search(input: SearchInput): Promise<ToolResult> {
   const results: string[] = [];
   const filesWithMatches = new Set<string>();
   let capped = false;
+  let stopped = false;
   const pending: string[] = [""];
-  walk: while (pending.length > 0) {
+  while (pending.length > 0) {
     const relDir = pending.pop() as string;
-    let entries: Dirent[];
+    let dir: HeldDir;
     try {
-      entries = await readdir(join(input.root, relDir), { withFileTypes: true });
+      // Walked down from the held root, one component at a time, never through a symbolic link.
+      dir = input.held.descend(relDir);
     } catch {
       continue;
+    }
+    try {
+      await searchFolder(dir, relDir);
+    } finally {
+      dir.close();
+    }
+    if (stopped) break;
+  }
+  const summary = summarise(input.regex !== undefined, results.length, filesWithMatches.size, stats, capped);
+  const output = results.length === 0 ? summary : `${results.join("\n")}\n${summary}`;
+  return toolSuccess(output, { results: results.length, capped, ...stats });
+
+  async function searchFolder(dir: HeldDir, relDir: string): Promise<void> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir.self, { withFileTypes: true });
+    } catch {
+      return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const dirs: string[] = [];
@@ -185,7 +224,7 @@ async function search(input: SearchInput): Promise<ToolResult> {
         if (!UNEXPANDED_DIRS.has(entry.name)) dirs.push(rel);
         continue;
       }
-      let realFile = full;
+      let realFile: string | undefined;
       if (entry.isSymbolicLink()) {
         // Layer 2: where the link really leads, checked before anything is read through it.
         const reached = fence.filterReached([full], "read");
@@ -194,68 +233,102 @@ async function search(input: SearchInput): Promise<ToolResult> {
           continue;
         }
         realFile = reached.allowed[0] as string;
-        const target = await lstat(realFile).catch(() => undefined);
-        if (!target?.isFile()) continue;
       } else if (!entry.isFile()) {
         continue;
       }
       if (!input.match(rel)) continue;
       if (stats.files >= limits.searchMaxFiles) {
         stats.truncatedWalk = true;
-        break walk;
+        stopped = true;
+        return;
       }
-      stats.files++;
-      if (fence.check(realFile, "write").rule === "path.protected") {
+      if (fence.check(realFile ?? full, "write").rule === "path.protected") {
+        stats.files++;
         stats.skippedProtected++;
         continue;
       }
+      const file = await openRegularFile(dir, entry.name, realFile);
+      if (file === undefined) continue;
+      stats.files++;
       const shown = posix.join(input.shownBase, rel);
-      if (!input.regex) {
-        results.push(shown);
-        if (results.length >= maxResults) {
-          capped = true;
-          break walk;
+      try {
+        if (!input.regex) {
+          results.push(shown);
+        } else {
+          const found = await searchFile(
+            file,
+            shown,
+            input.regex,
+            limits,
+            stats,
+            maxResults - results.length,
+          );
+          if (found.length > 0) filesWithMatches.add(shown);
+          results.push(...found);
         }
-        continue;
+      } finally {
+        await file.close();
       }
-      const found = await searchFile(
-        realFile,
-        shown,
-        input.regex,
-        limits,
-        stats,
-        maxResults - results.length,
-      );
-      if (found.length > 0) filesWithMatches.add(shown);
-      results.push(...found);
       if (results.length >= maxResults) {
         capped = true;
-        break walk;
+        stopped = true;
+        return;
       }
     }
     // Pushed in reverse so the stack pops subdirectories in name order.
     pending.push(...dirs.reverse());
   }
-  const summary = summarise(input.regex !== undefined, results.length, filesWithMatches.size, stats, capped);
-  const output = results.length === 0 ? summary : `${results.join("\n")}\n${summary}`;
-  return toolSuccess(output, { results: results.length, capped, ...stats });
+}
+
+type OpenFile = Awaited<ReturnType<typeof open>>;
+
+/**
+ * Opens a regular file found by the walk: `name` in the held `dir`, or, for a link whose target the
+ * fence allowed, that target's real path through its held parent. Never follows a link at the end
+ * (O_NOFOLLOW) and never blocks on a FIFO (O_NONBLOCK); undefined when it is not a regular file now.
+ */
+async function openRegularFile(
+  dir: HeldDir,
+  name: string,
+  realTarget: string | undefined,
+): Promise<OpenFile | undefined> {
+  const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  let handle: OpenFile | undefined;
+  if (realTarget === undefined) {
+    handle = await open(dir.entry(name), flags).catch(() => undefined);
+  } else {
+    let target: ReturnType<typeof holdEntry> | undefined;
+    try {
+      target = holdEntry(realTarget);
+      handle = await open(target.at, flags).catch(() => undefined);
+    } catch {
+      handle = undefined;
+    } finally {
+      target?.dir.close();
+    }
+  }
+  if (handle === undefined) return undefined;
+  const info = await handle.stat().catch(() => undefined);
+  if (info?.isFile()) return handle;
+  await handle.close();
+  return undefined;
 }
 
 async function searchFile(
-  path: string,
+  file: OpenFile,
   shown: string,
   regex: RE2JS,
   limits: BuiltinToolLimits,
   stats: SearchStats,
   room: number,
 ): Promise<string[]> {
-  const info = await stat(path).catch(() => undefined);
+  const info = await file.stat().catch(() => undefined);
   if (!info) return [];
   if (info.size > limits.searchMaxFileBytes) {
     stats.skippedLarge++;
     return [];
   }
-  const bytes = await readFile(path).catch(() => undefined);
+  const bytes = await file.readFile().catch(() => undefined);
   if (!bytes) return [];
   if (looksBinary(bytes)) {
     stats.skippedBinary++;

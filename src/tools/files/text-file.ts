@@ -2,10 +2,11 @@ import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { type ToolFailure, toolFailure } from "../../catalog/index.js";
 import { assertNever } from "../../shared/index.js";
+import { holdEntry, isMissing } from "../beneath/held-entry.js";
 
 /** What {@link readTextFile} found. */
 export type TextFileRead =
-  | { readonly kind: "text"; readonly text: string; readonly size: number }
+  | { readonly kind: "text"; readonly text: string; readonly size: number; readonly mode: number }
   | { readonly kind: "binary"; readonly size: number }
   | { readonly kind: "too_large"; readonly size: number }
   | { readonly kind: "not_file" }
@@ -27,12 +28,13 @@ export function looksBinary(bytes: Uint8Array): boolean {
 
 /**
  * Reads a UTF-8 text file of at most `maxBytes`. The path is opened with O_NOFOLLOW: callers pass
- * the fence's real path, so a final symlink appearing there since the check is refused, not followed.
+ * a held entry's path ({@link readTextAt}), so a final symlink appearing there is refused, not followed.
  */
 export async function readTextFile(path: string, maxBytes: number): Promise<TextFileRead> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NONBLOCK: a FIFO planted in the workspace must not hang the worker; it is refused below.
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return { kind: "missing" };
@@ -46,9 +48,29 @@ export async function readTextFile(path: string, maxBytes: number): Promise<Text
     const bytes = await handle.readFile();
     if (bytes.length > maxBytes) return { kind: "too_large", size: bytes.length };
     if (looksBinary(bytes)) return { kind: "binary", size: bytes.length };
-    return { kind: "text", text: bytes.toString("utf8"), size: bytes.length };
+    return { kind: "text", text: bytes.toString("utf8"), size: bytes.length, mode: stat.mode & 0o7777 };
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Reads the text file at the path fence's real path `realPath` through its held parent: the
+ * folders on the way are the ones the fence checked (a component swapped for a symbolic link since
+ * is refused with WORKSPACE_PATH_CHANGED), and the file itself is opened with O_NOFOLLOW.
+ */
+export async function readTextAt(realPath: string, maxBytes: number): Promise<TextFileRead> {
+  let entry: ReturnType<typeof holdEntry>;
+  try {
+    entry = holdEntry(realPath);
+  } catch (err) {
+    if (isMissing(err)) return { kind: "missing" };
+    throw err;
+  }
+  try {
+    return await readTextFile(entry.at, maxBytes);
+  } finally {
+    entry.dir.close();
   }
 }
 

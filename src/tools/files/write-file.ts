@@ -1,7 +1,6 @@
-import { mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
 import Type, { type Static } from "typebox";
 import { defineTool, type Tool, toolFailure, toolSuccess } from "../../catalog/index.js";
+import { onHeldPaths, withHeldEntry } from "../beneath/held-entry.js";
 import type { BuiltinToolLimits } from "../builtin-runtime.js";
 import { fenceOf, fencePath, type PathFenceFactory, pathPermission } from "../path-fence-port.js";
 import { atomicWriteFile, statIfExists } from "./atomic-write.js";
@@ -43,28 +42,35 @@ export function createWriteFileTool(options: WriteFileToolOptions): Tool<typeof 
     checkPermissions(args, ctx) {
       return pathPermission(fenceOf(options.pathFence, ctx), [args.path], "write");
     },
-    async execute(args, ctx) {
-      if (args.content.length > limits.writeMaxChars) {
-        return toolFailure(
-          "validation",
-          `content is ${args.content.length} chars, over the ${limits.writeMaxChars}-char limit of write_file`,
-          { fields: [{ field: "content", problem: `must be at most ${limits.writeMaxChars} chars` }] },
-        );
-      }
-      const fenced = fencePath(fenceOf(options.pathFence, ctx), args.path, "write");
-      if (!fenced.ok) return fenced.result;
-      const existing = await statIfExists(fenced.path);
-      if (existing && !existing.isFile) {
-        return toolFailure("business", `${args.path} exists and is not a regular file; nothing was written`);
-      }
-      await mkdir(dirname(fenced.path), { recursive: true });
-      const outcome = await atomicWriteFile(fenced.path, args.content);
-      const bytes = Buffer.byteLength(args.content, "utf8");
-      const message =
-        outcome === "unchanged"
-          ? `${args.path} already has this content (${bytes} bytes); nothing was written`
-          : `${outcome === "created" ? "Created" : "Replaced"} ${args.path} (${bytes} bytes)`;
-      return toolSuccess(message, { path: args.path, outcome, bytes });
-    },
+    execute: (args, ctx) =>
+      onHeldPaths(args.path, async () => {
+        if (args.content.length > limits.writeMaxChars) {
+          return toolFailure(
+            "validation",
+            `content is ${args.content.length} chars, over the ${limits.writeMaxChars}-char limit of write_file`,
+            { fields: [{ field: "content", problem: `must be at most ${limits.writeMaxChars} chars` }] },
+          );
+        }
+        const fenced = fencePath(fenceOf(options.pathFence, ctx), args.path, "write");
+        if (!fenced.ok) return fenced.result;
+        // Missing folders are created through held descriptors, never through a symbolic link.
+        const outcome = await withHeldEntry(fenced.path, { createParents: true }, async (entry) => {
+          const existing = await statIfExists(entry.at);
+          if (existing && !existing.isFile) return "not_file" as const;
+          return atomicWriteFile(entry.at, args.content);
+        });
+        if (outcome === "not_file") {
+          return toolFailure(
+            "business",
+            `${args.path} exists and is not a regular file; nothing was written`,
+          );
+        }
+        const bytes = Buffer.byteLength(args.content, "utf8");
+        const message =
+          outcome === "unchanged"
+            ? `${args.path} already has this content (${bytes} bytes); nothing was written`
+            : `${outcome === "created" ? "Created" : "Replaced"} ${args.path} (${bytes} bytes)`;
+        return toolSuccess(message, { path: args.path, outcome, bytes });
+      }),
   });
 }

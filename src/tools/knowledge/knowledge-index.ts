@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { lstat, readdir, readFile, realpath } from "node:fs/promises";
+import { lstat, readdir, realpath } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import Type from "typebox";
 import {
@@ -10,6 +10,9 @@ import {
   toolFailure,
   toolSuccess,
 } from "../../catalog/index.js";
+import type { HeldDir } from "../beneath/held-dir.js";
+import { holdFolder } from "../beneath/held-entry.js";
+import { openHeldFile, readHeldFile } from "../beneath/held-read.js";
 import { resolveInside } from "../inside-path.js";
 import { chunkText, type KnowledgeChunk } from "./knowledge-chunks.js";
 import { type KnowledgeStore, knowledgeScope } from "./knowledge-store.js";
@@ -151,27 +154,10 @@ async function walk(
   const files: ReadFile[] = [];
   let skipped = 0;
   let truncated = false;
-  const visit = async (path: string): Promise<void> => {
-    if (truncated) return;
-    const stat = await lstat(path);
-    if (stat.isDirectory()) {
-      for (const name of (await readdir(path)).sort()) {
-        if (name.startsWith(".") || SKIPPED_DIRS.has(name)) continue;
-        await visit(join(path, name));
-      }
-      return;
-    }
-    if (!stat.isFile()) return;
-    if (files.length >= limit) {
-      truncated = true;
-      return;
-    }
-    if (stat.size > KNOWLEDGE_MAX_FILE_BYTES) {
-      skipped++;
-      return;
-    }
-    const bytes = await readFile(path);
-    if (bytes.subarray(0, 8192).includes(0)) {
+  // Folders are walked by descriptor from the checked start, never through a link, and each file
+  // is read from the folder held (O_NOFOLLOW), so a folder swapped for a link mid-walk leads nowhere.
+  const take = (path: string, bytes: Buffer | undefined): void => {
+    if (bytes === undefined || bytes.subarray(0, 8192).includes(0)) {
       skipped++;
       return;
     }
@@ -181,7 +167,53 @@ async function walk(
       text: bytes.toString("utf8"),
     });
   };
-  await visit(start);
+  const visitFolder = async (dir: HeldDir, path: string): Promise<void> => {
+    for (const name of (await readdir(dir.self)).sort()) {
+      if (truncated) return;
+      if (name.startsWith(".") || SKIPPED_DIRS.has(name)) continue;
+      const stat = await lstat(dir.entry(name)).catch(() => undefined);
+      if (stat?.isDirectory()) {
+        let child: HeldDir;
+        try {
+          child = dir.child(name);
+        } catch {
+          continue;
+        }
+        try {
+          await visitFolder(child, join(path, name));
+        } finally {
+          child.close();
+        }
+        continue;
+      }
+      if (!stat?.isFile()) continue;
+      if (files.length >= limit) {
+        truncated = true;
+        return;
+      }
+      const file = await openHeldFile(dir, name);
+      if (file === undefined) continue;
+      try {
+        const size = (await file.stat()).size;
+        take(join(path, name), size > KNOWLEDGE_MAX_FILE_BYTES ? undefined : await file.readFile());
+      } finally {
+        await file.close();
+      }
+    }
+  };
+  const folder = await holdFolder(start);
+  if (folder === "missing") return { files, skipped, truncated };
+  if (folder === "not_folder") {
+    const read = await readHeldFile(start, KNOWLEDGE_MAX_FILE_BYTES);
+    if (read.kind === "file") take(start, read.bytes);
+    else if (read.kind === "too_large") skipped++;
+    return { files, skipped, truncated };
+  }
+  try {
+    await visitFolder(folder, start);
+  } finally {
+    folder.close();
+  }
   return { files, skipped, truncated };
 }
 

@@ -1,8 +1,8 @@
-import { readFile, stat } from "node:fs/promises";
 import { extname } from "node:path";
 import Type from "typebox";
 import { z } from "zod";
 import { defineTool, type Tool, type ToolResult, toolFailure, toolSuccess } from "../../catalog/index.js";
+import { readHeldFile } from "../beneath/held-read.js";
 import { resolveInside } from "../inside-path.js";
 import { readJson } from "../provider-http.js";
 import { type MediaToolOptions, mediaReadiness, postToProvider } from "./media-provider.js";
@@ -101,13 +101,18 @@ export function createVisionAnalyzeTool(options: MediaToolOptions): Tool<typeof 
             "business",
             `vision_analyze: ${args.path} is not a PNG, JPEG, GIF or WebP image`,
           );
-        if ((await stat(inside.path)).size > VISION_MAX_IMAGE_BYTES) {
+        // Read through the held parent of the checked real path, so a folder swapped for a link since is refused.
+        const read = await readHeldFile(inside.path, VISION_MAX_IMAGE_BYTES);
+        if (read.kind === "too_large") {
           return toolFailure(
             "business",
             `vision_analyze: ${args.path} is larger than ${VISION_MAX_IMAGE_BYTES} bytes`,
           );
         }
-        imageUrl = `data:${type};base64,${(await readFile(inside.path)).toString("base64")}`;
+        if (read.kind !== "file") {
+          return toolFailure("business", `vision_analyze: ${args.path} is not a regular file`);
+        }
+        imageUrl = `data:${type};base64,${read.bytes.toString("base64")}`;
       }
       const what = `the vision model ${endpoint.model}`;
       const answer = await postToProvider(

@@ -11,12 +11,14 @@ import {
   toolSuccess,
 } from "../../catalog/index.js";
 import type { Clock } from "../../shared/index.js";
+import { readHeldFile } from "../beneath/held-read.js";
 import { resolveInside } from "../inside-path.js";
 import {
   declaredInstallScripts,
   integrityProblem,
   matchesIntegrity,
   packageBaseName,
+  SKILL_PACKAGE_LIMITS,
   type StageOutcome,
   stageFolder,
   stageTarball,
@@ -116,14 +118,25 @@ export function createSkillInstallTool(options: SkillInstallOptions): Tool<typeo
         return toolFailure("business", `${args.path} is not a folder`);
       staged = await stageFolder(sourcePath, staging);
     } else {
-      const bytes = await readFile(sourcePath);
-      if (!matchesIntegrity(bytes, args.integrity ?? "")) {
+      // Read once, through the held parent of the checked path, into a copy only the runner can
+      // write: the bytes hashed are the bytes listed and extracted, whatever the workspace does meanwhile.
+      const read = await readHeldFile(sourcePath, SKILL_PACKAGE_LIMITS.maxBytes);
+      if (read.kind === "too_large")
+        return toolFailure("business", `${args.path} is larger than ${SKILL_PACKAGE_LIMITS.maxBytes} bytes`);
+      if (read.kind !== "file") return toolFailure("business", `${args.path} is not a regular file`);
+      if (!matchesIntegrity(read.bytes, args.integrity ?? "")) {
         return toolFailure(
           "denied",
           `skill_install: ${args.path} does not match the integrity hash ${args.integrity}`,
         );
       }
-      staged = await stageTarball(sourcePath, staging);
+      const copy = `${staging}.tgz`;
+      await writeFile(copy, read.bytes, { flag: "wx", mode: 0o600 });
+      try {
+        staged = await stageTarball(copy, staging);
+      } finally {
+        await rm(copy, { force: true });
+      }
     }
     if (!staged.ok) return toolFailure("business", `skill_install refused ${args.path}: ${staged.problem}`);
     const skillText = await readFile(join(staging, SKILL_FILE), "utf8").catch(() => undefined);

@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
-import { copyFile, lstat, mkdir, readdir, readFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { extract, list } from "tar";
+import { HeldDir } from "../beneath/held-dir.js";
+import { openHeldFile } from "../beneath/held-read.js";
 import { DISABLED_MARKER, INSTALL_RECORD } from "./skill-store.js";
 
 /** Caps of one skill package. */
@@ -46,35 +48,56 @@ export function matchesIntegrity(bytes: Buffer, integrity: string): boolean {
  * Copies a skill folder into `staging`: regular files and folders only (a symlink or device file
  * anywhere refuses the whole folder, since it could point outside), under the file and byte caps;
  * the store's own markers and `.git` are skipped. The digest is SHA-256 over every path and content.
+ * `source` is a real path (resolved inside the workspace); the folder is walked by descriptor from
+ * it, never through a link, and each file's bytes are read once, from the file checked.
  */
 export async function stageFolder(source: string, staging: string): Promise<StageOutcome> {
   const hash = createHash("sha256");
   let files = 0;
   let bytes = 0;
-  const walk = async (rel: string): Promise<string | undefined> => {
-    const names = (await readdir(join(source, rel))).sort();
+  const walk = async (dir: HeldDir, rel: string): Promise<string | undefined> => {
+    const names = (await readdir(dir.self)).sort();
     await mkdir(join(staging, rel), { recursive: true });
     for (const name of names) {
       if (SKIPPED.has(name)) continue;
       const path = rel === "" ? name : `${rel}/${name}`;
-      const stat = await lstat(join(source, path));
+      const stat = await lstat(dir.entry(name));
       if (stat.isDirectory()) {
-        const problem = await walk(path);
-        if (problem) return problem;
+        const child = dir.child(name);
+        try {
+          const problem = await walk(child, path);
+          if (problem) return problem;
+        } finally {
+          child.close();
+        }
       } else if (stat.isFile()) {
+        const file = await openHeldFile(dir, name);
+        if (file === undefined) return `${path} changed while it was being copied; nothing was installed`;
+        let content: Buffer;
+        try {
+          content = await file.readFile();
+        } finally {
+          await file.close();
+        }
         files++;
-        bytes += stat.size;
+        bytes += content.length;
         if (files > SKILL_PACKAGE_LIMITS.maxFiles) return `more than ${SKILL_PACKAGE_LIMITS.maxFiles} files`;
         if (bytes > SKILL_PACKAGE_LIMITS.maxBytes) return `more than ${SKILL_PACKAGE_LIMITS.maxBytes} bytes`;
-        await copyFile(join(source, path), join(staging, path));
-        hash.update(`${path}\0`).update(await readFile(join(staging, path)));
+        await writeFile(join(staging, path), content, { flag: "wx" });
+        hash.update(`${path}\0`).update(content);
       } else {
         return `${path} is a ${stat.isSymbolicLink() ? "symbolic link" : "special file"}; only regular files and folders are installed`;
       }
     }
     return undefined;
   };
-  const problem = await walk("");
+  const root = HeldDir.open(source);
+  let problem: string | undefined;
+  try {
+    problem = await walk(root, "");
+  } finally {
+    root.close();
+  }
   return problem
     ? { ok: false, problem }
     : { ok: true, files, bytes, digest: `sha256-${hash.digest("base64")}` };

@@ -1,6 +1,6 @@
-import { readFile, stat } from "node:fs/promises";
 import Type from "typebox";
 import { defineTool, type Tool, toolFailure, toolSuccess } from "../../catalog/index.js";
+import { readHeldFile } from "../beneath/held-read.js";
 import { resolveInside } from "../inside-path.js";
 import { findInstalledSkill, SKILL_FILE, skillsReadiness } from "./skill-store.js";
 
@@ -39,8 +39,13 @@ export function createSkillViewTool(skillsDir: string | undefined): Tool<typeof 
       const { skill } = found;
       const inside = await resolveInside(skill.dir, args.file ?? SKILL_FILE);
       if (!inside.ok) return toolFailure("denied", `skill_view: ${inside.problem}`);
-      if (!(await stat(inside.path)).isFile()) return toolFailure("business", `${args.file} is not a file`);
-      const text = await readFile(inside.path, "utf8");
+      // A skill file is text the model reads; 4 bytes a character bounds what the cut below can use.
+      const read = await readHeldFile(inside.path, SKILL_VIEW_MAX_CHARS * 4);
+      if (read.kind === "too_large") {
+        return toolFailure("business", `${args.file} is larger than ${SKILL_VIEW_MAX_CHARS * 4} bytes`);
+      }
+      if (read.kind !== "file") return toolFailure("business", `${args.file} is not a file`);
+      const text = read.bytes.toString("utf8");
       const cut = text.length > SKILL_VIEW_MAX_CHARS;
       const header = `Skill ${skill.name}${skill.enabled ? "" : " (disabled)"}: ${skill.description}`;
       const body = cut
