@@ -38,6 +38,12 @@ export interface AgentWorkerOptions {
   onRunFinished?: (payload: AgentJobPayload) => Promise<void>;
   /** Called when a run parks (it may resume on another worker): release what it holds here. */
   onRunParked?: (payload: AgentJobPayload) => Promise<void>;
+  /**
+   * Stops every process the run started on this worker (background `process` starts, backgrounded
+   * exec) and returns how many were still alive. Called after every attempt, however it ended:
+   * completed, failed, retrying, cancelled or parked (a parked run holds no process and no slot).
+   */
+  releaseRun?: (runId: string) => Promise<number>;
   /** Counts runs, parks, retries and (through the audit sink) tool calls; none when omitted. */
   metrics?: RunnerMetrics;
 }
@@ -99,13 +105,25 @@ export function agentProcessor(options: AgentWorkerOptions) {
       executionId: payload.runId,
       jobId: job.id,
     });
-    try {
-      const outcome = await runAgent({
-        payload,
-        jobId: job.id ?? payload.runId,
-        owner,
-        deps: { ...deps, logger: log },
+    const release = async () => {
+      const stopped = await options.releaseRun?.(payload.runId).catch((e: unknown) => {
+        log.error({ err: String(e) }, "stopping the run's processes failed");
+        return 0;
       });
+      if (stopped) await metrics?.processesReaped("run_ended", stopped);
+    };
+    try {
+      let outcome: Awaited<ReturnType<typeof runAgent>>;
+      try {
+        outcome = await runAgent({
+          payload,
+          jobId: job.id ?? payload.runId,
+          owner,
+          deps: { ...deps, logger: log },
+        });
+      } finally {
+        await release();
+      }
       log.info(
         { status: outcome.status, steps: outcome.steps, toolCalls: outcome.toolCalls },
         "run finished",

@@ -44,8 +44,10 @@ async function protectedPathsOf(options: ProcessOptions): Promise<string[]> {
   const workspace = resolve(options.workspaceInDataDir);
   const entries = await readdir(options.dataDir).catch(() => [] as string[]);
   const inside = entries.map((e) => join(resolve(options.dataDir), e)).filter((p) => p !== workspace);
-  // The Redis directory is protected even before the local redis-server creates it.
-  return [...new Set([join(resolve(options.dataDir), "redis"), ...inside, ...options.configPaths])];
+  // The Redis directory and the process records are protected even before they are created: a
+  // record an agent could write would name a process group for the next worker to kill.
+  const made = ["redis", "processes"].map((name) => join(resolve(options.dataDir), name));
+  return [...new Set([...made, ...inside, ...options.configPaths])];
 }
 
 /**
@@ -80,6 +82,7 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
     redis,
     baseDir: options.baseDir,
     protectedPaths: await protectedPathsOf(options),
+    dataDir: resolve(options.dataDir),
   };
   if (options.parts.includes("worker") && !config.smtp.host)
     logger.warn("smtp.host is not set: approval mails and their links are printed to this terminal (stderr)");

@@ -140,13 +140,17 @@ export async function startWorkerPart(
         ? (await hooks.resolveCronAuthorization(payload.origin.scheduleId, Date.now())).cronAuthorized
         : false,
   });
+  const metrics = new RunnerMetrics({ redis, keyPrefix, logger });
+  // Before taking any run: end what a dead worker on this data dir left running.
+  await metrics.processesReaped("orphan", tools.reapOrphans?.().reaped ?? 0);
   const worker = startAgentWorker({
     connection: redis,
     keyPrefix,
     concurrency: config.execution.worker_concurrency,
     keepFinished: config.retention.finished_jobs,
     deps: { ...deps, ...overrides },
-    metrics: new RunnerMetrics({ redis, keyPrefix, logger }),
+    metrics,
+    releaseRun: tools.releaseRun,
     onRunFinished: async (payload) => {
       if (payload.origin.scheduleId)
         await hooks.markScheduleRunFinished(payload.origin.scheduleId, payload.runId);

@@ -47,6 +47,8 @@ const HELP: Record<CounterFamily, string> = {
   model_cost_usd: "Cost of finished runs' model calls in USD at the configured price, by agent and model",
   model_active_seconds: "Active time of finished runs (parked time excluded), by agent and model",
   model_retries: "Transient model failures retried inside finished runs, by agent and model",
+  processes_reaped:
+    "Process groups the runner ended, by reason (run_ended: still running when their run ended or parked; orphan: left by a dead worker)",
 };
 
 /**

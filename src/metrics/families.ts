@@ -15,6 +15,13 @@ export const RUN_OUTCOMES = [
 ] as const;
 export type RunOutcomeLabel = (typeof RUN_OUTCOMES)[number];
 
+/**
+ * Why process groups were ended by the runner rather than exiting on their own: their run ended
+ * (completed, failed, parked or cancelled) while they still ran, or a dead worker left them.
+ */
+export const REAP_REASONS = ["run_ended", "orphan"] as const;
+export type ReapReasonLabel = (typeof REAP_REASONS)[number];
+
 /** Counter families kept in Redis: name → label names. */
 export const COUNTER_FAMILIES = {
   runs: ["outcome"],
@@ -30,6 +37,7 @@ export const COUNTER_FAMILIES = {
   model_cost_usd: ["agent", "model"],
   model_active_seconds: ["agent", "model"],
   model_retries: ["agent", "model"],
+  processes_reaped: ["reason"],
 } as const satisfies Record<string, readonly string[]>;
 export type CounterFamily = keyof typeof COUNTER_FAMILIES;
 export const COUNTER_FAMILY_NAMES = Object.keys(COUNTER_FAMILIES) as CounterFamily[];

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "../logging/index.js";
 import { type Clock, systemClock } from "../shared/index.js";
-import type { CounterFamily, RunOutcomeLabel } from "./families.js";
+import type { CounterFamily, ReapReasonLabel, RunOutcomeLabel } from "./families.js";
 import { MetricsKeys } from "./keys.js";
 
 /** How long a run's counted outcome is remembered (a crashed run is re-run well within this). */
@@ -166,6 +166,14 @@ export class RunnerMetrics {
         before,
         DECISION_SEEN_DAYS,
       );
+    });
+  }
+
+  /** Process groups the runner ended (see REAP_REASONS). */
+  processesReaped(reason: ReapReasonLabel, count: number): Promise<void> {
+    if (count <= 0) return Promise.resolve();
+    return this.#quietly("processes_reaped", async () => {
+      await this.#redis.hincrby(this.keys.counter("processes_reaped"), JSON.stringify([reason]), count);
     });
   }
 

@@ -13,4 +13,6 @@ export interface PartContext {
   baseDir: string;
   /** Read-only in every mode for the agents' file tools: the config files and the data dir. */
   protectedPaths: readonly string[];
+  /** The runner's data dir (`./data`), where a worker records its process groups; none for one-shot commands. */
+  dataDir?: string;
 }

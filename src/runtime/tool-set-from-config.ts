@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import { join } from "node:path";
 import type { Cluster, Redis } from "ioredis";
 import { redisSpillStore } from "../agent/index.js";
 import { ApprovalStore } from "../approvals/index.js";
@@ -19,7 +20,9 @@ import {
   createExtraTools,
   createLoopTools,
   createToolRegistry,
+  ProcessRecords,
   ProcessSupervisor,
+  type ReapReport,
   RedisSessionArchive,
   type SandboxHost,
   type ToolRegistry,
@@ -32,8 +35,10 @@ import { extraToolRuntimeFromConfig, mcpServersFromConfig } from "./tools-from-c
 /** The tools of a worker process, and what must happen when its runs end or the process stops. */
 export interface WorkerTools {
   registry: ToolRegistry;
-  /** Stops the background processes a run started (run finished, failed or parked). */
-  releaseRun(runId: string): Promise<void>;
+  /** Stops the processes a run started (run finished, failed or parked); how many were alive. */
+  releaseRun(runId: string): Promise<number>;
+  /** Ends the process groups dead workers on this data dir left behind (once, at worker start). */
+  reapOrphans?(): ReapReport;
   /** The command a run's background process was started with (the guard judges writes by it). */
   processCommand?(runId: string, id: string): string | undefined;
   close(): Promise<void>;
@@ -42,7 +47,7 @@ export interface WorkerTools {
 /** What {@link buildToolSet} reads: a worker's PartContext, or what `tools list` has. */
 export type ToolSetContext = Pick<
   PartContext,
-  "config" | "env" | "redis" | "logger" | "baseDir" | "protectedPaths"
+  "config" | "env" | "redis" | "logger" | "baseDir" | "protectedPaths" | "dataDir"
 >;
 
 /** Options of {@link buildToolSet}. */
@@ -63,7 +68,8 @@ export interface ToolSet {
   readonly tools: readonly AnyTool[];
   /** MCP servers or tools that did not connect, by `mcp__<server>__<tool>` (or `__*`) with the reason. */
   readonly absent: readonly { name: string; reason: string }[];
-  releaseRun(runId: string): Promise<void>;
+  releaseRun(runId: string): Promise<number>;
+  reapOrphans(): ReapReport;
   /** The command a run's background process was started with. */
   processCommand(runId: string, id: string): string | undefined;
   close(): Promise<void>;
@@ -85,7 +91,11 @@ export async function buildToolSet(ctx: ToolSetContext, options: ToolSetOptions)
   const processes = new ProcessSupervisor({
     clock: systemClock,
     logger: ctx.logger,
-    ...(options.supervise ? {} : { reaper: false, exitHook: false }),
+    ...(options.supervise
+      ? ctx.dataDir
+        ? { records: new ProcessRecords(join(ctx.dataDir, "processes")) }
+        : {}
+      : { reaper: false, exitHook: false }),
   });
   const builtin = createBuiltinTools({
     // The run's fence is the strictest of restrict_to_workspace and its session mode.
@@ -139,9 +149,8 @@ export async function buildToolSet(ctx: ToolSetContext, options: ToolSetOptions)
       name: a.tool ? `mcp__${a.server}__${a.tool}` : `mcp__${a.server}__*`,
       reason: a.reason,
     })),
-    releaseRun: async (runId) => {
-      await processes.stopAllForRun(runId);
-    },
+    releaseRun: (runId) => processes.stopAllForRun(runId),
+    reapOrphans: () => processes.reapOrphans(),
     processCommand: (runId, id) => processes.backgroundCommand(runId, id),
     close: async () => {
       await mcp?.close();
@@ -179,6 +188,7 @@ export async function toolRegistryFor(ctx: PartContext): Promise<WorkerTools> {
   return {
     registry: createToolRegistry([...set.tools]),
     releaseRun: set.releaseRun,
+    reapOrphans: set.reapOrphans,
     processCommand: set.processCommand,
     close: set.close,
   };

@@ -138,9 +138,7 @@ describe("hidden commands beside a safe bin, end to end", () => {
       { config, logger, env: { PATH: "/usr/bin:/bin" }, redis, baseDir: dir, protectedPaths: [] },
       {
         registry: createToolRegistry([createExecTool(options), createExecuteCodeTool(options)]),
-        releaseRun: async (runId) => {
-          await supervisor.stopAllForRun(runId);
-        },
+        releaseRun: (runId) => supervisor.stopAllForRun(runId),
         processCommand: (runId, id) => supervisor.backgroundCommand(runId, id),
         close: async () => undefined,
       },

@@ -60,7 +60,7 @@ await startWorkerPart(
   { config, logger, env: {}, redis, baseDir: dir, protectedPaths: [] },
   {
     registry: createToolRegistry([exec, countingWriteTool(counterFile, { delayMs })]),
-    releaseRun: async () => undefined,
+    releaseRun: async () => 0,
     close: async () => undefined,
   },
 );

@@ -89,7 +89,7 @@ export async function startParkingWorker(options: ParkingWorkerOptions): Promise
   };
   const part = await startWorkerPart(ctx, {
     registry: createToolRegistry([exec]),
-    releaseRun: async () => undefined,
+    releaseRun: async () => 0,
     close: async () => undefined,
   });
   const { store } = approvalsFromConfig(config, options.redis, {}, logger);

@@ -77,7 +77,7 @@ describe("cron authorisation, end to end", () => {
       { config, logger, env: {}, redis, baseDir: dir, protectedPaths: [] },
       {
         registry: createToolRegistry([countingWriteTool(counter)]),
-        releaseRun: async () => undefined,
+        releaseRun: async () => 0,
         close: async () => undefined,
       },
     );

@@ -8,6 +8,7 @@ import {
   type ProcessSpawnOptions,
 } from "./background-process.js";
 import { signalGroup } from "./process-group.js";
+import type { ProcessRecords, ReapReport } from "./process-records.js";
 
 /**
  * The reaper: a tiny shell that outlives the worker. The worker writes `+<pgid>` when it starts a
@@ -36,6 +37,11 @@ export interface ProcessSupervisorOptions {
   reaper?: boolean;
   /** Kill every process group synchronously when this process exits. Default true. */
   exitHook?: boolean;
+  /**
+   * Where the groups are recorded on disk while they run, so the next worker on the data dir can
+   * end those a dead worker left (see {@link ProcessSupervisor.reapOrphans}). None when omitted.
+   */
+  records?: ProcessRecords;
 }
 
 interface Tracked {
@@ -57,6 +63,7 @@ export class ProcessSupervisor implements ProcessSpawner {
   readonly #tracked = new Map<number, Tracked>();
   readonly #background = new Map<string, BackgroundProcess>();
   #reaper: ResultPromise | undefined;
+  readonly #records: ProcessRecords | undefined;
   #removeExitHook: (() => void) | undefined;
   #nextId = 1;
 
@@ -64,6 +71,7 @@ export class ProcessSupervisor implements ProcessSpawner {
     this.#clock = options.clock;
     this.#logger = options.logger;
     this.#grace = options.killGraceMs ?? 2000;
+    this.#records = options.records;
     if (options.reaper ?? true) this.#startReaper();
     if (options.exitHook ?? true) {
       const hook = () => this.killAllSync();
@@ -121,12 +129,14 @@ export class ProcessSupervisor implements ProcessSpawner {
     const pid = subprocess.pid;
     if (pid === undefined) return subprocess;
     this.#tellReaper(`+${pid}`);
+    this.#records?.add(runId, pid);
     const exited = new Promise<void>((resolve) => {
       subprocess.once("exit", () => {
         // Stragglers (`cmd &`) would hold the output pipes open; the group lives as long as its leader.
         signalGroup(pid, "SIGKILL");
         this.#tracked.delete(pid);
         this.#tellReaper(`-${pid}`);
+        this.#records?.remove(pid);
         resolve();
       });
     });
@@ -197,6 +207,21 @@ export class ProcessSupervisor implements ProcessSpawner {
     for (const [key, proc] of this.#background) if (proc.runId === runId) this.#background.delete(key);
     if (pids.length > 0) this.#logger.info({ runId, stopped: pids.length }, "stopped the run's processes");
     return pids.length;
+  }
+
+  /**
+   * Ends the process groups that earlier workers on this data dir recorded and left behind (the
+   * worker and its reaper both died). A worker calls it once at start, before it takes any run.
+   */
+  reapOrphans(): ReapReport {
+    const report = this.#records?.reapOrphans() ?? { reaped: 0, runs: [] };
+    if (report.reaped > 0) {
+      this.#logger.warn(
+        { reaped: report.reaped, runs: report.runs },
+        "ended process groups a dead worker left behind",
+      );
+    }
+    return report;
   }
 
   /** Kills every tracked group at once (the exit hook: no time to wait for a grace period). */
