@@ -47,9 +47,15 @@ export async function checkSandbox(
     probe.writableWorkspace ? "writable workspace" : "WORKSPACE NOT WRITABLE",
     probe.noNetwork ? "no network" : "NETWORK REACHABLE",
     probe.noCapabilities ? "no capabilities" : "CAPABILITIES HELD",
+    probe.seccompFiltered ? "seccomp filter" : "NO SECCOMP FILTER",
     `uid ${probe.uid}`,
   ].join(", ");
-  const good = probe.readOnlySystem && probe.writableWorkspace && probe.noNetwork && probe.noCapabilities;
+  const good =
+    probe.readOnlySystem &&
+    probe.writableWorkspace &&
+    probe.noNetwork &&
+    probe.noCapabilities &&
+    probe.seccompFiltered;
   if (!good) {
     return fail(
       "exec.host",

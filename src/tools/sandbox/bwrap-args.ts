@@ -36,6 +36,26 @@ export interface BwrapPlan {
   readonly bash: string;
   /** The program and its arguments, run inside. */
   readonly command: readonly [string, ...string[]];
+  /** A descriptor bwrap reads the seccomp filter from (see {@link sandboxSeccompLaunch}). */
+  readonly seccompFd?: number;
+}
+
+/** The descriptor the seccomp filter is passed to bwrap on. */
+export const SECCOMP_FD = 3;
+
+/**
+ * How bwrap is started with its seccomp filter on {@link SECCOMP_FD}: through /bin/sh, which opens
+ * the filter file on that descriptor and execs bwrap (same pid, same parent: --die-with-parent
+ * still watches the worker). The file path and every bwrap argument are positional parameters,
+ * never part of the script.
+ */
+export function sandboxSeccompLaunch(
+  sh: string,
+  filterPath: string,
+  bwrap: string,
+  args: readonly string[],
+): { file: string; args: string[] } {
+  return { file: sh, args: ["-c", `exec "$@" ${SECCOMP_FD}<"$0"`, filterPath, bwrap, ...args] };
 }
 
 const MIB = 1024 * 1024;
@@ -82,7 +102,7 @@ exec "$@"`;
  * bwrap's arguments for one call: new user (every capability dropped, no nested user namespaces),
  * PID, IPC, UTS, cgroup and network namespaces; the system read-only; the workspace the only
  * writable path; a private tmpfs /tmp; a minimal /dev; its own /proc; killed with its parent; a new
- * session (no TIOCSTI into the worker's terminal). The command runs under the limits, and, with a
+ * session (no TIOCSTI into the worker's terminal); with `seccompFd`, the seccomp filter. The command runs under the limits, and, with a
  * proxy, behind the socat bridge to it.
  */
 export function buildBwrapArgs(plan: BwrapPlan): string[] {
@@ -105,6 +125,7 @@ export function buildBwrapArgs(plan: BwrapPlan): string[] {
     "--hostname",
     "sandbox",
   ];
+  if (plan.seccompFd !== undefined) args.push("--seccomp", String(plan.seccompFd));
   for (const mount of plan.system) args.push(...mountArgs(mount));
   args.push("--proc", "/proc", "--dev", "/dev");
   args.push("--size", String(plan.limits.tmpMb * MIB), "--tmpfs", "/tmp");

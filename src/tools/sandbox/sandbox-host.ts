@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { accessSync, chownSync, constants, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, chmodSync, chownSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { chown, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -7,9 +7,17 @@ import type { ToolReadiness } from "../../catalog/index.js";
 import { RunnerError } from "../../shared/index.js";
 import type { CommandLaunch } from "../process/command-launch.js";
 import { adoptWorkspace } from "./adopt-workspace.js";
-import { buildBwrapArgs, proxyEnv, SANDBOX_PATH, SANDBOX_PROXY_SOCKET } from "./bwrap-args.js";
+import {
+  buildBwrapArgs,
+  proxyEnv,
+  SANDBOX_PATH,
+  SANDBOX_PROXY_SOCKET,
+  SECCOMP_FD,
+  sandboxSeccompLaunch,
+} from "./bwrap-args.js";
 import { type EgressProxyOptions, startEgressProxy } from "./egress-proxy.js";
 import { resolveSandboxLimits, type SandboxLimits } from "./sandbox-settings.js";
+import { buildSeccompFilter } from "./seccomp-filter.js";
 import { resolveSystemMounts, type SandboxMount } from "./system-mounts.js";
 import { checkWorkspaceOverlap } from "./workspace-overlap.js";
 
@@ -30,6 +38,8 @@ export interface SandboxHostOptions {
   readonly socat?: string;
   readonly prlimit?: string;
   readonly bash?: string;
+  /** The shell that opens the seccomp filter on bwrap's descriptor and execs it. Default /bin/sh. */
+  readonly sh?: string;
   /** Where per-call directories (the proxy's socket) are made. Default: the OS temp directory. */
   readonly tempDir?: string;
   /** The worker's uid (default process.getuid()): as root, commands run as `limits.uid`. */
@@ -107,6 +117,21 @@ function sandboxEnv(env: Record<string, string>, network: boolean): Record<strin
 }
 
 /**
+ * Writes the seccomp filter once per worker, where the sandbox's uid can read it and nobody else
+ * can replace it: a root-owned directory (0711, not listable) with the file 0644, removed at exit.
+ */
+function writeSeccompFilter(tempDir: string): string | undefined {
+  const filter = buildSeccompFilter();
+  if (filter === undefined) return undefined;
+  const dir = mkdtempSync(join(tempDir, "echo-seccomp-"));
+  chmodSync(dir, 0o711);
+  const path = join(dir, "filter.bpf");
+  writeFileSync(path, filter, { mode: 0o644, flag: "wx" });
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return path;
+}
+
+/**
  * Builds the sandbox host. Nothing is started here; readiness is probed once, on first ask, by
  * running `true` in a real sandbox (bwrap present is not enough: user namespaces may be off).
  */
@@ -116,6 +141,18 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
   const socat = options.socat ?? "/usr/bin/socat";
   const prlimit = options.prlimit ?? "/usr/bin/prlimit";
   const bash = options.bash ?? "/usr/bin/bash";
+  const sh = options.sh ?? "/bin/sh";
+  let seccompPath: string | undefined;
+  const seccomp = (): string => {
+    seccompPath ??= writeSeccompFilter(options.tempDir ?? tmpdir());
+    if (seccompPath === undefined) {
+      throw new RunnerError(
+        "TOOL_NOT_READY",
+        `the sandbox has no seccomp filter for this architecture (${process.arch}); exec-class tools stay off rather than run without one`,
+      );
+    }
+    return seccompPath;
+  };
   const workerUid = options.workerUid ?? process.getuid?.() ?? 0;
   const runAs = workerUid === 0 ? { uid: limits.uid, gid: limits.uid } : undefined;
   const inside = runAs ?? { uid: workerUid, gid: process.getgid?.() ?? workerUid };
@@ -127,6 +164,7 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
       ["bwrap", bwrap],
       ["prlimit", prlimit],
       ["bash", bash],
+      ["sh", sh],
       ...(options.network === "deny" ? [] : [["socat", socat]]),
     ] as const) {
       if (!executable(path)) {
@@ -137,20 +175,32 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
       }
     }
     system ??= resolveSystemMounts();
+    let filter: string;
+    try {
+      filter = seccomp();
+    } catch (err) {
+      return { ready: false, detail: `tools.exec.host is sandbox, but ${(err as Error).message}` };
+    }
     const dir = mkdtempSync(join(options.tempDir ?? tmpdir(), "echo-sbx-probe-"));
     if (runAs) chownSync(dir, runAs.uid, runAs.gid);
-    const args = buildBwrapArgs({
-      system,
-      workspace: dir,
-      cwd: dir,
-      uid: inside.uid,
-      gid: inside.gid,
-      limits,
-      prlimit,
-      bash,
-      command: ["/usr/bin/true"],
-    });
-    const result = spawnSync(bwrap, args, {
+    const launch = sandboxSeccompLaunch(
+      sh,
+      filter,
+      bwrap,
+      buildBwrapArgs({
+        system,
+        workspace: dir,
+        cwd: dir,
+        uid: inside.uid,
+        gid: inside.gid,
+        limits,
+        prlimit,
+        bash,
+        seccompFd: SECCOMP_FD,
+        command: ["/usr/bin/true"],
+      }),
+    );
+    const result = spawnSync(launch.file, launch.args, {
       encoding: "utf8",
       timeout: 10_000,
       env: { PATH: "/usr/bin:/bin" },
@@ -169,7 +219,7 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
     const who = runAs ? `, commands run as uid ${runAs.uid}` : "";
     return {
       ready: true,
-      detail: `ready (tools.exec.host is sandbox: bubblewrap, network ${options.network}${who})`,
+      detail: `ready (tools.exec.host is sandbox: bubblewrap with a seccomp filter, network ${options.network}${who})`,
     };
   }
 
@@ -182,6 +232,7 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
       return ready;
     },
     async prepare(request) {
+      const filter = seccomp();
       system ??= resolveSystemMounts();
       checkWorkspaceOverlap(request.workspace, options.runnerDirs ?? []);
       if (runAs) {
@@ -202,6 +253,7 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
       }
       if (request.codeDir !== undefined && runAs) await adoptWorkspace(request.codeDir, runAs.uid, runAs.gid);
       const args = buildBwrapArgs({
+        seccompFd: SECCOMP_FD,
         system,
         workspace: request.workspace,
         cwd: request.cwd,
@@ -217,8 +269,7 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
       });
       let disposed = false;
       return {
-        file: bwrap,
-        args,
+        ...sandboxSeccompLaunch(sh, filter, bwrap, args),
         env: sandboxEnv(request.env, withNetwork),
         ...(runAs ?? {}),
         async dispose() {

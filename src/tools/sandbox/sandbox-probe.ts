@@ -14,6 +14,8 @@ export interface SandboxProbe {
   readonly noNetwork: boolean;
   /** CapEff is 0. */
   readonly noCapabilities: boolean;
+  /** The command runs under a seccomp filter (Seccomp: 2 in /proc/self/status). */
+  readonly seccompFiltered: boolean;
   /** The uid the command ran as (inside). */
   readonly uid: number;
   /** What went wrong when the probe could not run at all. */
@@ -24,7 +26,8 @@ const PROBE_SCRIPT = `ro=no; (echo x > /usr/.echo-probe) 2>/dev/null || ro=yes
 ws=no; echo x > .echo-probe && ws=yes && rm -f .echo-probe
 net=none; (exec 3<>/dev/tcp/1.1.1.1/53) 2>/dev/null && net=open; (exec 3<>/dev/tcp/127.0.0.1/22) 2>/dev/null && net=open
 caps=$(grep CapEff /proc/self/status | cut -f2)
-echo "ro=$ro ws=$ws net=$net caps=$caps uid=$(id -u)"`;
+sec=$(grep '^Seccomp:' /proc/self/status | cut -f2)
+echo "ro=$ro ws=$ws net=$net caps=$caps uid=$(id -u) seccomp=$sec"`;
 
 /**
  * Runs a probe inside a real sandbox of `host` in a throwaway workspace (for `doctor`): is the
@@ -60,7 +63,7 @@ export async function probeSandbox(host: SandboxHost, bash = "/usr/bin/bash"): P
           resolve(out);
         });
       });
-      const m = /ro=(\w+) ws=(\w+) net=(\w+) caps=(\w+) uid=(\d+)/.exec(output);
+      const m = /ro=(\w+) ws=(\w+) net=(\w+) caps=(\w+) uid=(\d+) seccomp=(\d*)/.exec(output);
       if (!m) return failed(output.trim().split("\n")[0] || "the probe printed nothing");
       return {
         readOnlySystem: m[1] === "yes",
@@ -68,6 +71,7 @@ export async function probeSandbox(host: SandboxHost, bash = "/usr/bin/bash"): P
         noNetwork: m[3] === "none",
         noCapabilities: /^0+$/.test(m[4] ?? ""),
         uid: Number(m[5]),
+        seccompFiltered: m[6] === "2",
       };
     } finally {
       await launch.dispose();
@@ -85,6 +89,7 @@ function failed(error: string): SandboxProbe {
     writableWorkspace: false,
     noNetwork: false,
     noCapabilities: false,
+    seccompFiltered: false,
     uid: -1,
     error,
   };
