@@ -194,7 +194,9 @@ describe("echo-runner doctor", () => {
     const { check } = await doctor(healthy());
     expect(check("exec.host")).toMatchObject({
       status: "ok",
-      reason: expect.stringContaining("read-only system, writable workspace, no network, no capabilities, seccomp filter"),
+      reason: expect.stringContaining(
+        "read-only system, writable workspace, no network, no capabilities, seccomp filter",
+      ),
     });
     expect(check("tool:exec")?.status).toBe("ok");
     const local = await doctor(healthy({ tools: { exec: { host: "local" } } }));
