@@ -12,6 +12,7 @@ import { startRedisServer } from "../test/helpers/redis-server.js";
 import { LOCAL_REDIS_MEMORY_SETTINGS } from "../workers/local-redis.js";
 import { formatAgentBench, runAgentBench } from "./agent.bench.js";
 import { formatApprovalBench, runApprovalBench } from "./approval.bench.js";
+import { formatFileToolsBench, runFileToolsBench } from "./file-tools.bench.js";
 import { formatGateBench, runGateBench } from "./gate.bench.js";
 import { formatGuardBench, runGuardBench } from "./guard.bench.js";
 import { formatInflightBench, runInflightBench } from "./inflight.bench.js";
@@ -52,6 +53,9 @@ try {
   const guard = await runGuardBench();
   console.log(formatGuardBench(guard));
   results.guard = guard;
+  const fileTools = await runFileToolsBench();
+  console.log(formatFileToolsBench(fileTools));
+  results.fileTools = fileTools;
   const sandbox = await runSandboxBench();
   console.log(formatSandboxBench(sandbox));
   results.sandbox = sandbox;

@@ -1,0 +1,111 @@
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { withHeldEntry } from "../src/tools/beneath/held-entry.js";
+import { atomicWriteFile } from "../src/tools/files/atomic-write.js";
+import { readTextAt, readTextFile } from "../src/tools/files/text-file.js";
+import { runStandalone } from "./standalone.js";
+
+/**
+ * File tools by descriptor (issue 29, item 1): what holding each folder of the checked real path
+ * costs against opening the path by name, as the tools did. Both sides read (or write) the same
+ * 4 KiB file at the same depth, alternating call by call so both see the same machine load.
+ * Target: p50 overhead ≤ 2 ms on the host path.
+ *
+ * Standalone: `node bin/run-ts.js bench/file-tools.bench.ts`.
+ */
+
+interface Percentiles {
+  p50: number;
+  p99: number;
+}
+
+/** What {@link runFileToolsBench} measured; times in µs. */
+export interface FileToolsBenchResult {
+  calls: number;
+  /** Components of the file's real path (the walk's length). */
+  depth: number;
+  read: { byName: Percentiles; byDescriptor: Percentiles; overhead: Percentiles };
+  write: { byName: Percentiles; byDescriptor: Percentiles; overhead: Percentiles };
+  targetOverheadUs: number;
+  withinTarget: boolean;
+}
+
+const TARGET_OVERHEAD_US = 2000;
+
+function percentiles(samples: number[]): Percentiles {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await run();
+  return (performance.now() - start) * 1000;
+}
+
+function compare(byName: number[], byDescriptor: number[]) {
+  const a = percentiles(byName);
+  const b = percentiles(byDescriptor);
+  return { byName: a, byDescriptor: b, overhead: { p50: b.p50 - a.p50, p99: b.p99 - a.p99 } };
+}
+
+export async function runFileToolsBench(options: { calls?: number } = {}): Promise<FileToolsBenchResult> {
+  const calls = options.calls ?? 5_000;
+  const ws = await realpath(await mkdtemp(join(tmpdir(), "echo-bench-files-")));
+  try {
+    const file = join(ws, "src", "module", "lib", "file.ts");
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, "x".repeat(4096));
+    const reads = { name: [] as number[], fd: [] as number[] };
+    const writes = { name: [] as number[], fd: [] as number[] };
+    for (let i = 0; i < calls; i++) {
+      reads.name.push(await timed(() => readTextFile(file, 1 << 20)));
+      reads.fd.push(await timed(() => readTextAt(file, 1 << 20)));
+      const content = `v${i}\n`;
+      const named = join(ws, "out", "by-name.txt");
+      writes.name.push(
+        await timed(async () => {
+          await mkdir(dirname(named), { recursive: true });
+          await atomicWriteFile(named, content);
+        }),
+      );
+      writes.fd.push(
+        await timed(() =>
+          withHeldEntry(join(ws, "out", "by-fd.txt"), { createParents: true }, (entry) =>
+            atomicWriteFile(entry.at, content),
+          ),
+        ),
+      );
+    }
+    const read = compare(reads.name, reads.fd);
+    const write = compare(writes.name, writes.fd);
+    return {
+      calls,
+      depth: file.split("/").length - 1,
+      read,
+      write,
+      targetOverheadUs: TARGET_OVERHEAD_US,
+      withinTarget: read.overhead.p50 <= TARGET_OVERHEAD_US && write.overhead.p50 <= TARGET_OVERHEAD_US,
+    };
+  } finally {
+    await rm(ws, { recursive: true, force: true });
+  }
+}
+
+const us = (n: number) => `${Math.round(n)} µs`;
+
+export function formatFileToolsBench(r: FileToolsBenchResult): string {
+  const line = (what: string, c: FileToolsBenchResult["read"]) =>
+    `  ${what}: by name p50 ${us(c.byName.p50)} p99 ${us(c.byName.p99)}; by descriptor p50 ${us(c.byDescriptor.p50)} p99 ${us(c.byDescriptor.p99)}; overhead p50 ${us(c.overhead.p50)} (${(c.byDescriptor.p50 / c.byName.p50).toFixed(2)}×)`;
+  return [
+    `file tools by descriptor (${r.calls} calls each, alternating; a file ${r.depth} components deep):`,
+    line("read_file's read", r.read),
+    line("write_file's write", r.write),
+    `  target: p50 overhead ≤ ${us(r.targetOverheadUs)}: ${r.withinTarget ? "met" : "MISSED"}`,
+  ].join("\n");
+}
+
+runStandalone("file tools", async () => formatFileToolsBench(await runFileToolsBench()));
