@@ -10,6 +10,8 @@ export interface CommandLaunch {
   /** Set when the worker is root and the sandbox runs the program as another identity. */
   readonly uid?: number;
   readonly gid?: number;
+  /** After the program exited: the sandbox-wide limit it reached (memory, processes), named with its setting. */
+  limitReached?(): string | undefined;
   /**
    * Stops what the launch started (the sandbox's proxy) and removes its directory; call when the
    * program has exited. Safe to call twice.

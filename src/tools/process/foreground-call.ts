@@ -1,5 +1,5 @@
 import Type from "typebox";
-import type { ToolExecutionContext, ToolResult } from "../../catalog/index.js";
+import { type ToolExecutionContext, type ToolResult, toolFailure } from "../../catalog/index.js";
 import { launchIdentity } from "./command-launch.js";
 import { launchForTool, type ProcessToolOptions } from "./process-tool-support.js";
 import { commandResult, runForeground } from "./run-command.js";
@@ -65,7 +65,16 @@ export async function runForegroundCall(
       outputMaxBytes: options.limits.execOutputMaxBytes,
       clock: options.clock,
     });
-    return commandResult(outcome, call.timeoutSeconds);
+    const result = commandResult(outcome, call.timeoutSeconds);
+    // A sandbox-wide total (memory, processes) killed a process or refused a fork: the call fails
+    // naming the limit, even when the command went on and exited 0, since its work is incomplete.
+    const reached = launch.limitReached?.();
+    if (reached === undefined) return result;
+    const how = result.success ? "the command finished, but" : `${result.error}:`;
+    return {
+      ...toolFailure("business", `${how} ${reached}`, { ...(result.data as object), limit: reached }),
+      output: result.output,
+    };
   } finally {
     await launch.dispose();
   }

@@ -58,6 +58,41 @@ export function sandboxSeccompLaunch(
   return { file: sh, args: ["-c", `exec "$@" ${SECCOMP_FD}<"$0"`, filterPath, bwrap, ...args] };
 }
 
+/**
+ * The same with the sandbox's cgroups: the shell starts as root, writes its own pid into each
+ * `cgroup.procs` (so bwrap and everything it starts are counted from the first instruction), then
+ * execs setpriv, which drops to the sandbox's uid and gid, with no supplementary groups, before
+ * bwrap. A shell that cannot join the groups exits 125 and nothing runs.
+ */
+export function sandboxCgroupLaunch(
+  sh: string,
+  procs: readonly string[],
+  filterPath: string,
+  setpriv: string,
+  identity: { uid: number; gid: number },
+  bwrap: string,
+  args: readonly string[],
+): { file: string; args: string[] } {
+  const join = procs.map((_, i) => `echo $$ > "$${i + 1}"`).join(" && ");
+  const script = `${join} || exit 125; f=$${procs.length + 1}; shift ${procs.length + 1}; exec "$@" ${SECCOMP_FD}<"$f"`;
+  return {
+    file: sh,
+    args: [
+      "-c",
+      script,
+      "sandbox",
+      ...procs,
+      filterPath,
+      setpriv,
+      `--reuid=${identity.uid}`,
+      `--regid=${identity.gid}`,
+      "--clear-groups",
+      bwrap,
+      ...args,
+    ],
+  };
+}
+
 const MIB = 1024 * 1024;
 
 function mountArgs(mount: SandboxMount): string[] {

@@ -13,9 +13,11 @@ import {
   SANDBOX_PATH,
   SANDBOX_PROXY_SOCKET,
   SECCOMP_FD,
+  sandboxCgroupLaunch,
   sandboxSeccompLaunch,
 } from "./bwrap-args.js";
 import { type EgressProxyOptions, startEgressProxy } from "./egress-proxy.js";
+import { createSandboxCgroup, detectSandboxCgroups, type SandboxCgroups } from "./sandbox-cgroup.js";
 import { resolveSandboxLimits, type SandboxLimits } from "./sandbox-settings.js";
 import { buildSeccompFilter } from "./seccomp-filter.js";
 import { resolveSystemMounts, type SandboxMount } from "./system-mounts.js";
@@ -40,6 +42,13 @@ export interface SandboxHostOptions {
   readonly bash?: string;
   /** The shell that opens the seccomp filter on bwrap's descriptor and execs it. Default /bin/sh. */
   readonly sh?: string;
+  /** setpriv, which drops a cgroup launch's root shell to the sandbox's uid. Default /usr/bin/setpriv. */
+  readonly setpriv?: string;
+  /**
+   * Where per-sandbox totals (memory, processes) are bound: detected by default (a root worker with
+   * cgroup v1 memory and pids), `{ kind: "none" }` to keep only the per-process limits.
+   */
+  readonly cgroups?: SandboxCgroups;
   /** Where per-call directories (the proxy's socket) are made. Default: the OS temp directory. */
   readonly tempDir?: string;
   /** The worker's uid (default process.getuid()): as root, commands run as `limits.uid`. */
@@ -71,6 +80,8 @@ export interface SandboxHost {
   readonly network: SandboxNetworkPolicy;
   /** Uid/gid bwrap is started as, when the worker is root. */
   readonly runAs: { uid: number; gid: number } | undefined;
+  /** Where the sandbox's totals are bound, or why they are not. */
+  readonly cgroups: SandboxCgroups;
 }
 
 const INSTALL_HINT =
@@ -142,6 +153,8 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
   const prlimit = options.prlimit ?? "/usr/bin/prlimit";
   const bash = options.bash ?? "/usr/bin/bash";
   const sh = options.sh ?? "/bin/sh";
+  const setpriv = options.setpriv ?? "/usr/bin/setpriv";
+
   let seccompPath: string | undefined;
   const seccomp = (): string => {
     seccompPath ??= writeSeccompFilter(options.tempDir ?? tmpdir());
@@ -156,6 +169,11 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
   const workerUid = options.workerUid ?? process.getuid?.() ?? 0;
   const runAs = workerUid === 0 ? { uid: limits.uid, gid: limits.uid } : undefined;
   const inside = runAs ?? { uid: workerUid, gid: process.getgid?.() ?? workerUid };
+  const cgroups: SandboxCgroups =
+    options.cgroups ??
+    (runAs
+      ? detectSandboxCgroups()
+      : { kind: "none", why: "the worker is not root, so it cannot make cgroups" });
   let system: readonly SandboxMount[] | undefined;
   let ready: ToolReadiness | undefined;
 
@@ -165,6 +183,7 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
       ["prlimit", prlimit],
       ["bash", bash],
       ["sh", sh],
+      ...(runAs && cgroups.kind === "v1" ? [["setpriv", setpriv] as const] : []),
       ...(options.network === "deny" ? [] : [["socat", socat]]),
     ] as const) {
       if (!executable(path)) {
@@ -217,9 +236,13 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
       };
     }
     const who = runAs ? `, commands run as uid ${runAs.uid}` : "";
+    const totals =
+      cgroups.kind === "v1"
+        ? ", memory and processes bound per sandbox (cgroup v1)"
+        : `, per-process limits only (${cgroups.why})`;
     return {
       ready: true,
-      detail: `ready (tools.exec.host is sandbox: bubblewrap with a seccomp filter, network ${options.network}${who})`,
+      detail: `ready (tools.exec.host is sandbox: bubblewrap with a seccomp filter, network ${options.network}${who}${totals})`,
     };
   }
 
@@ -227,6 +250,7 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
     limits,
     network: options.network,
     runAs,
+    cgroups,
     readiness() {
       ready ??= probe();
       return ready;
@@ -268,13 +292,17 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
         ...(request.codeDir === undefined ? {} : { codeDir: request.codeDir }),
       });
       let disposed = false;
+      const group = runAs && cgroups.kind === "v1" ? createSandboxCgroup(cgroups, limits) : undefined;
       return {
-        ...sandboxSeccompLaunch(sh, filter, bwrap, args),
+        ...(group && runAs
+          ? sandboxCgroupLaunch(sh, group.procs, filter, setpriv, runAs, bwrap, args)
+          : { ...sandboxSeccompLaunch(sh, filter, bwrap, args), ...(runAs ?? {}) }),
         env: sandboxEnv(request.env, withNetwork),
-        ...(runAs ?? {}),
+        ...(group ? { limitReached: () => group.limitReached() } : {}),
         async dispose() {
           if (disposed) return;
           disposed = true;
+          await group?.remove();
           await close?.();
           if (proxyDir !== undefined) await rm(proxyDir, { recursive: true, force: true });
         },
