@@ -65,6 +65,10 @@ export async function checkSandbox(
   }
   return ok(
     "exec.host",
-    `sandbox (bubblewrap, network ${sandbox.network}): probe inside found ${found}; limits ${sandbox.limits.maxProcesses} processes, ${sandbox.limits.memoryMb} MiB, ${sandbox.limits.fileSizeMb} MiB files, ${sandbox.limits.cpuSeconds} s CPU`,
+    `sandbox (bubblewrap, network ${sandbox.network}): probe inside found ${found}; limits ${sandbox.limits.maxProcesses} processes, ${sandbox.limits.memoryMb} MiB, ${sandbox.limits.fileSizeMb} MiB files, ${sandbox.limits.cpuSeconds} s CPU; ${
+      sandbox.cgroups.kind === "v1"
+        ? "memory and processes bound per sandbox (cgroup v1)"
+        : `memory and processes bound per process only: ${sandbox.cgroups.why}`
+    }`,
   );
 }
