@@ -4,7 +4,7 @@
 # Debian-like system; otherwise it stops at once with the exact command to run, instead of a wall of
 # failing tests.
 #
-#   scripts/ensure-system-deps.sh test    redis-server, redis-cli, Chromium, bubblewrap, strace, socat
+#   scripts/ensure-system-deps.sh test    redis-server, redis-cli, Chromium, bubblewrap, strace, socat, attr
 #   scripts/ensure-system-deps.sh start   redis-server, unless REDIS_URL names a Redis of your own;
 #                                         bubblewrap and socat (the default exec host) are installed
 #                                         as root when missing, else only warned about: a config with
@@ -27,6 +27,7 @@ case "$purpose" in
       "bubblewrap|bwrap|the exec sandbox tests"
       "strace|strace|the exec sandbox's syscall tests"
       "socat|socat|the network-fence tests"
+      "attr|getfattr|the workspace layer's tests read overlayfs marks (opaque folders) with getfattr"
     )
     ;;
   start)
