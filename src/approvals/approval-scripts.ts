@@ -254,6 +254,47 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])
 `;
 
+/**
+ * KEYS: 1 promoter position. ARGV: 1 stream id. Moves the stored position forward to the id, never
+ * back (promoters in several processes save as they go, in any order). Returns 1 when it moved.
+ */
+const SAVE_PROMOTER_POSITION = `
+local function parse(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+local ms, seq = parse(ARGV[1])
+if not ms then return redis.error_reply('stream id expected, got ' .. ARGV[1]) end
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local cms, cseq = parse(cur)
+  if cms and (cms > ms or (cms == ms and cseq >= seq)) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
+`;
+
+/**
+ * KEYS: 1 promoter position (for the slot). ARGV: 1 base, then pairs of run id and an instant (ms).
+ * Returns the run ids that have a request which became final (approved, denied, expired, cancelled)
+ * after their instant: runs parked before a decision they have not read yet.
+ */
+const DECIDED_SINCE = `${HELPERS}
+local base = ARGV[1]
+local found = {}
+for i = 2, #ARGV - 1, 2 do
+  local run, since = ARGV[i], tonumber(ARGV[i + 1])
+  for _, id in ipairs(run_ids(base .. 'run:' .. run)) do
+    local state = redis.call('HMGET', base .. 'req:' .. id, 'status', 'finishedAt')
+    if state[1] and state[1] ~= 'pending' and state[2] and tonumber(state[2]) > since then
+      found[#found + 1] = run
+      break
+    end
+  end
+end
+return found
+`;
+
 /** Script name (the ioredis command defined for it) → number of keys and Lua source. */
 export const APPROVAL_SCRIPTS = {
   echoApprovalRegister: { keys: 1, lua: REGISTER },
@@ -268,5 +309,7 @@ export const APPROVAL_SCRIPTS = {
   echoApprovalRecordFetch: { keys: 2, lua: RECORD_FETCH },
   echoApprovalRenewSendLease: { keys: 1, lua: RENEW_SEND_LEASE },
   echoApprovalReleaseSendLease: { keys: 1, lua: RELEASE_SEND_LEASE },
+  echoApprovalSavePromoterPosition: { keys: 1, lua: SAVE_PROMOTER_POSITION },
+  echoApprovalDecidedSince: { keys: 1, lua: DECIDED_SINCE },
 } as const;
 export type ApprovalScriptName = keyof typeof APPROVAL_SCRIPTS;

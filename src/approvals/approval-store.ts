@@ -358,6 +358,35 @@ export class ApprovalStore {
     return readDecisionEvents(this.#redis, this.keys.events, afterStreamId, options);
   }
 
+  /**
+   * Where promoters read the events stream on from: the position saved by the last one that woke
+   * runs (shared by every process), or the newest entry when none was saved yet ("0-0" for an empty
+   * stream). Decisions older than that are found by {@link decidedSince} at start.
+   */
+  async promoterPosition(): Promise<string> {
+    const saved = await this.#redis.get(this.keys.promoterPosition);
+    if (saved !== null) return saved;
+    const [newest] = await this.#redis.xrevrange(this.keys.events, "+", "-", "COUNT", 1);
+    return newest?.[0] ?? "0-0";
+  }
+
+  /** Records that the runs of every event up to `streamId` were woken (only ever moves forward). */
+  async savePromoterPosition(streamId: string): Promise<void> {
+    await this.#script("echoApprovalSavePromoterPosition")(this.keys.promoterPosition, streamId);
+  }
+
+  /**
+   * Of these parked runs, the ids of those with a request that became final after `since` (ms, the
+   * run's last start): a decision the run has not read, e.g. made while no worker ran.
+   */
+  async decidedSince(runs: readonly { runId: string; since: number }[]): Promise<string[]> {
+    if (runs.length === 0) return [];
+    for (const run of runs) assertApprovalInput("run id", run.runId);
+    const pairs = runs.flatMap((run) => [run.runId, String(Math.floor(run.since))]);
+    const fn = this.#script("echoApprovalDecidedSince");
+    return (await fn(this.keys.promoterPosition, this.keys.base, ...pairs)) as string[];
+  }
+
   /** The HMAC secret of page nonces: made once (SET NX) and shared by every HTTP process. */
   async pageSecret(): Promise<Buffer> {
     await this.#redis.set(this.keys.pageSecret, randomBytes(32).toString("base64"), "NX");
