@@ -154,8 +154,9 @@ export class ApprovalStore {
 
   /**
    * Phase 2: records one person's decision atomically (Lua). A second decision of the request, a
-   * used or replaced token, an expired request, self-approval when forbidden, or a second vote of
-   * the same person are refused and reported with the current record.
+   * used or replaced token, an expired request, self-approval when forbidden, a second vote of the
+   * same person, or a person not on the current approvers list (a link of someone removed since it
+   * was mailed) are refused and reported with the current record.
    */
   async decide(input: DecideInput): Promise<DecideResult> {
     if (!isApprovalId(input.id)) return { outcome: "not_found", record: null };
@@ -165,6 +166,11 @@ export class ApprovalStore {
     if (input.actor.kind === "token") {
       const lookup = await this.lookupToken(input.id, input.actor.token);
       if (lookup === null) return { outcome: "token_invalid", record: null };
+      // The token names who it was sent to; whether that person may decide is today's list's call:
+      // someone removed from `approvers` since the mail went out decides nothing.
+      if (this.findApprover(lookup.approver) === null) {
+        return { outcome: "approver_removed", record: lookup.record };
+      }
       tokenHash = lookup.tokenHash;
       by = lookup.approver;
       read = lookup.record;

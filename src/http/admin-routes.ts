@@ -123,13 +123,17 @@ export async function adminRoutes(
     if (path === "/admin/login") return;
     const id = readCookie(request.headers.cookie, ADMIN_COOKIE);
     const session = await sessions.get(id);
-    // A session names a person who still has a token: removing someone from the config (or their
-    // token) ends their sessions, and a session from before named operators never decides.
+    // A session names a person who still has the very token it was opened with: removing someone
+    // from the config (or their token), or rotating the token, ends their sessions, and a session
+    // from before named operators never decides.
     const operator = session ? auth.operators.idOf(session.operator) : null;
-    if (id && session && operator !== null) {
+    const binding = operator === null ? null : auth.operators.bindingOf(operator);
+    if (id && session && operator !== null && binding !== null && secretsEqual(session.binding, binding)) {
       signedIn.set(request, { id, session: { ...session, operator } });
       return;
     }
+    // Ended everywhere, not only on this request: the id opens nothing again.
+    if (id && session) await sessions.destroy(id);
     if (request.method === "GET" || request.method === "HEAD") return reply.redirect(login, 303);
     return html(reply, 401, adminErrorPage(basePath, "Not signed in", "Sign in to the dashboard first."));
   });
@@ -178,7 +182,9 @@ export async function adminRoutes(
         loginPage(basePath, "That token belongs to no operator. Nothing was signed in."),
       );
     }
-    const id = await sessions.create(operator, clock.now());
+    const binding = auth.operators.bindingOf(operator);
+    if (binding === null) throw new RunnerError("INTERNAL", `operator ${operator} has no token binding`);
+    const id = await sessions.create(operator, binding, clock.now());
     reply.header(
       "set-cookie",
       `${ADMIN_COOKIE}=${id}; Path=${cookiePath}; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(sessions.ttlMs / 1000)}${secure}`,

@@ -129,6 +129,10 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
       if (lookup.state === "replaced") {
         return html(reply, 410, errorPage("Link replaced", describeRefusal("token_replaced"), basePath));
       }
+      if (store.findApprover(lookup.approver) === null) {
+        // Sent before its holder was taken off the approvers list: no form, and no more of the run.
+        return html(reply, 403, statusPage(record, status, describeRefusal("approver_removed"), basePath));
+      }
       if (lookup.state === "used" || status !== "pending") {
         const notice =
           lookup.state === "used"
@@ -168,6 +172,13 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
       await store.recordFetch(id, fetchOf(request, lookup.approver));
       if (lookup.state === "replaced") {
         return html(reply, 410, errorPage("Link replaced", describeRefusal("token_replaced"), basePath));
+      }
+      if (store.findApprover(lookup.approver) === null) {
+        return html(
+          reply,
+          403,
+          errorPage("No longer an approver", describeRefusal("approver_removed"), basePath),
+        );
       }
       const back = `${basePath}/approvals/${encodeURIComponent(id)}?t=${encodeURIComponent(token!)}`;
       const story = ctx.story ? await readStory(ctx, lookup.record) : null;
@@ -236,7 +247,12 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
         return html(reply, 404, errorPage("Link not valid", INVALID_LINK, basePath));
       const status = effectiveStatus(result.record, store.clock.now());
       if (result.outcome !== "decided") {
-        return html(reply, 409, statusPage(result.record, status, describeRefusal(result.outcome), basePath));
+        const code = result.outcome === "approver_removed" ? 403 : 409;
+        return html(
+          reply,
+          code,
+          statusPage(result.record, status, describeRefusal(result.outcome), basePath),
+        );
       }
       if (result.final) await reportDecided(ctx, result.record);
       const mine = result.record.decisions.at(-1);
