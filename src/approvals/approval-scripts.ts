@@ -171,8 +171,10 @@ return expired
 `;
 
 /**
- * KEYS: 1 request. ARGV: 1 approver, 2 token hash, 3 now. Makes a new live token for the approver
- * and marks the approver's previous one replaced: one live token per approver per request.
+ * KEYS: 1 request. ARGV: 1 approver, 2 token hash, 3 now, 4 slot ("" = the approver's main link).
+ * Makes a new live token for the approver in that slot and marks the slot's previous one replaced:
+ * one live token per approver and slot. A slot other than "" (`cur:<approver>\0<slot>`) holds the
+ * link of a re-sent target, so re-sending never replaces a link that reached the person.
  */
 const ISSUE_TOKEN = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'not_found' end
@@ -180,6 +182,7 @@ if redis.call('HGET', KEYS[1], 'status') ~= 'pending' then return 'not_pending' 
 local now = tonumber(ARGV[3])
 if now >= tonumber(redis.call('HGET', KEYS[1], 'deadline')) then return 'not_pending' end
 local cf = 'cur:' .. ARGV[1]
+if ARGV[4] ~= '' then cf = cf .. string.char(0) .. ARGV[4] end
 local prev = redis.call('HGET', KEYS[1], cf)
 if prev then
   local traw = redis.call('HGET', KEYS[1], 't:' .. prev)

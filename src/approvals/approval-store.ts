@@ -244,17 +244,20 @@ export class ApprovalStore {
 
   /**
    * Issues a new link token for one approver of a pending request, replacing the approver's previous
-   * one (one live token per approver). Returns the token (to be mailed, never stored) or null when
-   * the request is no longer pending.
+   * one in the same slot (one live token per approver and slot). The main slot ("") is the link of
+   * a message to every target of the approver (the first one, a reminder); a re-send of some of
+   * their targets after others reached them uses a slot per notifier (see `linkSlots`), so the link
+   * they already have stays valid. Returns the token (to be sent, never stored) or null when the
+   * request is no longer pending.
    */
-  async issueToken(id: string, approverId: string): Promise<string | null> {
+  async issueToken(id: string, approverId: string, slot = ""): Promise<string | null> {
     const record = await this.require(id);
     if (!record.approvers.some((a) => a.id === approverId)) {
       throw new RunnerError("APPROVAL_INPUT_INVALID", `"${approverId}" is not an approver of request ${id}`);
     }
     const { token, hash } = newLinkToken();
     const fn = this.#script("echoApprovalIssueToken");
-    const outcome = await fn(this.keys.request(id), approverId, hash, Math.floor(this.clock.now()));
+    const outcome = await fn(this.keys.request(id), approverId, hash, Math.floor(this.clock.now()), slot);
     return outcome === "issued" ? token : null;
   }
 

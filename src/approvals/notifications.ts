@@ -5,6 +5,7 @@ import type { ApprovalStore } from "./approval-store.js";
 import type { ApprovalStory, ApprovalStorySource } from "./approval-story.js";
 import { DigestSender } from "./digest-sender.js";
 import { DigestStore } from "./digest-store.js";
+import { linkSlots } from "./link-slots.js";
 import type { ApprovalNotifier, Delivery, RetryOutcome } from "./notifier.js";
 import { composeOwnerNotice, isBarredOwner } from "./owner-notice.js";
 import { type ApprovalRecord, effectiveStatus } from "./record.js";
@@ -126,8 +127,9 @@ export class ApprovalNotifications {
       const joined = await this.#digests.join(record, now, windowMs, ttlMs);
       if (joined !== "!") return { status: "digested", delivered: [] };
     }
-    const pending = this.#deliveries(record, "").filter((d) => !record.deliveredTo.includes(d.target));
-    const result = await this.#send("request", record, pending, lease);
+    const all = this.#deliveries(record, "");
+    const pending = all.filter((d) => !record.deliveredTo.includes(d.target));
+    const result = await this.#send("request", record, all, pending, lease);
     if (result === "not_pending") return { status: "not_pending", delivered: [] };
     if (result.failed.length > 0) throw this.#failure(record.id, result.failed);
     await this.#options.store.markNotified(id);
@@ -176,10 +178,9 @@ export class ApprovalNotifications {
     for (const id of await store.claimReminders(this.#options.reminderLeaseMs ?? 300_000, limit, now)) {
       const record = await store.get(id);
       if (record === null || record.remindedAt !== null) continue;
-      const targets = this.#deliveries(record, "reminder:").filter(
-        (d) => !record.deliveredTo.includes(d.target),
-      );
-      const result = await this.#send("reminder", record, targets);
+      const all = this.#deliveries(record, "reminder:");
+      const targets = all.filter((d) => !record.deliveredTo.includes(d.target));
+      const result = await this.#send("reminder", record, all, targets);
       if (result === "not_pending") continue;
       if (result.failed.length > 0) {
         logger.warn(
@@ -212,9 +213,15 @@ export class ApprovalNotifications {
     return deliveries;
   }
 
+  /**
+   * Sends `deliveries` (the part of `all`, this message's every delivery, not reached yet). Links
+   * come from {@link linkSlots}: a re-send after some of a person's targets were reached never
+   * replaces the link they have.
+   */
   async #send(
     kind: MessageKind,
     record: ApprovalRecord,
+    all: readonly Delivery[],
     deliveries: readonly Delivery[],
     lease: SendLease | null = null,
   ): Promise<{ delivered: string[]; failed: [string, unknown][] } | "not_pending"> {
@@ -228,19 +235,27 @@ export class ApprovalNotifications {
         { data: { id: record.id, leaseLost: true } },
       );
     const isLeaseLost = (err: unknown) => err instanceof RunnerError && err.data.leaseLost === true;
+    // One token per approver and slot, shared by that approver's deliveries in the slot.
+    const issued = new Map<string, string>();
     const links = new Map<string, string>();
-    for (const approver of new Set(deliveries.flatMap((d) => (d.approver ? [d.approver] : [])))) {
-      if (isBarredOwner(record, approver)) continue; // no link: they cannot decide
-      if (lease !== null && !lease.held) throw leaseLost();
-      const token = await store.issueToken(record.id, approver.id);
-      if (token === null) return "not_pending";
-      links.set(approver.id, approvalLink(publicUrl, record.id, token));
+    for (const [target, { approver, slot }] of linkSlots(record, all, deliveries)) {
+      if (isBarredOwner(record, { id: approver, email: null })) continue; // no link: they cannot decide
+      const key = `${approver}\n${slot}`;
+      let link = issued.get(key);
+      if (link === undefined) {
+        if (lease !== null && !lease.held) throw leaseLost();
+        const token = await store.issueToken(record.id, approver, slot);
+        if (token === null) return "not_pending";
+        link = approvalLink(publicUrl, record.id, token);
+        issued.set(key, link);
+      }
+      links.set(target, link);
     }
     const delivered: string[] = [];
     const failed: [string, unknown][] = [];
     const story = deliveries.length > 0 ? await this.#story(record) : null;
     for (const delivery of deliveries) {
-      const link = delivery.approver ? (links.get(delivery.approver.id) ?? null) : null;
+      const link = delivery.approver ? (links.get(delivery.target) ?? null) : null;
       const message = {
         kind,
         record,

@@ -285,6 +285,46 @@ describe("chat webhook notifications", () => {
     expect(bodies("/slack-channel", record.id)).toHaveLength(slackBefore);
     expect((await store.get(record.id))?.notifiedAt).not.toBeNull();
   });
+
+  it("re-sending to a failed personal webhook leaves the mailed link valid; the webhook gets a link of its own", async () => {
+    const { store, notifications } = setup();
+    const record = await register(store);
+    // The inline send and the first sweep each try 4 times: every try of alice's webhook fails.
+    failFirst.set(
+      "/slack-alice",
+      Array.from({ length: 8 }, () => 500),
+    );
+    await expect(notifications.notify(record.id)).rejects.toThrow(/slack-personal:ALICE:alice/);
+    const mail = await smtp.waitForMail(
+      (m) => (m.text ?? "").includes(record.id) && JSON.stringify(m.to).includes("alice"),
+    );
+    const [[, mailed]] = tokensIn(mail.text ?? "") as [[string, string]];
+    expect(await notifications.retryUnsent()).toContainEqual(
+      expect.objectContaining({ id: record.id, ok: false }),
+    );
+    expect(await notifications.retryUnsent()).toContainEqual({ id: record.id, ok: true });
+    // The webhook finally got a link; the mail's link was never replaced by these re-sends.
+    const [posted] = bodies("/slack-alice", record.id);
+    const [[, chatToken]] = tokensIn(JSON.stringify(posted)) as [[string, string]];
+    expect(chatToken).not.toBe(mailed);
+    expect((await store.lookupToken(record.id, mailed))?.state).toBe("live");
+    // One mail to alice: the re-sends went only to the webhook.
+    expect(
+      smtp.messages.filter(
+        (m) => (m.text ?? "").includes(record.id) && JSON.stringify(m.to).includes("alice"),
+      ),
+    ).toHaveLength(1);
+    const decided = await store.decide({
+      id: record.id,
+      actor: { kind: "token", token: mailed },
+      decision: "approve",
+    });
+    expect(decided).toMatchObject({ outcome: "decided" });
+    // The same person's other link is theirs too, and their one vote is spent.
+    expect(
+      await store.decide({ id: record.id, actor: { kind: "token", token: chatToken }, decision: "approve" }),
+    ).toMatchObject({ outcome: "not_pending" });
+  });
 });
 
 describe("digest", () => {
