@@ -6,7 +6,8 @@
  * Layout of a request hash: `req` (immutable JSON written by the client, never re-encoded here),
  * `status`, `decisions` (a JSON array that Lua appends to as text), `deadline`, `required`, `owner`,
  * `noself`, `always`, `grace`, `runId`, `jobId` (absent when it equals `runId`), `finishedAt`,
- * `execUntil`, `notifiedAt`, `remindedAt`, `dl:<target>` (delivered), `cur:<approver>` (hash of the
+ * `execUntil`, `notifiedAt`, `remindedAt`, `dl:<target>` (delivered), `bo:<target>` (failed sends
+ * and the next try, "<failures>|<ms>"), `cur:<approver>` (hash of the
  * live token) and `t:<token hash>` (`{a: approver, s: live|used|replaced, at}`).
  *
  * A run's request ids (`run:<runId>`) are the fields of a small hash, which Redis keeps as a
@@ -200,6 +201,21 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 return redis.call('HSETNX', KEYS[1], 'dl:' .. ARGV[1], ARGV[2])
 `;
 
+/**
+ * KEYS: 1 request. ARGV: 1 target, 2 next try (ms). Counts a failed send to one target of an
+ * existing request and records when it may be tried again (`bo:<target>` = "<failures>|<next>").
+ * Returns the failure count.
+ */
+const MARK_TARGET_FAILED = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local f = 'bo:' .. ARGV[1]
+local cur = redis.call('HGET', KEYS[1], f)
+local n = 1
+if cur then n = (tonumber(string.match(cur, '^(%d+)|')) or 0) + 1 end
+redis.call('HSET', KEYS[1], f, n .. '|' .. ARGV[2])
+return n
+`;
+
 /** KEYS: 1 request, 2 unsent index. ARGV: 1 id, 2 now. Marks the notification sent (once). */
 const MARK_NOTIFIED = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
@@ -307,6 +323,7 @@ export const APPROVAL_SCRIPTS = {
   echoApprovalIssueToken: { keys: 1, lua: ISSUE_TOKEN },
   echoApprovalMarkDelivered: { keys: 1, lua: MARK_DELIVERED },
   echoApprovalMarkNotified: { keys: 2, lua: MARK_NOTIFIED },
+  echoApprovalMarkTargetFailed: { keys: 1, lua: MARK_TARGET_FAILED },
   echoApprovalClaimReminders: { keys: 1, lua: CLAIM_REMINDERS },
   echoApprovalMarkReminded: { keys: 2, lua: MARK_REMINDED },
   echoApprovalRecordFetch: { keys: 2, lua: RECORD_FETCH },

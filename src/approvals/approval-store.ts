@@ -270,6 +270,30 @@ export class ApprovalStore {
     );
   }
 
+  /**
+   * The back-off of targets whose sends failed: per target, how many sends failed and when the next
+   * may be tried (ms). Targets that never failed are absent.
+   */
+  async targetBackoff(
+    id: string,
+    targets: readonly string[],
+  ): Promise<Map<string, { failures: number; nextAt: number }>> {
+    const out = new Map<string, { failures: number; nextAt: number }>();
+    if (targets.length === 0) return out;
+    const values = await this.#redis.hmget(this.keys.request(id), ...targets.map((t) => `bo:${t}`));
+    values.forEach((value, i) => {
+      const match = value === null ? null : /^(\d+)\|(\d+)$/.exec(value);
+      if (match) out.set(targets[i]!, { failures: Number(match[1]), nextAt: Number(match[2]) });
+    });
+    return out;
+  }
+
+  /** Counts a failed send to one target and sets when it may be tried again; returns the count. */
+  async markTargetFailed(id: string, target: string, nextAt: number): Promise<number> {
+    const fn = this.#script("echoApprovalMarkTargetFailed");
+    return Number(await fn(this.keys.request(id), target, Math.floor(nextAt)));
+  }
+
   /** Records that the notification went out; a crash before this re-sends it. */
   async markNotified(id: string): Promise<void> {
     const fn = this.#script("echoApprovalMarkNotified");

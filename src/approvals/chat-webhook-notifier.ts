@@ -30,6 +30,7 @@ export interface ChatWebhookSettings {
 export class ChatWebhookNotifier implements ApprovalNotifier {
   readonly name: string;
   readonly scope: "per_approver" | "per_request";
+  readonly backsOff = true;
   readonly #settings: ChatWebhookSettings;
 
   constructor(settings: ChatWebhookSettings) {

@@ -139,6 +139,7 @@ describe("email notifications", () => {
     }
     expect((await store.get(record.id))?.notifiedAt).toBeNull();
     expect(await store.unsentIds()).toEqual([record.id]);
+    // Email has no back-off across sweeps: the next sweep sends it as soon as SMTP is back.
     expect(await notifications.retryUnsent()).toEqual([{ id: record.id, ok: true }]);
     expect((await store.get(record.id))?.notifiedAt).toBe(T0);
     expect(await store.unsentIds()).toEqual([]);

@@ -26,6 +26,13 @@ export interface ApprovalNotificationsOptions {
   /** How long a claimed reminder waits before another try after a failure, ms. Default 5 minutes. */
   reminderLeaseMs?: number;
   /**
+   * Back-off of a webhook target whose send failed (after its retries; notifiers with `backsOff`):
+   * the next sweep that may try it again waits `baseMs` after the first failure, doubling per
+   * failure up to `maxMs`. Default 1 and 30 minutes. Without it a failing webhook was posted to by
+   * every sweep (24 posts in 70 s).
+   */
+  targetBackoff?: { baseMs: number; maxMs: number };
+  /**
    * Reads the run's story (task, the agent's words, earlier steps) when a message is composed; it
    * is never stored with the request. Omitted, or failing: the message carries the call alone.
    */
@@ -84,6 +91,16 @@ export class ApprovalNotifications {
         `digest window must be a whole number of ms >= 0, got ${windowMs}`,
       );
     }
+    const backoff = options.targetBackoff;
+    if (
+      backoff !== undefined &&
+      !(Number.isSafeInteger(backoff.baseMs) && backoff.baseMs > 0 && backoff.maxMs >= backoff.baseMs)
+    ) {
+      throw new RunnerError(
+        "APPROVAL_INPUT_INVALID",
+        `target back-off needs a positive whole baseMs and maxMs >= baseMs, got ${JSON.stringify(backoff)}`,
+      );
+    }
     this.#options = options;
     this.#digests = new DigestStore(options.store.redis, options.store.keys);
     this.#digestSender = new DigestSender({
@@ -129,9 +146,32 @@ export class ApprovalNotifications {
     }
     const all = this.#deliveries(record, "");
     const pending = all.filter((d) => !record.deliveredTo.includes(d.target));
-    const result = await this.#send("request", record, all, pending, lease);
+    // A target that failed before waits out its back-off; the others are sent now.
+    const backoff = await this.#options.store.targetBackoff(
+      id,
+      pending.map((d) => d.target),
+    );
+    const due = pending.filter((d) => (backoff.get(d.target)?.nextAt ?? 0) <= now);
+    const waiting: [string, unknown][] = pending
+      .filter((d) => !due.includes(d))
+      .map((d) => {
+        const b = backoff.get(d.target)!;
+        return [
+          d.target,
+          new Error(`failed ${b.failures} time(s); next try after ${new Date(b.nextAt).toISOString()}`),
+        ];
+      });
+    const result = await this.#send("request", record, all, due, lease);
     if (result === "not_pending") return { status: "not_pending", delivered: [] };
-    if (result.failed.length > 0) throw this.#failure(record.id, result.failed);
+    for (const [target, err] of result.failed) {
+      if (err instanceof RunnerError && err.data.leaseLost === true) continue; // not the target's fault
+      if (!due.find((d) => d.target === target)?.notifier.backsOff) continue;
+      const failures = (backoff.get(target)?.failures ?? 0) + 1;
+      await this.#options.store.markTargetFailed(id, target, now + this.#backoffMs(failures));
+    }
+    if (result.failed.length > 0 || waiting.length > 0) {
+      throw this.#failure(record.id, [...result.failed, ...waiting]);
+    }
     await this.#options.store.markNotified(id);
     if (this.#deliveries(record, "").length === 0) {
       this.#options.logger.warn(
@@ -193,6 +233,12 @@ export class ApprovalNotifications {
       reminded.push(id);
     }
     return reminded;
+  }
+
+  /** How long a target that failed `failures` times waits before the next try, ms. */
+  #backoffMs(failures: number): number {
+    const { baseMs, maxMs } = this.#options.targetBackoff ?? { baseMs: 60_000, maxMs: 30 * 60_000 };
+    return Math.min(maxMs, baseMs * 2 ** Math.min(failures - 1, 30));
   }
 
   #deliveries(record: ApprovalRecord, prefix: string): Delivery[] {

@@ -271,7 +271,7 @@ describe("chat webhook notifications", () => {
   });
 
   it("keeps a request unsent while a webhook keeps failing, and the sweep sends only what is missing", async () => {
-    const { store, notifications } = setup();
+    const { store, clock, notifications } = setup();
     const record = await register(store);
     failFirst.set("/teams", [500, 500, 500, 500]);
     await expect(notifications.notify(record.id)).rejects.toThrow(
@@ -279,6 +279,7 @@ describe("chat webhook notifications", () => {
     );
     expect((await store.get(record.id))?.notifiedAt).toBeNull();
     const slackBefore = bodies("/slack-channel", record.id).length;
+    clock.advance(60_000); // the failed target's back-off
     const outcomes = await notifications.retryUnsent();
     expect(outcomes).toContainEqual({ id: record.id, ok: true });
     expect(bodies("/teams", record.id)).toHaveLength(1);
@@ -286,10 +287,12 @@ describe("chat webhook notifications", () => {
     expect((await store.get(record.id))?.notifiedAt).not.toBeNull();
   });
 
-  it("re-sending to a failed personal webhook leaves the mailed link valid; the webhook gets a link of its own", async () => {
-    const { store, notifications } = setup();
+  it("re-sending to a failed personal webhook leaves the mailed link valid, backs off, and the webhook gets a link of its own", async () => {
+    const { store, clock, notifications } = setup();
     const record = await register(store);
-    // The inline send and the first sweep each try 4 times: every try of alice's webhook fails.
+    const posts = () =>
+      hooks.hitsOf("/slack-alice").filter((h) => h.body.toString().includes(record.id)).length;
+    // The inline send and the next due sweep each try 4 times: every try of alice's webhook fails.
     failFirst.set(
       "/slack-alice",
       Array.from({ length: 8 }, () => 500),
@@ -299,10 +302,23 @@ describe("chat webhook notifications", () => {
       (m) => (m.text ?? "").includes(record.id) && JSON.stringify(m.to).includes("alice"),
     );
     const [[, mailed]] = tokensIn(mail.text ?? "") as [[string, string]];
-    expect(await notifications.retryUnsent()).toContainEqual(
-      expect.objectContaining({ id: record.id, ok: false }),
-    );
+    expect(posts()).toBe(4);
+    // Back-off: sweeps within a minute of the failure leave the webhook alone.
+    const failedSweep = expect.objectContaining({ id: record.id, ok: false });
+    expect(await notifications.retryUnsent()).toContainEqual(failedSweep);
+    clock.advance(30_000);
+    expect(await notifications.retryUnsent()).toContainEqual(failedSweep);
+    expect(posts()).toBe(4);
+    clock.advance(30_000);
+    expect(await notifications.retryUnsent()).toContainEqual(failedSweep);
+    expect(posts()).toBe(8);
+    // Failed twice: the next try waits two minutes.
+    clock.advance(60_000);
+    expect(await notifications.retryUnsent()).toContainEqual(failedSweep);
+    expect(posts()).toBe(8);
+    clock.advance(60_000);
     expect(await notifications.retryUnsent()).toContainEqual({ id: record.id, ok: true });
+    expect(posts()).toBe(9);
     // The webhook finally got a link; the mail's link was never replaced by these re-sends.
     const [posted] = bodies("/slack-alice", record.id);
     const [[, chatToken]] = tokensIn(JSON.stringify(posted)) as [[string, string]];
