@@ -227,6 +227,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
     keyPrefix: config.redis.key_prefix,
     operators,
     ...(metricsToken ? { metricsToken } : {}),
+    trustProxy: config.http.trust_proxy,
     failureLimits: {
       windowMs: limit.window_seconds * 1000,
       perSource: limit.per_source,
