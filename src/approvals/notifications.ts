@@ -249,6 +249,9 @@ export class ApprovalNotifications {
         continue;
       }
       for (const approver of record.approvers) {
+        // Someone taken off today's approvers list since the request was made gets nothing: no
+        // link (it would decide nothing) and no word of the call.
+        if (this.#options.store.findApprover(approver.id) === null) continue;
         // The barred owner is told once who decides; a reminder is for those who can act.
         if (prefix === "reminder:" && isBarredOwner(record, approver)) continue;
         if (notifier.reaches(approver)) {
