@@ -48,6 +48,8 @@ export interface TokenLookup {
   approver: string;
   tokenHash: string;
   state: StoredToken["s"];
+  /** When the token got its state (issued, used, or replaced by a newer message), ms. */
+  at: number;
 }
 
 type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
@@ -149,7 +151,7 @@ export class ApprovalStore {
     const read = await this.#read(id);
     const state = read?.tokens.get(hash);
     if (read === null || state === undefined) return null;
-    return { record: read.record, approver: state.a, tokenHash: hash, state: state.s };
+    return { record: read.record, approver: state.a, tokenHash: hash, state: state.s, at: state.at };
   }
 
   /**
