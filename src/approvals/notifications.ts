@@ -254,6 +254,9 @@ export class ApprovalNotifications {
         if (this.#options.store.findApprover(approver.id) === null) continue;
         // The barred owner is told once who decides; a reminder is for those who can act.
         if (prefix === "reminder:" && isBarredOwner(record, approver)) continue;
+        // They get no link, so nothing that only sends links (a personal chat webhook would fail on
+        // every try and keep the request unsent for everyone).
+        if (notifier.needsLink && isBarredOwner(record, approver)) continue;
         if (notifier.reaches(approver)) {
           deliveries.push({ target: `${prefix}${notifier.name}:${approver.id}`, notifier, approver });
         }

@@ -41,6 +41,12 @@ export interface ApprovalNotifier {
    * mail must go out as soon as it is back.
    */
   readonly backsOff?: boolean;
+  /**
+   * true: every message it sends must carry the addressee's link (a personal chat webhook), so a
+   * person who gets no link — the run's owner barred by `forbid_self_approval` — is not sent one
+   * there (they are told by mail). Unset: the notifier can send the owner's notice without a link.
+   */
+  readonly needsLink?: boolean;
   /** Whether this notifier can reach the approver (email needs an address). */
   reaches(approver: Approver): boolean;
   /** Sends one message; throws on failure (the caller retries with backoff). */

@@ -136,7 +136,7 @@ function mailTag(prefix: string): string {
   return prefix.replace(/[^a-zA-Z0-9]/g, "");
 }
 
-function setup(digestWindowMs = 0) {
+function setup(digestWindowMs = 0, forbidSelfApproval = false) {
   const prefix = uniquePrefix("chat");
   prefixes.push(prefix);
   const clock = new ManualClock(T0);
@@ -146,6 +146,7 @@ function setup(digestWindowMs = 0) {
     clock,
     policy: {
       waitTimeoutMs: 3_600_000,
+      forbidSelfApproval,
       approvers: [
         { id: "alice", email: `alice-${mailTag(prefix)}@example.test` },
         { id: "bob", email: `bob-${mailTag(prefix)}@example.test` },
@@ -340,6 +341,30 @@ describe("chat webhook notifications", () => {
     expect(
       await store.decide({ id: record.id, actor: { kind: "token", token: chatToken }, decision: "approve" }),
     ).toMatchObject({ outcome: "not_pending" });
+  });
+
+  it("sends the barred owner no personal chat message (it could carry no link) and the request still goes out", async () => {
+    const { store, notifications } = setup(0, true);
+    n += 1;
+    const { record } = await store.register({
+      runId: `run-${n}`,
+      jobId: `run-${n}`,
+      traceId: `trace-${n}`,
+      idempotencyKey: `key-${n}`,
+      tool: "exec",
+      args: { command: `make deploy-${n}` },
+      risk: "exec",
+      reason: "deploys need a person",
+      agent: "deployer",
+      channel: "cron",
+      owner: "alice",
+    });
+    const outcome = await notifications.notify(record.id);
+    expect(outcome.status).toBe("sent");
+    expect(outcome.delivered).toContain("email:alice");
+    expect(outcome.delivered).not.toContain("slack-personal:ALICE:alice");
+    expect(hooks.hitsOf("/slack-alice").filter((h) => h.body.toString().includes(record.id))).toEqual([]);
+    expect((await store.get(record.id))?.notifiedAt).not.toBeNull();
   });
 });
 
