@@ -10,6 +10,10 @@ const APPROVAL_ATTACK_TESTS = [
   // forged token, another request's token and nonce, used token, expired, GET/HEAD on the decision
   // URL, POST without token or nonce, cancelled run, 20 concurrent POSTs, failed tokens throttled per request
   "src/http/approval-routes.test.ts",
+  // issue 30: one person racing their own votes over the API, their link and /admin counts once
+  // (fails without the decide script's already_voted); removed approvers and rotated tokens decide nothing
+  "src/http/self-quorum-race.test.ts",
+  "src/http/current-approvers.test.ts",
   // token hashed at rest, single use, another request's token, expiry, 20 racing decisions
   "src/approvals/approval-tokens.test.ts",
   "src/approvals/link-tokens.test.ts",

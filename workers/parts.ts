@@ -46,7 +46,8 @@ export interface RunningPart {
 
 /**
  * Moves parked jobs back to work as soon as their approval is decided, whichever process decided
- * it (page, API, CLI, expiry): every final decision is on the approvals event stream.
+ * it (page, API, CLI, expiry): every final decision is on the approvals event stream, read on from
+ * the position the last promoter saved; at start, parked runs decided meanwhile are woken too.
  */
 function startApprovalPromoter(ctx: PartContext): RunningPart {
   // XREAD BLOCK holds its connection: it gets one of its own.
@@ -57,8 +58,16 @@ function startApprovalPromoter(ctx: PartContext): RunningPart {
     connection: ctx.redis,
     keyPrefix: ctx.config.redis.key_prefix,
     readEvents: (after, blockMs) => store.readEvents(after, { blockMs }),
+    position: {
+      load: () => store.promoterPosition(),
+      save: (streamId) => store.savePromoterPosition(streamId),
+    },
+    decidedSince: (runs) => store.decidedSince(runs),
     interrupt: () => reader.disconnect(),
     onReadFailed: (err) => ctx.logger.warn({ err: err.message }, "approval promoter: read failed; retrying"),
+    onScanned: (woken) => {
+      if (woken > 0) ctx.logger.info({ woken }, "approval promoter: woke runs decided while no worker ran");
+    },
   });
 }
 
@@ -222,6 +231,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
     keyPrefix: config.redis.key_prefix,
     operators,
     ...(metricsToken ? { metricsToken } : {}),
+    trustProxy: config.http.trust_proxy,
     failureLimits: {
       windowMs: limit.window_seconds * 1000,
       perSource: limit.per_source,

@@ -9,7 +9,24 @@ import { normaliseIdentity, RunnerError } from "../shared/index.js";
  * "Alice" and "alice " reach the same records (and no differently spelled name gets its own).
  */
 function scopeField(scope: AllowAlwaysScope, scopeId: string): string {
-  return `${scope}:${scope === "user" ? normaliseIdentity(scopeId) : scopeId}:`;
+  return `${scope}:${scopeKey(scope, scopeId)}:`;
+}
+
+function scopeKey(scope: AllowAlwaysScope, scopeId: string): string {
+  return scope === "user" ? normaliseIdentity(scopeId) : scopeId;
+}
+
+/**
+ * Whether a stored record belongs to exactly this scope. The field prefix alone is not enough: ids
+ * may contain ":", so the field of agent `ops:test` starts with agent `ops`'s prefix (issue 30: a
+ * grant for `ops:test` let `ops` run the command). The record's own scope and id must equal it.
+ */
+function inScope(
+  record: { scope: AllowAlwaysScope; scopeId: string },
+  scope: AllowAlwaysScope,
+  scopeId: string,
+): boolean {
+  return record.scope === scope && scopeKey(scope, record.scopeId) === scopeKey(scope, scopeId);
 }
 
 const RecordSchema = z.strictObject({
@@ -63,10 +80,17 @@ export class RedisAllowAlwaysStore implements AllowAlwaysStore {
     await this.#redis.hset(this.#key(record.tool), field, JSON.stringify(record));
   }
 
-  /** Removes every record of a tool within a scope (an operator revoking them). */
+  /** Removes every record of a tool within exactly this scope (an operator revoking them). */
   async removeScope(tool: string, scope: AllowAlwaysScope, scopeId: string): Promise<number> {
-    const fields = await this.#redis.hkeys(this.#key(tool));
-    const mine = fields.filter((f) => f.startsWith(scopeField(scope, scopeId)));
+    const all = await this.#redis.hgetall(this.#key(tool));
+    const mine = Object.entries(all)
+      .filter(([field, raw]) => {
+        if (!field.startsWith(scopeField(scope, scopeId))) return false;
+        const parsed = parseRecord(raw);
+        // An unreadable record under this prefix goes too: it can never be honoured anyway.
+        return parsed === null || inScope(parsed, scope, scopeId);
+      })
+      .map(([field]) => field);
     return mine.length ? this.#redis.hdel(this.#key(tool), ...mine) : 0;
   }
 
@@ -77,16 +101,22 @@ export class RedisAllowAlwaysStore implements AllowAlwaysStore {
     const all = await this.#redis.hgetall(this.#key(tool));
     const out: AllowAlwaysRecord[] = [];
     for (const [field, raw] of Object.entries(all)) {
-      if (!scopes.some((s) => field.startsWith(scopeField(s.scope, s.scopeId)))) continue;
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch {
-        continue;
-      }
-      const parsed = RecordSchema.safeParse(json);
-      if (parsed.success && parsed.data.tool === tool) out.push(parsed.data as AllowAlwaysRecord);
+      const record = parseRecord(raw);
+      if (record === null || record.tool !== tool) continue;
+      const match = scopes.some(
+        (s) => field.startsWith(scopeField(s.scope, s.scopeId)) && inScope(record, s.scope, s.scopeId),
+      );
+      if (match) out.push(record as AllowAlwaysRecord);
     }
     return out;
+  }
+}
+
+function parseRecord(raw: string): z.infer<typeof RecordSchema> | null {
+  try {
+    const parsed = RecordSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
   }
 }

@@ -6,7 +6,8 @@
  * Layout of a request hash: `req` (immutable JSON written by the client, never re-encoded here),
  * `status`, `decisions` (a JSON array that Lua appends to as text), `deadline`, `required`, `owner`,
  * `noself`, `always`, `grace`, `runId`, `jobId` (absent when it equals `runId`), `finishedAt`,
- * `execUntil`, `notifiedAt`, `remindedAt`, `dl:<target>` (delivered), `cur:<approver>` (hash of the
+ * `execUntil`, `notifiedAt`, `remindedAt`, `dl:<target>` (delivered), `bo:<target>` (failed sends
+ * and the next try, "<failures>|<ms>"), `cur:<approver>` (hash of the
  * live token) and `t:<token hash>` (`{a: approver, s: live|used|replaced, at}`).
  *
  * A run's request ids (`run:<runId>`) are the fields of a small hash, which Redis keeps as a
@@ -171,8 +172,10 @@ return expired
 `;
 
 /**
- * KEYS: 1 request. ARGV: 1 approver, 2 token hash, 3 now. Makes a new live token for the approver
- * and marks the approver's previous one replaced: one live token per approver per request.
+ * KEYS: 1 request. ARGV: 1 approver, 2 token hash, 3 now, 4 slot ("" = the approver's main link).
+ * Makes a new live token for the approver in that slot and marks the slot's previous one replaced:
+ * one live token per approver and slot. A slot other than "" (`cur:<approver>\0<slot>`) holds the
+ * link of a re-sent target, so re-sending never replaces a link that reached the person.
  */
 const ISSUE_TOKEN = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'not_found' end
@@ -180,6 +183,7 @@ if redis.call('HGET', KEYS[1], 'status') ~= 'pending' then return 'not_pending' 
 local now = tonumber(ARGV[3])
 if now >= tonumber(redis.call('HGET', KEYS[1], 'deadline')) then return 'not_pending' end
 local cf = 'cur:' .. ARGV[1]
+if ARGV[4] ~= '' then cf = cf .. string.char(0) .. ARGV[4] end
 local prev = redis.call('HGET', KEYS[1], cf)
 if prev then
   local traw = redis.call('HGET', KEYS[1], 't:' .. prev)
@@ -195,6 +199,21 @@ return 'issued'
 const MARK_DELIVERED = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 return redis.call('HSETNX', KEYS[1], 'dl:' .. ARGV[1], ARGV[2])
+`;
+
+/**
+ * KEYS: 1 request. ARGV: 1 target, 2 next try (ms). Counts a failed send to one target of an
+ * existing request and records when it may be tried again (`bo:<target>` = "<failures>|<next>").
+ * Returns the failure count.
+ */
+const MARK_TARGET_FAILED = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local f = 'bo:' .. ARGV[1]
+local cur = redis.call('HGET', KEYS[1], f)
+local n = 1
+if cur then n = (tonumber(string.match(cur, '^(%d+)|')) or 0) + 1 end
+redis.call('HSET', KEYS[1], f, n .. '|' .. ARGV[2])
+return n
 `;
 
 /** KEYS: 1 request, 2 unsent index. ARGV: 1 id, 2 now. Marks the notification sent (once). */
@@ -254,6 +273,47 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])
 `;
 
+/**
+ * KEYS: 1 promoter position. ARGV: 1 stream id. Moves the stored position forward to the id, never
+ * back (promoters in several processes save as they go, in any order). Returns 1 when it moved.
+ */
+const SAVE_PROMOTER_POSITION = `
+local function parse(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+local ms, seq = parse(ARGV[1])
+if not ms then return redis.error_reply('stream id expected, got ' .. ARGV[1]) end
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local cms, cseq = parse(cur)
+  if cms and (cms > ms or (cms == ms and cseq >= seq)) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
+`;
+
+/**
+ * KEYS: 1 promoter position (for the slot). ARGV: 1 base, then pairs of run id and an instant (ms).
+ * Returns the run ids that have a request which became final (approved, denied, expired, cancelled)
+ * after their instant: runs parked before a decision they have not read yet.
+ */
+const DECIDED_SINCE = `${HELPERS}
+local base = ARGV[1]
+local found = {}
+for i = 2, #ARGV - 1, 2 do
+  local run, since = ARGV[i], tonumber(ARGV[i + 1])
+  for _, id in ipairs(run_ids(base .. 'run:' .. run)) do
+    local state = redis.call('HMGET', base .. 'req:' .. id, 'status', 'finishedAt')
+    if state[1] and state[1] ~= 'pending' and state[2] and tonumber(state[2]) > since then
+      found[#found + 1] = run
+      break
+    end
+  end
+end
+return found
+`;
+
 /** Script name (the ioredis command defined for it) → number of keys and Lua source. */
 export const APPROVAL_SCRIPTS = {
   echoApprovalRegister: { keys: 1, lua: REGISTER },
@@ -263,10 +323,13 @@ export const APPROVAL_SCRIPTS = {
   echoApprovalIssueToken: { keys: 1, lua: ISSUE_TOKEN },
   echoApprovalMarkDelivered: { keys: 1, lua: MARK_DELIVERED },
   echoApprovalMarkNotified: { keys: 2, lua: MARK_NOTIFIED },
+  echoApprovalMarkTargetFailed: { keys: 1, lua: MARK_TARGET_FAILED },
   echoApprovalClaimReminders: { keys: 1, lua: CLAIM_REMINDERS },
   echoApprovalMarkReminded: { keys: 2, lua: MARK_REMINDED },
   echoApprovalRecordFetch: { keys: 2, lua: RECORD_FETCH },
   echoApprovalRenewSendLease: { keys: 1, lua: RENEW_SEND_LEASE },
   echoApprovalReleaseSendLease: { keys: 1, lua: RELEASE_SEND_LEASE },
+  echoApprovalSavePromoterPosition: { keys: 1, lua: SAVE_PROMOTER_POSITION },
+  echoApprovalDecidedSince: { keys: 1, lua: DECIDED_SINCE },
 } as const;
 export type ApprovalScriptName = keyof typeof APPROVAL_SCRIPTS;

@@ -305,3 +305,36 @@ describe("ApprovalStore.checkExecutable", () => {
     expect(changed).toMatchObject({ ok: false, reason: "args_mismatch" });
   });
 });
+
+describe("ApprovalStore promoter position and decidedSince", () => {
+  it("starts at the newest event when no position was saved, and the saved one only moves forward", async () => {
+    const { store } = setup();
+    expect(await store.promoterPosition()).toBe("0-0");
+    const { record } = await store.register(call());
+    await store.decide({ id: record.id, actor: operator("alice"), decision: "approve" });
+    const [event] = await store.readEvents("0");
+    expect(await store.promoterPosition()).toBe(event!.streamId);
+    await store.savePromoterPosition("1700000000000-5");
+    await store.savePromoterPosition("1700000000000-3");
+    await store.savePromoterPosition("999-9");
+    expect(await store.promoterPosition()).toBe("1700000000000-5");
+    await store.savePromoterPosition("1700000000001-0");
+    expect(await store.promoterPosition()).toBe("1700000000001-0");
+  });
+
+  it("names the runs with a request finished after the given instant, and not pending or older ones", async () => {
+    const { store, clock } = setup();
+    const decided = await store.register(call({ runId: "run-decided", jobId: "run-decided" }));
+    const old = await store.register(call({ runId: "run-old", jobId: "run-old" }));
+    await store.register(call({ runId: "run-pending", jobId: "run-pending" }));
+    await store.decide({ id: old.record.id, actor: operator("alice"), decision: "deny" });
+    clock.advance(10_000);
+    await store.decide({ id: decided.record.id, actor: operator("bob"), decision: "approve" });
+    const runs = ["run-decided", "run-old", "run-pending", "run-unknown"].map((runId) => ({
+      runId,
+      since: T0 + 5_000,
+    }));
+    expect(await store.decidedSince(runs)).toEqual(["run-decided"]);
+    expect(await store.decidedSince([])).toEqual([]);
+  });
+});

@@ -48,6 +48,8 @@ export interface TokenLookup {
   approver: string;
   tokenHash: string;
   state: StoredToken["s"];
+  /** When the token got its state (issued, used, or replaced by a newer message), ms. */
+  at: number;
 }
 
 type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
@@ -149,13 +151,14 @@ export class ApprovalStore {
     const read = await this.#read(id);
     const state = read?.tokens.get(hash);
     if (read === null || state === undefined) return null;
-    return { record: read.record, approver: state.a, tokenHash: hash, state: state.s };
+    return { record: read.record, approver: state.a, tokenHash: hash, state: state.s, at: state.at };
   }
 
   /**
    * Phase 2: records one person's decision atomically (Lua). A second decision of the request, a
-   * used or replaced token, an expired request, self-approval when forbidden, or a second vote of
-   * the same person are refused and reported with the current record.
+   * used or replaced token, an expired request, self-approval when forbidden, a second vote of the
+   * same person, or a person not on the current approvers list (a link of someone removed since it
+   * was mailed) are refused and reported with the current record.
    */
   async decide(input: DecideInput): Promise<DecideResult> {
     if (!isApprovalId(input.id)) return { outcome: "not_found", record: null };
@@ -165,6 +168,11 @@ export class ApprovalStore {
     if (input.actor.kind === "token") {
       const lookup = await this.lookupToken(input.id, input.actor.token);
       if (lookup === null) return { outcome: "token_invalid", record: null };
+      // The token names who it was sent to; whether that person may decide is today's list's call:
+      // someone removed from `approvers` since the mail went out decides nothing.
+      if (this.findApprover(lookup.approver) === null) {
+        return { outcome: "approver_removed", record: lookup.record };
+      }
       tokenHash = lookup.tokenHash;
       by = lookup.approver;
       read = lookup.record;
@@ -238,17 +246,20 @@ export class ApprovalStore {
 
   /**
    * Issues a new link token for one approver of a pending request, replacing the approver's previous
-   * one (one live token per approver). Returns the token (to be mailed, never stored) or null when
-   * the request is no longer pending.
+   * one in the same slot (one live token per approver and slot). The main slot ("") is the link of
+   * a message to every target of the approver (the first one, a reminder); a re-send of some of
+   * their targets after others reached them uses a slot per notifier (see `linkSlots`), so the link
+   * they already have stays valid. Returns the token (to be sent, never stored) or null when the
+   * request is no longer pending.
    */
-  async issueToken(id: string, approverId: string): Promise<string | null> {
+  async issueToken(id: string, approverId: string, slot = ""): Promise<string | null> {
     const record = await this.require(id);
     if (!record.approvers.some((a) => a.id === approverId)) {
       throw new RunnerError("APPROVAL_INPUT_INVALID", `"${approverId}" is not an approver of request ${id}`);
     }
     const { token, hash } = newLinkToken();
     const fn = this.#script("echoApprovalIssueToken");
-    const outcome = await fn(this.keys.request(id), approverId, hash, Math.floor(this.clock.now()));
+    const outcome = await fn(this.keys.request(id), approverId, hash, Math.floor(this.clock.now()), slot);
     return outcome === "issued" ? token : null;
   }
 
@@ -259,6 +270,30 @@ export class ApprovalStore {
       target,
       Math.floor(this.clock.now()),
     );
+  }
+
+  /**
+   * The back-off of targets whose sends failed: per target, how many sends failed and when the next
+   * may be tried (ms). Targets that never failed are absent.
+   */
+  async targetBackoff(
+    id: string,
+    targets: readonly string[],
+  ): Promise<Map<string, { failures: number; nextAt: number }>> {
+    const out = new Map<string, { failures: number; nextAt: number }>();
+    if (targets.length === 0) return out;
+    const values = await this.#redis.hmget(this.keys.request(id), ...targets.map((t) => `bo:${t}`));
+    values.forEach((value, i) => {
+      const match = value === null ? null : /^(\d+)\|(\d+)$/.exec(value);
+      if (match) out.set(targets[i]!, { failures: Number(match[1]), nextAt: Number(match[2]) });
+    });
+    return out;
+  }
+
+  /** Counts a failed send to one target and sets when it may be tried again; returns the count. */
+  async markTargetFailed(id: string, target: string, nextAt: number): Promise<number> {
+    const fn = this.#script("echoApprovalMarkTargetFailed");
+    return Number(await fn(this.keys.request(id), target, Math.floor(nextAt)));
   }
 
   /** Records that the notification went out; a crash before this re-sends it. */
@@ -356,6 +391,35 @@ export class ApprovalStore {
     options: { count?: number; blockMs?: number } = {},
   ): Promise<DecisionEvent[]> {
     return readDecisionEvents(this.#redis, this.keys.events, afterStreamId, options);
+  }
+
+  /**
+   * Where promoters read the events stream on from: the position saved by the last one that woke
+   * runs (shared by every process), or the newest entry when none was saved yet ("0-0" for an empty
+   * stream). Decisions older than that are found by {@link decidedSince} at start.
+   */
+  async promoterPosition(): Promise<string> {
+    const saved = await this.#redis.get(this.keys.promoterPosition);
+    if (saved !== null) return saved;
+    const [newest] = await this.#redis.xrevrange(this.keys.events, "+", "-", "COUNT", 1);
+    return newest?.[0] ?? "0-0";
+  }
+
+  /** Records that the runs of every event up to `streamId` were woken (only ever moves forward). */
+  async savePromoterPosition(streamId: string): Promise<void> {
+    await this.#script("echoApprovalSavePromoterPosition")(this.keys.promoterPosition, streamId);
+  }
+
+  /**
+   * Of these parked runs, the ids of those with a request that became final after `since` (ms, the
+   * run's last start): a decision the run has not read, e.g. made while no worker ran.
+   */
+  async decidedSince(runs: readonly { runId: string; since: number }[]): Promise<string[]> {
+    if (runs.length === 0) return [];
+    for (const run of runs) assertApprovalInput("run id", run.runId);
+    const pairs = runs.flatMap((run) => [run.runId, String(Math.floor(run.since))]);
+    const fn = this.#script("echoApprovalDecidedSince");
+    return (await fn(this.keys.promoterPosition, this.keys.base, ...pairs)) as string[];
   }
 
   /** The HMAC secret of page nonces: made once (SET NX) and shared by every HTTP process. */

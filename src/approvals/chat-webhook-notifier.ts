@@ -30,6 +30,8 @@ export interface ChatWebhookSettings {
 export class ChatWebhookNotifier implements ApprovalNotifier {
   readonly name: string;
   readonly scope: "per_approver" | "per_request";
+  readonly backsOff = true;
+  readonly needsLink: boolean;
   readonly #settings: ChatWebhookSettings;
 
   constructor(settings: ChatWebhookSettings) {
@@ -47,6 +49,7 @@ export class ChatWebhookNotifier implements ApprovalNotifier {
     }
     this.name = settings.name;
     this.scope = settings.personalFor === null ? "per_request" : "per_approver";
+    this.needsLink = settings.personalFor !== null;
     this.#settings = settings;
   }
 

@@ -4,6 +4,7 @@ import { approvalLink } from "./approval-message.js";
 import type { ApprovalStore } from "./approval-store.js";
 import { composeDigest } from "./digest-message.js";
 import type { DigestStore } from "./digest-store.js";
+import { linkSlots } from "./link-slots.js";
 import type { Delivery, DigestItem, RetryOutcome } from "./notifier.js";
 import { type ApprovalRecord, effectiveStatus } from "./record.js";
 import { type RetryOptions, withRetry } from "./retry.js";
@@ -80,7 +81,7 @@ export class DigestSender {
         if (live.length === 0) continue;
         const items: DigestItem[] = live.map((record) => ({
           record,
-          link: delivery.approver ? (links.get(`${record.id}\n${delivery.approver.id}`) ?? null) : null,
+          link: delivery.approver ? (links.get(`${record.id}\n${delivery.target}`) ?? null) : null,
         }));
         const message = {
           kind: "digest" as const,
@@ -144,27 +145,34 @@ export class DigestSender {
     return byTarget.values();
   }
 
-  /** One fresh link per request and approver with a target still to reach; `gone` gets requests no longer pending. */
+  /**
+   * One fresh link per request, approver and token slot with a target still to reach (keyed by
+   * request and target; slots as `linkSlots`: a re-send never replaces a link that reached the
+   * person); `gone` gets requests no longer pending.
+   */
   async #links(
     held: readonly { record: ApprovalRecord; lease: SendLease }[],
     gone: Set<string>,
   ): Promise<Map<string, string>> {
     const links = new Map<string, string>();
     for (const { record, lease } of held) {
-      const approvers = new Set(
-        this.#options
-          .deliveries(record)
-          .filter((d) => d.approver !== null && !record.deliveredTo.includes(d.target))
-          .map((d) => d.approver!.id),
-      );
-      for (const approver of approvers) {
-        if (!lease.held) throw leaseLost(record.id);
-        const token = await this.#options.store.issueToken(record.id, approver);
-        if (token === null) {
-          gone.add(record.id);
-          break;
+      const all = this.#options.deliveries(record);
+      const pending = all.filter((d) => !record.deliveredTo.includes(d.target));
+      const issued = new Map<string, string>();
+      for (const [target, { approver, slot }] of linkSlots(record, all, pending)) {
+        const key = `${approver}\n${slot}`;
+        let link = issued.get(key);
+        if (link === undefined) {
+          if (!lease.held) throw leaseLost(record.id);
+          const token = await this.#options.store.issueToken(record.id, approver, slot);
+          if (token === null) {
+            gone.add(record.id);
+            break;
+          }
+          link = approvalLink(this.#options.publicUrl, record.id, token);
+          issued.set(key, link);
         }
-        links.set(`${record.id}\n${approver}`, approvalLink(this.#options.publicUrl, record.id, token));
+        links.set(`${record.id}\n${target}`, link);
       }
     }
     return links;

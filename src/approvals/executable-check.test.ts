@@ -55,6 +55,14 @@ describe("judgeExecutable", () => {
     });
   });
 
+  it("honours an approval made before the deadline however late the run wakes (a durable decision)", () => {
+    // Decided at NOW - 5, deadline NOW + 100, window until NOW + 100: the run woke a day later.
+    expect(judgeExecutable(record(), call, NOW + 86_400_000)).toMatchObject({
+      ok: true,
+      approvers: ["alice"],
+    });
+  });
+
   it.each([
     ["no record", null, call, NOW, "not_found"],
     ["another run", record(), { ...call, runId: "other" }, NOW, "run_mismatch"],
@@ -84,10 +92,23 @@ describe("judgeExecutable", () => {
     ["a denied request", record({ status: "denied" }), call, NOW, "denied"],
     ["an expired request", record({ status: "expired" }), call, NOW, "expired"],
     ["a cancelled request", record({ status: "cancelled" }), call, NOW, "cancelled"],
-    ["an approval past its execution window", record(), call, NOW + 101, "approval_stale"],
     [
-      "an approval without an execution window",
-      record({ executableUntil: null }),
+      "an approval not shown settled before the deadline, past its execution window",
+      record({ finishedAt: null }),
+      call,
+      NOW + 101,
+      "approval_stale",
+    ],
+    [
+      "an approval settled at the deadline, past its execution window",
+      record({ finishedAt: NOW + 100 }),
+      call,
+      NOW + 101,
+      "approval_stale",
+    ],
+    [
+      "an approval without an execution window or settling time",
+      record({ executableUntil: null, finishedAt: null }),
       call,
       NOW,
       "approval_stale",

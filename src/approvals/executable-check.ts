@@ -39,8 +39,9 @@ export type ExecutableCheck =
 
 /**
  * Whether `record` lets this exact call run at `now` (DESIGN.md principle 4): the same run and tool,
- * arguments whose hash equals the approved one (constant-time), status approved, and the approval
- * still fresh. Any other state is a refusal naming the reason; nothing defaults to allowed.
+ * arguments whose hash equals the approved one (constant-time), status approved before its deadline
+ * (honoured however late the run wakes), or else within its execution window. Any other state is a
+ * refusal naming the reason; nothing defaults to allowed.
  */
 export function judgeExecutable(
   record: ApprovalRecord | null,
@@ -76,7 +77,11 @@ export function judgeExecutable(
     case "cancelled":
       return refuse("cancelled", "the run was cancelled");
     case "approved": {
-      if (record.executableUntil === null || now > record.executableUntil) {
+      // A decision made before the deadline is a durable fact: the run may wake long after it (no
+      // worker ran, the promoter missed it) and still runs what was approved. The execution window
+      // only matters for a record that does not show it was settled in time.
+      const settledInTime = record.finishedAt !== null && record.finishedAt < record.deadline;
+      if (!settledInTime && (record.executableUntil === null || now > record.executableUntil)) {
         return refuse("approval_stale", "the approval is too old to start the call now");
       }
       const { approvers, always } = approvalOutcome(record);

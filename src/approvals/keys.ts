@@ -78,6 +78,13 @@ export class ApprovalKeys {
   get events(): string {
     return `${this.base}events`;
   }
+  /**
+   * The events stream position every promoter has woken the runs of (a stream id): a promoter that
+   * starts reads on from here, so a decision made while no worker ran still wakes its run.
+   */
+  get promoterPosition(): string {
+    return `${this.base}promoter-position`;
+  }
   /** The HMAC secret of page nonces, shared by every HTTP process. */
   get pageSecret(): string {
     return `${this.base}page-secret`;

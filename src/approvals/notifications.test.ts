@@ -125,6 +125,29 @@ describe("email notifications", () => {
     expect(decided).toMatchObject({ outcome: "decided", record: { status: "approved" } });
   });
 
+  it("mails nobody taken off the approvers list since the request was made (issue 30)", async () => {
+    const { store, prefix } = setup(() => [email()]);
+    const record = await register(store);
+    // Restarted with alice removed: the request still lists her, today's config does not.
+    const today = new ApprovalStore({
+      redis,
+      keyPrefix: prefix,
+      clock: store.clock,
+      policy: { waitTimeoutMs: HOUR, approvers: [{ id: "bob", email: "bob@example.test" }] },
+    });
+    const log = logCapture();
+    const notifications = new ApprovalNotifications({
+      store: today,
+      notifiers: [email(), new LogNotifier(log.logger)],
+      publicUrl: PUBLIC_URL,
+      logger: log.logger,
+    });
+    const outcome = await notifications.notify(record.id);
+    expect(outcome).toEqual({ status: "sent", delivered: ["log:bob"] });
+    expect(log.text()).not.toContain("To: alice");
+    expect((await today.get(record.id))?.notifiedAt).not.toBeNull();
+  });
+
   it("retries a refusing SMTP server with backoff and keeps the request unsent, then sends it when asked again", async () => {
     const { store, notifications, delays } = setup(() => [email()]);
     const record = await register(store);
@@ -139,6 +162,7 @@ describe("email notifications", () => {
     }
     expect((await store.get(record.id))?.notifiedAt).toBeNull();
     expect(await store.unsentIds()).toEqual([record.id]);
+    // Email has no back-off across sweeps: the next sweep sends it as soon as SMTP is back.
     expect(await notifications.retryUnsent()).toEqual([{ id: record.id, ok: true }]);
     expect((await store.get(record.id))?.notifiedAt).toBe(T0);
     expect(await store.unsentIds()).toEqual([]);

@@ -5,6 +5,7 @@ import type { ApprovalStore } from "./approval-store.js";
 import type { ApprovalStory, ApprovalStorySource } from "./approval-story.js";
 import { DigestSender } from "./digest-sender.js";
 import { DigestStore } from "./digest-store.js";
+import { linkSlots } from "./link-slots.js";
 import type { ApprovalNotifier, Delivery, RetryOutcome } from "./notifier.js";
 import { composeOwnerNotice, isBarredOwner } from "./owner-notice.js";
 import { type ApprovalRecord, effectiveStatus } from "./record.js";
@@ -24,6 +25,13 @@ export interface ApprovalNotificationsOptions {
   sendLeaseMs?: number;
   /** How long a claimed reminder waits before another try after a failure, ms. Default 5 minutes. */
   reminderLeaseMs?: number;
+  /**
+   * Back-off of a webhook target whose send failed (after its retries; notifiers with `backsOff`):
+   * the next sweep that may try it again waits `baseMs` after the first failure, doubling per
+   * failure up to `maxMs`. Default 1 and 30 minutes. Without it a failing webhook was posted to by
+   * every sweep (24 posts in 70 s).
+   */
+  targetBackoff?: { baseMs: number; maxMs: number };
   /**
    * Reads the run's story (task, the agent's words, earlier steps) when a message is composed; it
    * is never stored with the request. Omitted, or failing: the message carries the call alone.
@@ -83,6 +91,16 @@ export class ApprovalNotifications {
         `digest window must be a whole number of ms >= 0, got ${windowMs}`,
       );
     }
+    const backoff = options.targetBackoff;
+    if (
+      backoff !== undefined &&
+      !(Number.isSafeInteger(backoff.baseMs) && backoff.baseMs > 0 && backoff.maxMs >= backoff.baseMs)
+    ) {
+      throw new RunnerError(
+        "APPROVAL_INPUT_INVALID",
+        `target back-off needs a positive whole baseMs and maxMs >= baseMs, got ${JSON.stringify(backoff)}`,
+      );
+    }
     this.#options = options;
     this.#digests = new DigestStore(options.store.redis, options.store.keys);
     this.#digestSender = new DigestSender({
@@ -126,10 +144,34 @@ export class ApprovalNotifications {
       const joined = await this.#digests.join(record, now, windowMs, ttlMs);
       if (joined !== "!") return { status: "digested", delivered: [] };
     }
-    const pending = this.#deliveries(record, "").filter((d) => !record.deliveredTo.includes(d.target));
-    const result = await this.#send("request", record, pending, lease);
+    const all = this.#deliveries(record, "");
+    const pending = all.filter((d) => !record.deliveredTo.includes(d.target));
+    // A target that failed before waits out its back-off; the others are sent now.
+    const backoff = await this.#options.store.targetBackoff(
+      id,
+      pending.map((d) => d.target),
+    );
+    const due = pending.filter((d) => (backoff.get(d.target)?.nextAt ?? 0) <= now);
+    const waiting: [string, unknown][] = pending
+      .filter((d) => !due.includes(d))
+      .map((d) => {
+        const b = backoff.get(d.target)!;
+        return [
+          d.target,
+          new Error(`failed ${b.failures} time(s); next try after ${new Date(b.nextAt).toISOString()}`),
+        ];
+      });
+    const result = await this.#send("request", record, all, due, lease);
     if (result === "not_pending") return { status: "not_pending", delivered: [] };
-    if (result.failed.length > 0) throw this.#failure(record.id, result.failed);
+    for (const [target, err] of result.failed) {
+      if (err instanceof RunnerError && err.data.leaseLost === true) continue; // not the target's fault
+      if (!due.find((d) => d.target === target)?.notifier.backsOff) continue;
+      const failures = (backoff.get(target)?.failures ?? 0) + 1;
+      await this.#options.store.markTargetFailed(id, target, now + this.#backoffMs(failures));
+    }
+    if (result.failed.length > 0 || waiting.length > 0) {
+      throw this.#failure(record.id, [...result.failed, ...waiting]);
+    }
     await this.#options.store.markNotified(id);
     if (this.#deliveries(record, "").length === 0) {
       this.#options.logger.warn(
@@ -176,10 +218,9 @@ export class ApprovalNotifications {
     for (const id of await store.claimReminders(this.#options.reminderLeaseMs ?? 300_000, limit, now)) {
       const record = await store.get(id);
       if (record === null || record.remindedAt !== null) continue;
-      const targets = this.#deliveries(record, "reminder:").filter(
-        (d) => !record.deliveredTo.includes(d.target),
-      );
-      const result = await this.#send("reminder", record, targets);
+      const all = this.#deliveries(record, "reminder:");
+      const targets = all.filter((d) => !record.deliveredTo.includes(d.target));
+      const result = await this.#send("reminder", record, all, targets);
       if (result === "not_pending") continue;
       if (result.failed.length > 0) {
         logger.warn(
@@ -194,6 +235,12 @@ export class ApprovalNotifications {
     return reminded;
   }
 
+  /** How long a target that failed `failures` times waits before the next try, ms. */
+  #backoffMs(failures: number): number {
+    const { baseMs, maxMs } = this.#options.targetBackoff ?? { baseMs: 60_000, maxMs: 30 * 60_000 };
+    return Math.min(maxMs, baseMs * 2 ** Math.min(failures - 1, 30));
+  }
+
   #deliveries(record: ApprovalRecord, prefix: string): Delivery[] {
     const deliveries: Delivery[] = [];
     for (const notifier of this.#options.notifiers) {
@@ -202,8 +249,14 @@ export class ApprovalNotifications {
         continue;
       }
       for (const approver of record.approvers) {
+        // Someone taken off today's approvers list since the request was made gets nothing: no
+        // link (it would decide nothing) and no word of the call.
+        if (this.#options.store.findApprover(approver.id) === null) continue;
         // The barred owner is told once who decides; a reminder is for those who can act.
         if (prefix === "reminder:" && isBarredOwner(record, approver)) continue;
+        // They get no link, so nothing that only sends links (a personal chat webhook would fail on
+        // every try and keep the request unsent for everyone).
+        if (notifier.needsLink && isBarredOwner(record, approver)) continue;
         if (notifier.reaches(approver)) {
           deliveries.push({ target: `${prefix}${notifier.name}:${approver.id}`, notifier, approver });
         }
@@ -212,9 +265,15 @@ export class ApprovalNotifications {
     return deliveries;
   }
 
+  /**
+   * Sends `deliveries` (the part of `all`, this message's every delivery, not reached yet). Links
+   * come from {@link linkSlots}: a re-send after some of a person's targets were reached never
+   * replaces the link they have.
+   */
   async #send(
     kind: MessageKind,
     record: ApprovalRecord,
+    all: readonly Delivery[],
     deliveries: readonly Delivery[],
     lease: SendLease | null = null,
   ): Promise<{ delivered: string[]; failed: [string, unknown][] } | "not_pending"> {
@@ -228,19 +287,27 @@ export class ApprovalNotifications {
         { data: { id: record.id, leaseLost: true } },
       );
     const isLeaseLost = (err: unknown) => err instanceof RunnerError && err.data.leaseLost === true;
+    // One token per approver and slot, shared by that approver's deliveries in the slot.
+    const issued = new Map<string, string>();
     const links = new Map<string, string>();
-    for (const approver of new Set(deliveries.flatMap((d) => (d.approver ? [d.approver] : [])))) {
-      if (isBarredOwner(record, approver)) continue; // no link: they cannot decide
-      if (lease !== null && !lease.held) throw leaseLost();
-      const token = await store.issueToken(record.id, approver.id);
-      if (token === null) return "not_pending";
-      links.set(approver.id, approvalLink(publicUrl, record.id, token));
+    for (const [target, { approver, slot }] of linkSlots(record, all, deliveries)) {
+      if (isBarredOwner(record, { id: approver, email: null })) continue; // no link: they cannot decide
+      const key = `${approver}\n${slot}`;
+      let link = issued.get(key);
+      if (link === undefined) {
+        if (lease !== null && !lease.held) throw leaseLost();
+        const token = await store.issueToken(record.id, approver, slot);
+        if (token === null) return "not_pending";
+        link = approvalLink(publicUrl, record.id, token);
+        issued.set(key, link);
+      }
+      links.set(target, link);
     }
     const delivered: string[] = [];
     const failed: [string, unknown][] = [];
     const story = deliveries.length > 0 ? await this.#story(record) : null;
     for (const delivery of deliveries) {
-      const link = delivery.approver ? (links.get(delivery.approver.id) ?? null) : null;
+      const link = delivery.approver ? (links.get(delivery.target) ?? null) : null;
       const message = {
         kind,
         record,

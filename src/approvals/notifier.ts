@@ -34,6 +34,19 @@ export interface ApprovalNotifier {
   /** Names the delivery targets ("email" → "email:alice"); unique among the notifiers in use. */
   readonly name: string;
   readonly scope: "per_approver" | "per_request";
+  /**
+   * true: a target still failing after its retries waits out a growing back-off before a later
+   * sweep tries it again (a webhook: one broken endpoint should not be posted to every 30 s).
+   * Unset (email, the log): tried by every sweep, since their failure is the mail server's and the
+   * mail must go out as soon as it is back.
+   */
+  readonly backsOff?: boolean;
+  /**
+   * true: every message it sends must carry the addressee's link (a personal chat webhook), so a
+   * person who gets no link — the run's owner barred by `forbid_self_approval` — is not sent one
+   * there (they are told by mail). Unset: the notifier can send the owner's notice without a link.
+   */
+  readonly needsLink?: boolean;
   /** Whether this notifier can reach the approver (email needs an address). */
   reaches(approver: Approver): boolean;
   /** Sends one message; throws on failure (the caller retries with backoff). */

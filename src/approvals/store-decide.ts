@@ -27,6 +27,7 @@ export const DECIDE_REFUSALS = [
   "always_not_allowed",
   "already_voted",
   "not_an_approver",
+  "approver_removed",
 ] as const;
 export type DecideRefusal = (typeof DECIDE_REFUSALS)[number];
 
@@ -141,6 +142,8 @@ export function describeRefusal(outcome: DecideRefusal): string {
       return "You have already decided on this request.";
     case "not_an_approver":
       return "Only the people listed as approvers may decide; this identity is not one of them.";
+    case "approver_removed":
+      return "This link was sent to someone who is no longer on the approvers list, so it decides nothing. Ask a current approver to decide.";
     default:
       return assertNever(outcome, "decide refusal");
   }

@@ -19,6 +19,7 @@ export interface WebhookSettings {
 export class WebhookNotifier implements ApprovalNotifier {
   readonly name = "webhook";
   readonly scope = "per_request";
+  readonly backsOff = true;
   readonly #settings: WebhookSettings;
 
   constructor(settings: WebhookSettings) {

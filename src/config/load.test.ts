@@ -96,6 +96,12 @@ describe("config validation rejects bad values and names what is wrong", () => {
     ],
     ["a port out of range", "http:\n  port: 70000\n", "http.port", ["70000"]],
     [
+      "a trusted proxy that is not an address or CIDR",
+      "http:\n  trust_proxy: [127.0.0.1, proxy.local]\n",
+      "http.trust_proxy.1",
+      ["proxy.local", "CIDR"],
+    ],
+    [
       "a public URL that is not http",
       "http:\n  public_url: ftp://example.com\n",
       "http.public_url",

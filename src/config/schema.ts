@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import {
   APPROVAL_MODES,
@@ -42,6 +43,14 @@ const listenPort = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
 const httpUrl = z.url({ protocol: /^https?$/ });
+
+/** An IPv4 / IPv6 address or CIDR range (`10.0.0.0/8`, `::1`): a reverse proxy `http.trust_proxy` trusts. */
+const proxyAddress = z
+  .string()
+  .refine((value) => ipaddr.isValid(value) || (value.includes("/") && ipaddr.isValidCIDR(value)), {
+    error: (issue) =>
+      `must be an IP address or CIDR range (e.g. 10.0.0.0/8, ::1), got ${JSON.stringify(issue.input)}`,
+  });
 
 /** An operator-written safe-bin profile (the guard module compiles and checks it; see src/guard/SAFE_BINS.md). */
 const SafeBinProfileConfig = z.strictObject({
@@ -319,6 +328,7 @@ const ConfigObject = z.strictObject({
     port: listenPort,
     public_url: httpUrl,
     api_token_env: envVarName,
+    trust_proxy: z.array(proxyAddress).max(256),
     failure_limit: z.strictObject({
       window_seconds: positiveInt.max(3600),
       per_source: positiveInt.max(100_000),

@@ -8,13 +8,15 @@ export const ADMIN_COOKIE = "echo_admin";
 const Session = z
   .object({
     /**
-     * 2: opened with the operator's own token, so `operator` is that token's owner. Version 1
-     * sessions held a name typed next to the shared token; they no longer parse, so they are signed
-     * out rather than trusted (issue 22).
+     * 3: bound to the token it was opened with (`binding`). Version 1 sessions held a name typed
+     * next to the shared token (issue 22), version 2 only the token's owner, so a rotated token left
+     * them open (issue 30); neither parses any more, so they are signed out rather than trusted.
      */
-    v: z.literal(2),
+    v: z.literal(3),
     /** Who logged in (the configured id of the token's owner): the approver of dashboard decisions. */
     operator: z.string().min(1).max(128),
+    /** `OperatorCredentials.bindingOf` the operator when the session opened (hex SHA-256). */
+    binding: z.string().regex(/^[0-9a-f]{64}$/),
     /** Secret of the session's forms: every POST carries it (the cookie alone never decides). */
     csrf: z.string().min(1),
     createdAt: z.number().int().nonnegative(),
@@ -37,10 +39,10 @@ export class AdminSessions {
     this.ttlMs = ttlMs;
   }
 
-  /** Starts a session for `operator`; returns the id for the cookie. */
-  async create(operator: string, now: number): Promise<string> {
+  /** Starts a session for `operator` bound to their token's `binding`; returns the id for the cookie. */
+  async create(operator: string, binding: string, now: number): Promise<string> {
     const id = randomToken(32);
-    const session: AdminSession = { v: 2, operator, csrf: randomToken(32), createdAt: now };
+    const session: AdminSession = { v: 3, operator, binding, csrf: randomToken(32), createdAt: now };
     await this.#redis.set(this.#key(id), JSON.stringify(session), "PX", this.ttlMs);
     return id;
   }

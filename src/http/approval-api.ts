@@ -39,6 +39,7 @@ const REFUSAL_STATUS: Readonly<Record<DecideRefusal, number>> = {
   always_not_allowed: 409,
   already_voted: 409,
   not_an_approver: 403,
+  approver_removed: 403,
 };
 
 /**

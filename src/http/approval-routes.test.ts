@@ -126,6 +126,19 @@ describe("GET /approvals/:id", () => {
     expect(after.fetches[0]?.method).toBe("HEAD");
   });
 
+  it("answers a replaced link with 410 and says when the newer message that replaced it was sent", async () => {
+    const s = await setup();
+    const { record, token } = await request(s);
+    s.clock.advance(90_000);
+    const newer = (await s.store.issueToken(record.id, "alice"))!;
+    const res = await s.app.inject({ method: "GET", url: `/approvals/${record.id}?t=${token}` });
+    expect(res.statusCode).toBe(410);
+    expect(res.body).toContain("replaced by a newer message to you, sent at 2023-11-14T22:14:50Z");
+    const steps = await s.app.inject({ method: "GET", url: `/approvals/${record.id}/steps?t=${token}` });
+    expect(steps.statusCode).toBe(410);
+    expect((await openPage(s, record.id, newer)).res.statusCode).toBe(200);
+  });
+
   it("shows the same plain page for an unknown request and a wrong token", async () => {
     const s = await setup();
     const { record } = await request(s);

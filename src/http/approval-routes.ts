@@ -111,6 +111,18 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
     return html(reply, 404, errorPage("Link not valid", INVALID_LINK, basePath));
   };
 
+  // Says which message replaced it: the newer one sent to this person at that time.
+  const linkReplaced = (reply: FastifyReply, at: number) =>
+    html(
+      reply,
+      410,
+      errorPage(
+        "Link replaced",
+        `This link was replaced by a newer message to you, sent at ${formatTime(at)}; use the link in that message.`,
+        basePath,
+      ),
+    );
+
   app.get("/assets/approval.css", async (_request, reply) =>
     reply.type("text/css; charset=utf-8").send(APPROVAL_CSS),
   );
@@ -126,8 +138,10 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
       await store.recordFetch(id, fetchOf(request, lookup.approver));
       const { record } = lookup;
       const status = effectiveStatus(record, store.clock.now());
-      if (lookup.state === "replaced") {
-        return html(reply, 410, errorPage("Link replaced", describeRefusal("token_replaced"), basePath));
+      if (lookup.state === "replaced") return linkReplaced(reply, lookup.at);
+      if (store.findApprover(lookup.approver) === null) {
+        // Sent before its holder was taken off the approvers list: no form, and no more of the run.
+        return html(reply, 403, statusPage(record, status, describeRefusal("approver_removed"), basePath));
       }
       if (lookup.state === "used" || status !== "pending") {
         const notice =
@@ -166,8 +180,13 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
       if (lookup === null) return invalidLink(request, reply, id, token);
       // Only a valid token leaves a trace on the request (as on the page itself).
       await store.recordFetch(id, fetchOf(request, lookup.approver));
-      if (lookup.state === "replaced") {
-        return html(reply, 410, errorPage("Link replaced", describeRefusal("token_replaced"), basePath));
+      if (lookup.state === "replaced") return linkReplaced(reply, lookup.at);
+      if (store.findApprover(lookup.approver) === null) {
+        return html(
+          reply,
+          403,
+          errorPage("No longer an approver", describeRefusal("approver_removed"), basePath),
+        );
       }
       const back = `${basePath}/approvals/${encodeURIComponent(id)}?t=${encodeURIComponent(token!)}`;
       const story = ctx.story ? await readStory(ctx, lookup.record) : null;
@@ -236,7 +255,12 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
         return html(reply, 404, errorPage("Link not valid", INVALID_LINK, basePath));
       const status = effectiveStatus(result.record, store.clock.now());
       if (result.outcome !== "decided") {
-        return html(reply, 409, statusPage(result.record, status, describeRefusal(result.outcome), basePath));
+        const code = result.outcome === "approver_removed" ? 403 : 409;
+        return html(
+          reply,
+          code,
+          statusPage(result.record, status, describeRefusal(result.outcome), basePath),
+        );
       }
       if (result.final) await reportDecided(ctx, result.record);
       const mine = result.record.decisions.at(-1);

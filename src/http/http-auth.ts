@@ -19,15 +19,22 @@ export type BearerCheck =
   | { kind: "refused"; reply: FastifyReply };
 
 /**
- * Checks a bearer request: first whether its address (or everyone) is throttled — before any other
- * work —, then the token. A wrong token counts as a failure of its address; the metrics token is
- * recognised (so the API can say it reads metrics only) and never counted. Replies itself when refused.
+ * Checks a bearer request: first the token (constant-time digest compares, no I/O), so a valid
+ * credential is never refused because others failed (issue 30: 300 wrong bearers from 30
+ * addresses made every valid token answer 429); only then, for a token that matched nothing,
+ * whether its address (or everyone) is throttled — 429 before any other work — and else it counts
+ * as a failure of its address. The metrics token is recognised (so the API can say it reads
+ * metrics only) and never counted. Replies itself when refused.
  */
 export async function checkBearer(
   request: FastifyRequest,
   reply: FastifyReply,
   auth: HttpAuth,
 ): Promise<BearerCheck> {
+  const presented = bearerOf(request.headers.authorization);
+  const id = presented ? auth.operators.identify(presented) : null;
+  if (id !== null) return { kind: "operator", id };
+  if (presented && tokenMatches(presented, auth.metricsToken)) return { kind: "metrics" };
   const wait = await auth.throttle.retryAfterMs(request.ip);
   if (wait > 0) {
     reply.header("retry-after", retryAfterSeconds(wait));
@@ -38,10 +45,6 @@ export async function checkBearer(
         .send({ error: "TOO_MANY_FAILURES", message: "too many failed credentials; try again later" }),
     };
   }
-  const presented = bearerOf(request.headers.authorization);
-  const id = presented ? auth.operators.identify(presented) : null;
-  if (id !== null) return { kind: "operator", id };
-  if (presented && tokenMatches(presented, auth.metricsToken)) return { kind: "metrics" };
   await auth.throttle.fail(request.ip);
   reply.header("www-authenticate", 'Bearer realm="echo-runner"');
   return {

@@ -81,6 +81,22 @@ export class OperatorCredentials {
     return found;
   }
 
+  /**
+   * What a dashboard session opened with this operator's token is bound to: a SHA-256 of the
+   * token's digest under a label of its own (so Redis never holds the digest itself), or null when
+   * the name has no token. A rotated token has another binding, so sessions opened with the old
+   * one end.
+   */
+  bindingOf(name: string): string | null {
+    const key = normaliseIdentity(name);
+    const entry = this.#entries.find((e) => e.key === key);
+    if (entry === undefined) return null;
+    return createHash("sha256")
+      .update("echo-runner/admin-session-binding/v1\u0000")
+      .update(entry.digest)
+      .digest("hex");
+  }
+
   /** The configured id of the operator a name refers to (after normalisation), or null. */
   idOf(name: string): string | null {
     const key = normaliseIdentity(name);

@@ -42,10 +42,12 @@ export interface HttpServerOptions {
   /** The `/admin` dashboard, signed in with an operator's own token; omitted = not served. */
   admin?: AdminHttpOptions;
   /**
-   * Fastify's `trustProxy` (`http.trust_proxy`): set it behind a reverse proxy so recorded fetch
-   * addresses and rate limits use the client's address, not the proxy's. Default false.
+   * Fastify's `trustProxy` (`http.trust_proxy`: the proxies' addresses or CIDRs): set it behind a
+   * reverse proxy so throttling, recorded fetch addresses and logs use the client's address (from
+   * X-Forwarded-For, as the trusted proxies pass it), not the proxy's. Default false: the client is
+   * whoever connects, and X-Forwarded-For is ignored.
    */
-  trustProxy?: boolean | string;
+  trustProxy?: boolean | string | readonly string[];
 }
 
 /** The `redis.key_prefix` behind an approvals key base (`<prefix>:{approvals}:`). */
@@ -82,7 +84,7 @@ export function createHttpServer(options: HttpServerOptions) {
   const app = Fastify({
     loggerInstance: options.logger,
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: options.trustProxy ?? false,
+    trustProxy: trustProxyOf(options.trustProxy),
     bodyLimit: MAX_BODY_BYTES,
     clientErrorHandler: clientErrorReply,
     frameworkErrors: (error, request, reply) =>
@@ -120,4 +122,11 @@ export function createHttpServer(options: HttpServerOptions) {
   const { admin } = options;
   if (admin) app.register(async (scope) => adminRoutes(scope, admin, options.redis, options.logger, auth));
   return app;
+}
+
+/** Fastify's trustProxy for the option: an empty list is off (false), never "trust everyone". */
+function trustProxyOf(value: HttpServerOptions["trustProxy"]): boolean | string | string[] {
+  if (value === undefined) return false;
+  if (typeof value === "boolean" || typeof value === "string") return value;
+  return value.length === 0 ? false : [...value];
 }

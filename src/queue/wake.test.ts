@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { testPayload } from "../../test/helpers/agent-harness.js";
 import { testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
-import { startPromoter, type WakeEvent } from "./promoter.js";
+import { CLOCK_SKEW_MARGIN_MS, startPromoter, type WakeEvent } from "./promoter.js";
 import { findRunJob, newestAgentEventId, openAgentQueue, openAgentQueueEvents } from "./queues.js";
 import { watchRemovedRuns } from "./removed-runs.js";
 import { wakeRun } from "./wake.js";
@@ -32,11 +32,12 @@ describe("waking parked runs", () => {
     }
   });
 
-  it("the promoter wakes the job of every event it reads, from new events on, and stops", async () => {
+  it("the promoter wakes the job of every event it reads, from the stored position on, saves it, and stops", async () => {
     const keyPrefix = uniquePrefix("promote");
     const { queue, runId } = await parkedJob(keyPrefix);
-    const pending: WakeEvent[] = [{ streamId: "1-0", jobId: runId }];
+    const pending: WakeEvent[] = [{ streamId: "7-0", jobId: runId }];
     const afters: string[] = [];
+    const saved: string[] = [];
     let interrupted = false;
     const promoter = startPromoter({
       connection: redis,
@@ -46,6 +47,13 @@ describe("waking parked runs", () => {
         await new Promise((r) => setTimeout(r, 20));
         return pending.splice(0);
       },
+      position: {
+        load: async () => "5-0",
+        save: async (id) => {
+          saved.push(id);
+        },
+      },
+      decidedSince: async () => [],
       interrupt: () => {
         interrupted = true;
       },
@@ -53,14 +61,55 @@ describe("waking parked runs", () => {
     });
     try {
       await expect.poll(async () => (await findRunJob(queue, runId))?.getState()).toBe("waiting");
-      expect(afters[0]).toBe("$");
-      await expect.poll(() => afters.includes("1-0")).toBe(true);
+      expect(afters[0]).toBe("5-0");
+      await expect.poll(() => afters.includes("7-0")).toBe(true);
+      expect(saved).toEqual(["5-0", "7-0"]);
     } finally {
       await promoter.stop();
       await queue.obliterate({ force: true });
       await queue.close();
     }
     expect(interrupted).toBe(true);
+  });
+
+  it("at start the promoter wakes the parked runs decided since they last started, and only those", async () => {
+    const keyPrefix = uniquePrefix("promote-scan");
+    const decided = await parkedJob(keyPrefix);
+    const queue = decided.queue;
+    const other = testPayload();
+    await queue.add("run", other, { jobId: other.runId, delay: 3_600_000 });
+    const asked: { runId: string; since: number }[] = [];
+    let scanned = -1;
+    const promoter = startPromoter({
+      connection: redis,
+      keyPrefix,
+      readEvents: async () => {
+        await new Promise((r) => setTimeout(r, 20));
+        return [];
+      },
+      position: { load: async () => "0-0", save: async () => undefined },
+      decidedSince: async (runs) => {
+        asked.push(...runs);
+        return runs.filter((r) => r.runId === decided.runId).map((r) => r.runId);
+      },
+      interrupt: () => undefined,
+      onReadFailed: () => undefined,
+      onScanned: (woken) => {
+        scanned = woken;
+      },
+    });
+    try {
+      await expect.poll(() => scanned).toBe(1);
+      expect(await (await findRunJob(queue, decided.runId))?.getState()).toBe("waiting");
+      expect(await (await findRunJob(queue, other.runId))?.getState()).toBe("delayed");
+      // Never started: a decision at any time since the epoch (less the clock margin) is unread.
+      expect(asked.map((r) => r.runId).sort()).toEqual([decided.runId, other.runId].sort());
+      expect(asked.every((r) => r.since === -CLOCK_SKEW_MARGIN_MS)).toBe(true);
+    } finally {
+      await promoter.stop();
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
   });
 
   it("watchRemovedRuns reports the run id of a removed job", async () => {

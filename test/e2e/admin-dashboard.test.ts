@@ -291,7 +291,7 @@ describe("/admin dashboard", () => {
     }
   });
 
-  it("throttles failed sign-ins per address (429 with retry-after) before looking at the token", async () => {
+  it("throttles failed sign-ins per address (429 with retry-after), and the right token still signs in", async () => {
     const prefix = uniquePrefix("admin-rate");
     const limited = createHttpServer({
       redis,
@@ -309,7 +309,7 @@ describe("/admin dashboard", () => {
     });
     try {
       const codes: number[] = [];
-      for (const token of ["guess-1", "guess-2", TOKEN]) {
+      for (const token of ["guess-1", "guess-2", "guess-3"]) {
         const res = await limited.inject({
           method: "POST",
           url: "/admin/login",
@@ -320,8 +320,17 @@ describe("/admin dashboard", () => {
         expect(res.headers["set-cookie"]).toBeUndefined();
         if (res.statusCode === 429) expect(Number(res.headers["retry-after"])).toBeGreaterThan(0);
       }
-      // The third try has the right token, but the address has used its attempts.
+      // The address has used its attempts: the third guess is refused before any other work.
       expect(codes).toEqual([401, 401, 429]);
+      // The right token is compared first and never refused because of failures (issue 30).
+      const right = await limited.inject({
+        method: "POST",
+        url: "/admin/login",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ token: TOKEN }).toString(),
+      });
+      expect(right.statusCode).toBe(303);
+      expect(right.headers["set-cookie"]).toBeDefined();
     } finally {
       await limited.close();
       await deleteKeysWithPrefix(redis, prefix);

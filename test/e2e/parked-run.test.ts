@@ -92,7 +92,12 @@ beforeAll(async () => {
   browser = await launchChromium();
   const port = await freePort();
   publicUrl = `http://127.0.0.1:${port}`;
-  const store = new ApprovalStore({ redis, keyPrefix, policy: { waitTimeoutMs: 3_600_000, approvers: [] } });
+  // The server runs the worker's config: alice is on its approvers list, or her link decides nothing.
+  const store = new ApprovalStore({
+    redis,
+    keyPrefix,
+    policy: { waitTimeoutMs: 3_600_000, approvers: [{ id: "alice", email: "alice@example.test" }] },
+  });
   app = createHttpServer({
     redis,
     logger,

@@ -28,6 +28,8 @@ export interface ParkingWorkerOptions {
   onExecStart?: (runId: string, at: number) => void;
   /** The worker's logger (default silent). */
   logger?: Logger;
+  /** `permissions.approval` settings (e.g. `wait_timeout_seconds`); default the config's. */
+  approval?: Record<string, unknown>;
 }
 
 /** A running {@link startParkingWorker}. */
@@ -63,7 +65,10 @@ export async function startParkingWorker(options: ParkingWorkerOptions): Promise
       // The network probe at worker start asks the test's own Redis, never a public host.
       network_probe: { targets: [new URL(options.redisUrl).host], timeout_ms: 1000 },
     },
-    permissions: { elevated: { enabled: false } },
+    permissions: {
+      elevated: { enabled: false },
+      ...(options.approval ? { approval: options.approval } : {}),
+    },
     http: { public_url: options.publicUrl },
     approvers: [{ id: PARKING_APPROVER, email: `${PARKING_APPROVER}@example.test` }],
     models: { scripted: { provider: "scripted", script: join(dir, "script.yaml") } },

@@ -95,4 +95,65 @@ describe("approve always", () => {
       await runAgent({ payload: third, jobId: third.runId, owner: "w4", deps: deps3 }).catch((e) => e),
     ).toBeInstanceOf(ParkSignal);
   });
+
+  it("a grant for agent ops:test does not let agent ops run the same command (exact agent, not a prefix)", async () => {
+    const keyPrefix = uniquePrefix("always-exact");
+    const dir = await mkdtemp(join(tmpdir(), "echo-always-"));
+    const log = join(dir, "ran.txt");
+    const exec = defineTool({
+      name: "exec",
+      description: "records the command (test tool)",
+      parameters: Type.Object({ command: Type.String() }),
+      async execute(args) {
+        await appendFile(log, `${args.command}\n`);
+        return toolSuccess("ok");
+      },
+    });
+    const logger = createLogger({ level: "silent", format: "json" });
+    const store = new ApprovalStore({
+      redis,
+      keyPrefix,
+      policy: { waitTimeoutMs: 3_600_000, approvers: [{ id: "olga", email: null }] },
+    });
+    const notifications = new ApprovalNotifications({
+      store,
+      notifiers: [new LogNotifier(logger)],
+      publicUrl: "http://x",
+      logger,
+    });
+    const allowAlways = new RedisAllowAlwaysStore(redis, keyPrefix);
+    const { deps } = await testRunDeps({
+      redis,
+      keyPrefix,
+      tools: [exec],
+      script: stringify([
+        { tool_calls: [{ name: "exec", arguments: { command: "make deploy" } }] },
+        { content: "done" },
+      ]),
+      configOverrides: { permissions: { elevated: { enabled: false } } },
+      gatePorts: { allowAlways },
+    });
+    const runDeps = { ...deps, approvals: storeApprovals({ store, notifications, logger, allowAlways }) };
+    // Agent ops:test's call is approved always (the red team's step 1): the record is written.
+    const opsTest = testPayload({ agentId: "ops:test" }, { workspace: dir });
+    expect(
+      await runAgent({ payload: opsTest, jobId: opsTest.runId, owner: "w1", deps: runDeps }).catch((e) => e),
+    ).toBeInstanceOf(ParkSignal);
+    const [pending] = await store.list({ status: "pending" });
+    await store.decide({
+      id: pending!.id,
+      actor: { kind: "operator", id: "olga", via: "cli" },
+      decision: "approve_always",
+    });
+    expect(
+      await runAgent({ payload: opsTest, jobId: opsTest.runId, owner: "w2", deps: runDeps }),
+    ).toMatchObject({ status: "completed" });
+    expect(await allowAlways.find("exec", [{ scope: "agent", scopeId: "ops:test" }])).toHaveLength(1);
+    // Agent ops, the same command: nobody approved it for ops, so it asks.
+    const ops = testPayload({ agentId: "ops" }, { workspace: dir });
+    expect(
+      await runAgent({ payload: ops, jobId: ops.runId, owner: "w3", deps: runDeps }).catch((e) => e),
+    ).toBeInstanceOf(ParkSignal);
+    expect((await readFile(log, "utf8")).trim().split("\n")).toEqual(["make deploy"]);
+  });
 });

@@ -136,7 +136,7 @@ function mailTag(prefix: string): string {
   return prefix.replace(/[^a-zA-Z0-9]/g, "");
 }
 
-function setup(digestWindowMs = 0) {
+function setup(digestWindowMs = 0, forbidSelfApproval = false) {
   const prefix = uniquePrefix("chat");
   prefixes.push(prefix);
   const clock = new ManualClock(T0);
@@ -146,6 +146,7 @@ function setup(digestWindowMs = 0) {
     clock,
     policy: {
       waitTimeoutMs: 3_600_000,
+      forbidSelfApproval,
       approvers: [
         { id: "alice", email: `alice-${mailTag(prefix)}@example.test` },
         { id: "bob", email: `bob-${mailTag(prefix)}@example.test` },
@@ -271,7 +272,7 @@ describe("chat webhook notifications", () => {
   });
 
   it("keeps a request unsent while a webhook keeps failing, and the sweep sends only what is missing", async () => {
-    const { store, notifications } = setup();
+    const { store, clock, notifications } = setup();
     const record = await register(store);
     failFirst.set("/teams", [500, 500, 500, 500]);
     await expect(notifications.notify(record.id)).rejects.toThrow(
@@ -279,10 +280,90 @@ describe("chat webhook notifications", () => {
     );
     expect((await store.get(record.id))?.notifiedAt).toBeNull();
     const slackBefore = bodies("/slack-channel", record.id).length;
+    clock.advance(60_000); // the failed target's back-off
     const outcomes = await notifications.retryUnsent();
     expect(outcomes).toContainEqual({ id: record.id, ok: true });
     expect(bodies("/teams", record.id)).toHaveLength(1);
     expect(bodies("/slack-channel", record.id)).toHaveLength(slackBefore);
+    expect((await store.get(record.id))?.notifiedAt).not.toBeNull();
+  });
+
+  it("re-sending to a failed personal webhook leaves the mailed link valid, backs off, and the webhook gets a link of its own", async () => {
+    const { store, clock, notifications } = setup();
+    const record = await register(store);
+    const posts = () =>
+      hooks.hitsOf("/slack-alice").filter((h) => h.body.toString().includes(record.id)).length;
+    // The inline send and the next due sweep each try 4 times: every try of alice's webhook fails.
+    failFirst.set(
+      "/slack-alice",
+      Array.from({ length: 8 }, () => 500),
+    );
+    await expect(notifications.notify(record.id)).rejects.toThrow(/slack-personal:ALICE:alice/);
+    const mail = await smtp.waitForMail(
+      (m) => (m.text ?? "").includes(record.id) && JSON.stringify(m.to).includes("alice"),
+    );
+    const [[, mailed]] = tokensIn(mail.text ?? "") as [[string, string]];
+    expect(posts()).toBe(4);
+    // Back-off: sweeps within a minute of the failure leave the webhook alone.
+    const failedSweep = expect.objectContaining({ id: record.id, ok: false });
+    expect(await notifications.retryUnsent()).toContainEqual(failedSweep);
+    clock.advance(30_000);
+    expect(await notifications.retryUnsent()).toContainEqual(failedSweep);
+    expect(posts()).toBe(4);
+    clock.advance(30_000);
+    expect(await notifications.retryUnsent()).toContainEqual(failedSweep);
+    expect(posts()).toBe(8);
+    // Failed twice: the next try waits two minutes.
+    clock.advance(60_000);
+    expect(await notifications.retryUnsent()).toContainEqual(failedSweep);
+    expect(posts()).toBe(8);
+    clock.advance(60_000);
+    expect(await notifications.retryUnsent()).toContainEqual({ id: record.id, ok: true });
+    expect(posts()).toBe(9);
+    // The webhook finally got a link; the mail's link was never replaced by these re-sends.
+    const [posted] = bodies("/slack-alice", record.id);
+    const [[, chatToken]] = tokensIn(JSON.stringify(posted)) as [[string, string]];
+    expect(chatToken).not.toBe(mailed);
+    expect((await store.lookupToken(record.id, mailed))?.state).toBe("live");
+    // One mail to alice: the re-sends went only to the webhook.
+    expect(
+      smtp.messages.filter(
+        (m) => (m.text ?? "").includes(record.id) && JSON.stringify(m.to).includes("alice"),
+      ),
+    ).toHaveLength(1);
+    const decided = await store.decide({
+      id: record.id,
+      actor: { kind: "token", token: mailed },
+      decision: "approve",
+    });
+    expect(decided).toMatchObject({ outcome: "decided" });
+    // The same person's other link is theirs too, and their one vote is spent.
+    expect(
+      await store.decide({ id: record.id, actor: { kind: "token", token: chatToken }, decision: "approve" }),
+    ).toMatchObject({ outcome: "not_pending" });
+  });
+
+  it("sends the barred owner no personal chat message (it could carry no link) and the request still goes out", async () => {
+    const { store, notifications } = setup(0, true);
+    n += 1;
+    const { record } = await store.register({
+      runId: `run-${n}`,
+      jobId: `run-${n}`,
+      traceId: `trace-${n}`,
+      idempotencyKey: `key-${n}`,
+      tool: "exec",
+      args: { command: `make deploy-${n}` },
+      risk: "exec",
+      reason: "deploys need a person",
+      agent: "deployer",
+      channel: "cron",
+      owner: "alice",
+    });
+    const outcome = await notifications.notify(record.id);
+    expect(outcome.status).toBe("sent");
+    expect(outcome.delivered).toContain("email:alice");
+    expect(outcome.delivered).not.toContain("slack-personal:ALICE:alice");
+    expect(hooks.hitsOf("/slack-alice").filter((h) => h.body.toString().includes(record.id))).toEqual([]);
     expect((await store.get(record.id))?.notifiedAt).not.toBeNull();
   });
 });

@@ -280,32 +280,41 @@ describe("failed credentials are throttled, people are not", () => {
       }
       expect(codes.slice(0, 10)).toEqual(Array(10).fill(401));
       expect(codes.slice(10)).toEqual([429, 429]);
-      // The address is throttled everywhere, even with a valid token (nothing is checked for it).
+      // Wrong tokens from the address keep getting 429 on every route, before any work.
       const api = await fetch(`${s.base}/api/approvals`, {
-        headers: { authorization: `Bearer ${TOKENS.bob}`, "x-forwarded-for": "10.2.0.1" },
+        headers: { authorization: "Bearer still-wrong", "x-forwarded-for": "10.2.0.1" },
       });
       expect(api.status).toBe(429);
-      expect((await apiDecide(s, record.id, TOKENS.bob, { decision: "approve" }, "10.2.0.1")).status).toBe(
+      expect((await apiDecide(s, record.id, "still-wrong", { decision: "approve" }, "10.2.0.1")).status).toBe(
         429,
       );
       const body = await api.text();
       expect(body).not.toMatch(/FST_|statusCode/);
-      // Another address is not.
-      expect((await apiDecide(s, record.id, TOKENS.bob, { decision: "approve" }, "10.2.0.2")).status).toBe(
+      // A valid token is checked first and never refused because of the failures (issue 30), behind
+      // the same address too.
+      const valid = await fetch(`${s.base}/api/approvals`, {
+        headers: { authorization: `Bearer ${TOKENS.bob}`, "x-forwarded-for": "10.2.0.1" },
+      });
+      expect(valid.status).toBe(200);
+      expect((await apiDecide(s, record.id, TOKENS.bob, { decision: "approve" }, "10.2.0.1")).status).toBe(
         200,
       );
+      const metrics = await fetch(`${s.base}/metrics`, {
+        headers: { authorization: `Bearer ${METRICS_TOKEN}`, "x-forwarded-for": "10.2.0.1" },
+      });
+      expect(metrics.status).toBe(200);
     } finally {
       await s.app.close();
     }
   });
 
-  it("wrong sign-ins are throttled per address; a right token from a clean address signs in", async () => {
+  it("wrong sign-ins are throttled per address; a right token signs in from any address", async () => {
     const s = await serve({ perSource: 3, global: 1000 });
     try {
       const codes: number[] = [];
-      for (const token of ["a", "b", "c", TOKENS.bob])
+      for (const token of ["a", "b", "c", "d", TOKENS.bob])
         codes.push((await signIn(s, { token }, "10.3.0.1")).res.status);
-      expect(codes).toEqual([401, 401, 401, 429]);
+      expect(codes).toEqual([401, 401, 401, 429, 303]);
       expect((await signIn(s, { token: TOKENS.bob }, "10.3.0.2")).res.status).toBe(303);
     } finally {
       await s.app.close();
@@ -326,6 +335,18 @@ describe("failed credentials are throttled, people are not", () => {
       });
       expect(next.status).toBe(429);
       expect(next.headers.get("cache-control")).toBe("no-store");
+      // The global limit is a limit on failures, not a kill switch: every valid credential still
+      // works while it holds (issue 30, vulnerability 4), from any address.
+      const api = await fetch(`${s.base}/api/approvals`, {
+        headers: { authorization: `Bearer ${TOKENS.carol}`, "x-forwarded-for": "10.4.1.2" },
+      });
+      expect(api.status).toBe(200);
+      const metrics = await fetch(`${s.base}/metrics`, {
+        headers: { authorization: `Bearer ${METRICS_TOKEN}`, "x-forwarded-for": "10.4.0.1" },
+      });
+      expect(metrics.status).toBe(200);
+      expect((await signIn(s, { token: TOKENS.alice }, "10.4.2.1")).res.status).toBe(303);
+      expect((await signIn(s, { token: "guess" }, "10.4.2.2")).res.status).toBe(429);
     } finally {
       await s.app.close();
     }
