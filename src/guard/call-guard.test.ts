@@ -101,3 +101,47 @@ describe("call guard: exec reaches the network only as web_fetch may", () => {
     expect(assessment?.verdict).toBe("allow");
   });
 });
+
+describe("call guard: a workspace-only run's command path operands", () => {
+  function fencedGuard(execHost: "sandbox" | "local") {
+    return createCallGuard({
+      execPolicy: createExecPolicy(guard, {
+        security: "full",
+        ask: "on-miss",
+        resolveBinary: (c) => (c.includes("/") ? c : `/usr/bin/${c}`),
+      }),
+      resolver,
+      pathFence: (workspace) =>
+        createPathFence({ workspaceRoot: workspace, homeDir: "/home/u", fs: memoryFsView({}) }),
+      commandPaths: (command) => [...command.matchAll(/\/[^\s;|&<>]+/g)].map((m) => m[0]),
+      networkPolicy: "allow",
+      allowedHosts: [],
+      execHost,
+    });
+  }
+
+  it("in the sandbox, /tmp is the sandbox's own private tmpfs: writing there is no path outside", async () => {
+    const sandbox = fencedGuard("sandbox");
+    expect((await sandbox.assess("exec", { command: "echo hi > /tmp/x.txt" }, ctx))?.verdict).not.toBe(
+      "deny",
+    );
+    expect(
+      (await sandbox.assess("exec", { command: "sort -o /tmp/out/sorted a.txt" }, ctx))?.verdict,
+    ).not.toBe("deny");
+  });
+
+  it("a path that only starts in /tmp and climbs out, and /tmp on the local host, stay outside", async () => {
+    const sandbox = fencedGuard("sandbox");
+    expect(await sandbox.assess("exec", { command: "cat /tmp/../etc/passwd" }, ctx)).toMatchObject({
+      verdict: "deny",
+    });
+    expect(await sandbox.assess("exec", { command: "cat /tmpfoo/x" }, ctx)).toMatchObject({
+      verdict: "deny",
+    });
+    expect(await fencedGuard("local").assess("exec", { command: "echo hi > /tmp/x.txt" }, ctx)).toMatchObject(
+      {
+        verdict: "deny",
+      },
+    );
+  });
+});

@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import { pathArgumentsOf } from "../catalog/index.js";
 import { isHostAllowed, type NetworkPolicy } from "../policy/index.js";
 import { type ExecHostKind, hostEffect } from "./exec-host-table.js";
@@ -62,6 +63,18 @@ function fromExec(
 const RANK = { allow: 0, ask: 1, deny: 2 } as const;
 
 /**
+ * True when an absolute path, read lexically (`..` folded), lies in /tmp: inside the sandbox that is
+ * the sandbox's own empty tmpfs, not the host's /tmp, so a command writing there stays in the
+ * workspace-only run's bounds. Lexical on purpose: the host's /tmp and its links are not what the
+ * command sees.
+ */
+function inSandboxTmp(path: string): boolean {
+  if (!path.startsWith("/")) return false;
+  const normal = posix.normalize(path);
+  return normal === "/tmp" || normal.startsWith("/tmp/");
+}
+
+/**
  * The guard as the gate's step 1 sees it: commands of exec / process / execute_code through the
  * exec policy (command guard + safe bins), URLs through the SSRF check (resolved once) and the
  * restricted-network host list, and path arguments of file tools through the path fence.
@@ -75,6 +88,7 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
     if (verdict.verdict === "deny" || !ctx.workspaceOnly || !options.commandPaths) return verdict;
     const fence = options.pathFence(ctx.workspace, true);
     for (const path of options.commandPaths(command)) {
+      if (options.execHost === "sandbox" && inSandboxTmp(path)) continue;
       const check = fence.check(path, "read");
       if (check.verdict === "deny") {
         return {
