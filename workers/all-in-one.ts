@@ -63,6 +63,12 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
   if (!redisUrl && clusterNodes.length === 0) {
     local = await startLocalRedis(config.redis.url, `${options.dataDir}/redis`);
     redisUrl = local.url;
+    if (local.staleStopped !== undefined) {
+      logger.warn(
+        { pid: local.staleStopped, dataDir: local.dataDir },
+        "stopped a redis-server an earlier runner left running on this data dir, then started a fresh one",
+      );
+    }
     logger.info(
       { dataDir: local.dataDir, url: local.url },
       "REDIS_URL is not set: started a local redis-server (AOF on, noeviction); set REDIS_URL to use your own",

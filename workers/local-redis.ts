@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { resolve } from "node:path";
+import { delimiter, resolve } from "node:path";
 import { Redis } from "ioredis";
 import { RunnerError } from "../src/shared/index.js";
 
@@ -10,6 +11,53 @@ export interface LocalRedis {
   dataDir: string;
   /** Asks the server to shut down (it rewrites nothing: AOF is already on disk) and waits. */
   stop(): Promise<void>;
+  /** The pid of a redis-server an earlier runner left on this data dir, stopped before this one started. */
+  staleStopped?: number;
+}
+
+/** setpriv (util-linux) starts redis-server with a parent-death signal, where it is installed. */
+const SETPRIV = "/usr/bin/setpriv";
+
+/**
+ * The pid of a redis-server still running on `dir` (its pid file names a live process whose command
+ * is redis-server and whose working directory is `dir`), or undefined. A pid the kernel has given
+ * to another program since does not match.
+ */
+function staleRedis(dir: string): number | undefined {
+  const pidFile = resolve(dir, "redis.pid");
+  if (!existsSync(pidFile)) return undefined;
+  const pid = Number(readFileSync(pidFile, "utf8").trim());
+  if (!Number.isSafeInteger(pid) || pid <= 1) return undefined;
+  try {
+    const command = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    if (!command.includes("redis-server")) return undefined;
+    return readlinkSync(`/proc/${pid}/cwd`) === dir ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function onPath(program: string): boolean {
+  return (process.env.PATH ?? "")
+    .split(delimiter)
+    .some((dir) => dir !== "" && existsSync(resolve(dir, program)));
+}
+
+/** Stops a stale redis-server: SIGTERM (it flushes its AOF), SIGKILL after 10 s. */
+async function stopStale(pid: number): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return !readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ");
+    } catch {
+      return false;
+    }
+  };
+  process.kill(pid, "SIGTERM");
+  for (let waited = 0; alive() && waited < 10_000; waited += 50) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  if (alive()) process.kill(pid, "SIGKILL");
 }
 
 export const REDIS_MISSING_HELP = [
@@ -55,9 +103,22 @@ export async function startLocalRedis(url: string, dataDir: string): Promise<Loc
     ...LOCAL_REDIS_MEMORY_SETTINGS,
     "--daemonize",
     "no",
+    "--pidfile",
+    resolve(dir, "redis.pid"),
   ];
-  // Its own process group: Ctrl+C in a terminal must reach only the runner, which then stops Redis last.
-  const child: ChildProcess = spawn("redis-server", args, {
+  // A server an earlier runner left (killed with SIGKILL before it could stop it) holds the port
+  // and the AOF: stop it first, and say so.
+  // Found here, not by setpriv: a missing binary must read as REDIS_BINARY_MISSING, not as an exit.
+  if (!onPath("redis-server")) throw new RunnerError("REDIS_BINARY_MISSING", REDIS_MISSING_HELP);
+  const stale = staleRedis(dir);
+  if (stale !== undefined) await stopStale(stale);
+  // Its own process group: Ctrl+C in a terminal must reach only the runner, which then stops Redis
+  // last. Its parent-death signal (SIGTERM: it flushes the AOF and exits) ends it with a runner
+  // that dies any way at all, SIGKILL included.
+  const [file, fileArgs] = existsSync(SETPRIV)
+    ? [SETPRIV, ["--pdeathsig", "TERM", "--", "redis-server", ...args]]
+    : ["redis-server", args];
+  const child: ChildProcess = spawn(file, fileArgs, {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -94,6 +155,7 @@ export async function startLocalRedis(url: string, dataDir: string): Promise<Loc
   return {
     url: `redis://127.0.0.1:${port}`,
     dataDir: dir,
+    ...(stale === undefined ? {} : { staleStopped: stale }),
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise<void>((done) => child.once("exit", () => done()));

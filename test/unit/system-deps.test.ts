@@ -58,7 +58,9 @@ describe("ensure-system-deps (pretest / prestart)", () => {
     expect(result.stderr).toContain(`chromium (no executable at ${chromium})`);
     expect(result.stderr).toMatch(/- bubblewrap: .*sandbox/);
     expect(result.stderr).not.toMatch(/- redis-server|- strace/);
-    expect(result.stderr).toMatch(/apt-get install -y --no-install-recommends chromium bubblewrap socat attr\n/);
+    expect(result.stderr).toMatch(
+      /apt-get install -y --no-install-recommends chromium bubblewrap socat attr\n/,
+    );
   });
 
   it("npm start needs only redis-server, and nothing when REDIS_URL names a Redis", async () => {
