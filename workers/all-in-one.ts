@@ -3,12 +3,14 @@ import { join, resolve } from "node:path";
 import { boundPublicUrl } from "../src/config/index.js";
 import { createRedisConnection, type RedisConnection } from "../src/queue/index.js";
 import {
+  checkRedisDurability,
   type PartContext,
   type ProcessOptions,
   type ProcessPart,
   type RunningProcess,
   toolRegistryFor,
 } from "../src/runtime/index.js";
+
 import { type LocalRedis, startLocalRedis } from "./local-redis.js";
 import { type RunningPart, startHttpPart, startSchedulerPart, startWorkerPart } from "./parts.js";
 import { runShutdown, type ShutdownStep } from "./shutdown.js";
@@ -96,6 +98,8 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
   let httpAddress: string | undefined;
   const tools = await toolRegistryFor(ctx);
   try {
+    // A worker journals tool calls: say what a machine crash can do to them (strict: refuse).
+    if (options.parts.includes("worker")) await checkRedisDurability(redis, config, logger);
     if (options.parts.includes("http")) {
       const http = await startHttpPart(ctx);
       httpAddress = http.address;

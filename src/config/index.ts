@@ -5,6 +5,7 @@ export { type MergedConfig, mergeSources } from "./merge.js";
 export { type ConfigProblem, formatProblems } from "./problems.js";
 export {
   CATCH_UP_POLICIES,
+  DURABILITY_MODES,
   type EchoRunnerConfig,
   EchoRunnerConfigSchema,
   EXEC_HOSTS,

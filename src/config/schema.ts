@@ -28,6 +28,11 @@ import {
 
 export { EXEC_HOSTS, type ExecHost };
 export const IN_DOUBT_POLICIES = ["park", "fail"] as const;
+/**
+ * `execution.durability`: standard warns at start when Redis may lose acknowledged writes in a
+ * machine crash (AOF off, or appendfsync weaker than always); strict refuses to start then.
+ */
+export const DURABILITY_MODES = ["standard", "strict"] as const;
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 export const LOG_FORMATS = ["json", "pretty", "auto"] as const;
 export const OVERLAP_POLICIES = ["skip", "queue", "allow"] as const;
@@ -308,6 +313,7 @@ const ConfigObject = z.strictObject({
     session_mode: z.enum(SESSION_PERMISSION_MODES),
     max_steps: positiveInt.max(10_000),
     in_doubt_policy: z.enum(IN_DOUBT_POLICIES),
+    durability: z.enum(DURABILITY_MODES),
     worker_concurrency: positiveInt.max(1000),
     network_probe: z.strictObject({
       targets: z.array(z.string().regex(/^(\[[^\]]+\]|[^:[\]]+):\d{1,5}$/, "host:port")),

@@ -18,6 +18,7 @@ export type {
   StartProcess,
   StopReport,
 } from "./process-starter.js";
+export { checkRedisDurability, crashLoss } from "./redis-durability.js";
 export { buildRunDeps } from "./run-deps-from-config.js";
 export { sandboxFromConfig } from "./sandbox-from-config.js";
 export { storyReaderFromConfig } from "./story-from-config.js";

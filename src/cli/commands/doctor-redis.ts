@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import { maskUrlCredentials } from "../../config/index.js";
 import { COMPACT_HASH_FIX, COMPACT_HASH_VALUE, hashListpackValue } from "../../queue/index.js";
+import { crashLoss } from "../../runtime/index.js";
 import { type DoctorCheck, fail, ok, warn } from "./doctor-check.js";
 
 /** BullMQ refuses older servers and warns below the recommended version. */
@@ -110,11 +111,12 @@ async function persistence(redis: Redis, info: Map<string, string>): Promise<Doc
     "turn AOF on: `CONFIG SET appendonly yes` now and `appendonly yes` + `appendfsync everysec` in redis.conf (the shipped docker-compose.yml and `echo-runner start` do this)";
   if (info.get("aof_enabled") === "1") {
     const fsync = await configGet(redis, "appendfsync");
-    if (fsync === "no") {
+    const loss = crashLoss("yes", fsync);
+    if (loss !== undefined && fsync !== undefined) {
       return warn(
         "redis.persistence",
-        "AOF is on but `appendfsync no` leaves flushing to the OS: up to ~30 s of acknowledged writes can be lost in a crash",
-        "`CONFIG SET appendfsync everysec` and the same in redis.conf",
+        `AOF is on with ${loss}`,
+        "`CONFIG SET appendfsync always` and the same in redis.conf (echo-runner start's own Redis does); execution.durability: strict refuses to start otherwise",
       );
     }
     return ok("redis.persistence", `AOF on${fsync ? ` (appendfsync ${fsync})` : ""}`);

@@ -48,10 +48,7 @@ async function throwawayRedis(): Promise<{ server: RedisServerProcess; admin: Re
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "echo-doctor-"));
-  [good, smtp] = await Promise.all([
-    RedisServerProcess.start({ appendfsync: "everysec" }),
-    startSmtpCapture(),
-  ]);
+  [good, smtp] = await Promise.all([RedisServerProcess.start({ appendfsync: "always" }), startSmtpCapture()]);
   const admin = new Redis(good.url, { maxRetriesPerRequest: 1 });
   await admin.config("SET", "hash-max-listpack-value", "1024");
   admin.disconnect();
@@ -75,7 +72,7 @@ describe("echo-runner doctor", () => {
     });
     expect(check("redis.persistence")).toMatchObject({
       status: "ok",
-      reason: "AOF on (appendfsync everysec)",
+      reason: "AOF on (appendfsync always)",
     });
     expect(check("redis.eviction")).toMatchObject({ status: "ok", reason: "maxmemory-policy noeviction" });
     expect(check("redis.memory")).toMatchObject({ status: "ok", reason: "hash-max-listpack-value 1024" });
@@ -130,6 +127,25 @@ describe("echo-runner doctor", () => {
     });
     expect(check("redis.version")).toBeUndefined();
     expect(check("redis.persistence")).toBeUndefined();
+  });
+
+  it("warns that appendfsync everysec can lose the last second of acknowledged writes in a machine crash", async () => {
+    const { server, admin } = await throwawayRedis();
+    try {
+      await admin.config("SET", "appendfsync", "everysec");
+      const result = await doctor(healthy({ redis: { url: server.url, key_prefix: "doctor" } }));
+      expect(result.check("redis.persistence")).toMatchObject({
+        status: "warn",
+        reason: expect.stringContaining(
+          "a machine crash can lose about the last second of acknowledged writes",
+        ),
+        fix: expect.stringContaining("appendfsync always"),
+      });
+      expect(result.code).toBe(0);
+    } finally {
+      admin.disconnect();
+      await server.stop();
+    }
   });
 
   it("fails a Redis without persistence (no AOF, no RDB) and warns when only RDB snapshots are on", async () => {
