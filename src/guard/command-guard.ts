@@ -2,12 +2,13 @@ import { envCommandAssignments, environmentCommands, optionCommands } from "./em
 import { hardInvocationFindings, hardRedirectFindings } from "./hard-families.js";
 import { DownloadTracker, wrappedHardFindings } from "./indirect-families.js";
 import { interpreterFindings } from "./interpreter-families.js";
+import { pastLimitFindings } from "./past-limits.js";
 import { SHELL_PROGRAMS } from "./programs.js";
 import { runtimeEvaluation } from "./runtime-evaluation.js";
 import { bashOnlyConstructs, nestedDialect, posixReading, type ShellDialect } from "./shell-dialect.js";
 import { type InputReaders, inputReaders } from "./shell-input.js";
 import type { ShellParser } from "./shell-parser.js";
-import { type SimpleCommand, walkShell } from "./shell-walk.js";
+import { type SimpleCommand, type StartDirectory, startDirectoryOf, walkShell } from "./shell-walk.js";
 import { BRACE_MARK, literalField } from "./shell-words.js";
 import { softInvocationFindings, softRedirectFindings } from "./soft-families.js";
 import { substitutionSpans } from "./substitution-spans.js";
@@ -84,12 +85,12 @@ class Analyser {
 
   constructor(private readonly parser: ShellParser) {}
 
-  script(source: string, depth: number, cwd: string | undefined, dialect: ShellDialect = "bash"): void {
+  script(source: string, depth: number, cwd: StartDirectory, dialect: ShellDialect = "bash"): void {
     if (source.length > MAX_COMMAND_LENGTH) {
       this.findings.push(
-        softFinding(
-          "soft.too-complex",
+        ...pastLimitFindings(
           `the command is ${source.length} characters long, more than the ${MAX_COMMAND_LENGTH} the guard analyses`,
+          source,
         ),
       );
       this.parsed = false;
@@ -139,7 +140,7 @@ class Analyser {
    * A script a POSIX shell (dash) runs: its bash-only constructs are flagged, and it is read again
    * with them spelt as dash reads them (see shell-dialect); the stricter result stands.
    */
-  private posix(source: string, text: string, depth: number, cwd: string | undefined): void {
+  private posix(source: string, text: string, depth: number, cwd: StartDirectory): void {
     const constructs = bashOnlyConstructs(source);
     if (constructs.length > 0) {
       this.findings.push(
@@ -162,7 +163,7 @@ class Analyser {
   private parse(
     source: string,
     depth: number,
-    cwd: string | undefined,
+    cwd: StartDirectory,
     dialect: ShellDialect,
     variant = false,
     onlyIfClean = false,
@@ -171,9 +172,9 @@ class Analyser {
     if (this.parsedChars > PARSE_BUDGET) {
       this.parsed = false;
       this.findings.push(
-        softFinding(
-          "soft.too-complex",
+        ...pastLimitFindings(
           `the command and the scripts nested in it are more than ${PARSE_BUDGET} characters to analyse`,
+          source,
         ),
       );
       return false;
@@ -183,9 +184,9 @@ class Analyser {
     if (pipes > MAX_PIPES) {
       this.parsed = false;
       this.findings.push(
-        softFinding(
-          "soft.too-complex",
+        ...pastLimitFindings(
           `the command has more than ${MAX_PIPES} pipes (|), more than the guard analyses`,
+          source,
         ),
       );
       return false;
@@ -215,9 +216,10 @@ class Analyser {
         );
       }
       const walked = walkShell(tree.root, new Map(), cwd);
+      // The walk stopped part-way: what it did not reach is read as plain words.
       if (walked.tooComplex)
         this.findings.push(
-          softFinding("soft.too-complex", "the command nests or expands too deeply to analyse"),
+          ...pastLimitFindings("the command nests or expands too deeply to analyse", source),
         );
       this.functionCount += walked.functions.length;
       for (const fn of walked.functions) {
@@ -259,7 +261,14 @@ class Analyser {
       ])
         this.findings.push(finding.verdict === "deny" ? softenUnknown(finding) : finding);
     }
-    const { invocations, scripts } = unwrapCommand(cmd);
+    const { invocations, scripts, unwrapped } = unwrapCommand(cmd);
+    if (unwrapped !== undefined)
+      this.findings.push(
+        ...pastLimitFindings(
+          "the command is wrapped in more programs that run programs than the guard follows",
+          unwrapped.map((f) => f.text).join(" "),
+        ),
+      );
     const env = environmentCommands(cmd.assignments);
     this.findings.push(...env.findings);
     for (const c of env.commands) scripts.push({ ...c, via: ["environment"] });
@@ -290,13 +299,13 @@ class Analyser {
       }
     }
     for (const script of scripts)
-      this.nested(script.text, depth, cmd.cwd, nestedDialect(script.via, dialect));
+      this.nested(script.text, depth, startDirectoryOf(cmd), nestedDialect(script.via, dialect));
   }
 
-  private nested(text: string, depth: number, cwd: string | undefined, dialect: ShellDialect): void {
+  private nested(text: string, depth: number, cwd: StartDirectory, dialect: ShellDialect): void {
     if (depth >= MAX_SCRIPT_NESTING) {
       this.findings.push(
-        softFinding("soft.too-complex", `scripts are nested more than ${MAX_SCRIPT_NESTING} levels deep`),
+        ...pastLimitFindings(`scripts are nested more than ${MAX_SCRIPT_NESTING} levels deep`, text),
       );
       return;
     }
@@ -364,7 +373,7 @@ function argvCommand(argv: readonly string[]): SimpleCommand {
 export function commandGuardFromParser(parser: ShellParser): CommandGuard {
   const analyse = (command: string, options: { dialect?: ShellDialect } = {}): CommandAnalysis => {
     const analyser = new Analyser(parser);
-    analyser.script(command, 0, undefined, options.dialect ?? "bash");
+    analyser.script(command, 0, { cwd: undefined }, options.dialect ?? "bash");
     return analyser.result();
   };
   const analyseArgv = (argv: readonly string[]): CommandAnalysis => {

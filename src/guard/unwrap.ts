@@ -28,6 +28,8 @@ export interface NestedScript {
 export interface Unwrapped {
   invocations: Invocation[];
   scripts: NestedScript[];
+  /** The words left when the wrapper limit was reached (too complex: see past-limits). */
+  unwrapped?: Field[];
 }
 
 interface OptionSpec {
@@ -324,11 +326,21 @@ export function unwrapCommand(cmd: SimpleCommand): Unwrapped {
     { argv: cmd.argv, implicit: [], via: [] },
   ];
   let steps = 0;
-  while (queue.length > 0 && steps++ < MAX_UNWRAP * 4) {
+  let unwrapped: Field[] | undefined;
+  while (queue.length > 0) {
     const item = queue.shift() as { argv: Field[]; implicit: Field[]; via: string[] };
+    if (steps++ >= MAX_UNWRAP * 4) {
+      unwrapped = [...(unwrapped ?? []), ...item.argv];
+      continue;
+    }
     let { argv, implicit } = item;
     const via = [...item.via];
-    for (let level = 0; level < MAX_UNWRAP && argv.length > 0; level++) {
+    for (let level = 0; argv.length > 0; level++) {
+      // Past the limit the rest is not followed: the guard reads it as too complex.
+      if (level >= MAX_UNWRAP) {
+        unwrapped = [...(unwrapped ?? []), ...argv];
+        break;
+      }
       const nameField = argv[0] as Field;
       const name = programName(nameField);
       const args = argv.slice(1);
@@ -356,5 +368,5 @@ export function unwrapCommand(cmd: SimpleCommand): Unwrapped {
       argv = args.slice(step.next);
     }
   }
-  return { invocations, scripts };
+  return unwrapped === undefined ? { invocations, scripts } : { invocations, scripts, unwrapped };
 }
