@@ -2,12 +2,18 @@ import { envCommandAssignments, environmentCommands, optionCommands } from "./em
 import { hardInvocationFindings, hardRedirectFindings } from "./hard-families.js";
 import { DownloadTracker, wrappedHardFindings } from "./indirect-families.js";
 import { interpreterFindings } from "./interpreter-families.js";
-import { pastLimitFindings } from "./past-limits.js";
+import { tooComplexFindings } from "./past-limits.js";
 import { SHELL_PROGRAMS } from "./programs.js";
 import { runtimeEvaluation } from "./runtime-evaluation.js";
 import { bashOnlyConstructs, nestedDialect, posixReading, type ShellDialect } from "./shell-dialect.js";
 import { type InputReaders, inputReaders } from "./shell-input.js";
 import type { ShellParser } from "./shell-parser.js";
+import {
+  declaredAssignments,
+  stateAssignmentUses,
+  stateDeclarationUses,
+  stateInvocationUses,
+} from "./shell-state.js";
 import { type SimpleCommand, type StartDirectory, startDirectoryOf, walkShell } from "./shell-walk.js";
 import { BRACE_MARK, literalField } from "./shell-words.js";
 import { softInvocationFindings, softRedirectFindings } from "./soft-families.js";
@@ -88,7 +94,7 @@ class Analyser {
   script(source: string, depth: number, cwd: StartDirectory, dialect: ShellDialect = "bash"): void {
     if (source.length > MAX_COMMAND_LENGTH) {
       this.findings.push(
-        ...pastLimitFindings(
+        ...tooComplexFindings(
           `the command is ${source.length} characters long, more than the ${MAX_COMMAND_LENGTH} the guard analyses`,
           source,
         ),
@@ -172,7 +178,7 @@ class Analyser {
     if (this.parsedChars > PARSE_BUDGET) {
       this.parsed = false;
       this.findings.push(
-        ...pastLimitFindings(
+        ...tooComplexFindings(
           `the command and the scripts nested in it are more than ${PARSE_BUDGET} characters to analyse`,
           source,
         ),
@@ -184,7 +190,7 @@ class Analyser {
     if (pipes > MAX_PIPES) {
       this.parsed = false;
       this.findings.push(
-        ...pastLimitFindings(
+        ...tooComplexFindings(
           `the command has more than ${MAX_PIPES} pipes (|), more than the guard analyses`,
           source,
         ),
@@ -219,7 +225,7 @@ class Analyser {
       // The walk stopped part-way: what it did not reach is read as plain words.
       if (walked.tooComplex)
         this.findings.push(
-          ...pastLimitFindings("the command nests or expands too deeply to analyse", source),
+          ...tooComplexFindings("the command nests or expands too deeply to analyse", source),
         );
       this.functionCount += walked.functions.length;
       for (const fn of walked.functions) {
@@ -231,7 +237,12 @@ class Analyser {
             ),
           );
       }
-      for (const cmd of walked.commands) this.command(cmd, depth, dialect);
+      for (const cmd of walked.commands) this.command(cmd, depth, dialect, source);
+      for (const use of [
+        ...stateAssignmentUses(walked.assignments),
+        ...stateDeclarationUses(walked.declarations),
+      ])
+        this.findings.push(...tooComplexFindings(use.reason, source));
       // `export LD_PRELOAD=…` / `export GIT_CONFIG_KEY_0=…` set the environment of later commands.
       const shellEnv = environmentCommands(walked.assignments);
       this.findings.push(...shellEnv.findings);
@@ -250,7 +261,8 @@ class Analyser {
     }
   }
 
-  command(cmd: SimpleCommand, depth: number, dialect: ShellDialect = "bash"): void {
+  /** Analyses one simple command; `source` is the script it is part of (see shell-state). */
+  command(cmd: SimpleCommand, depth: number, dialect: ShellDialect = "bash", source = ""): void {
     this.commands.push(cmd);
     this.findings.push(...hardRedirectFindings(cmd), ...softRedirectFindings(cmd));
     const redirectVariant = redirectPatterns(cmd);
@@ -264,7 +276,7 @@ class Analyser {
     const { invocations, scripts, unwrapped } = unwrapCommand(cmd);
     if (unwrapped !== undefined)
       this.findings.push(
-        ...pastLimitFindings(
+        ...tooComplexFindings(
           "the command is wrapped in more programs that run programs than the guard follows",
           unwrapped.map((f) => f.text).join(" "),
         ),
@@ -272,6 +284,18 @@ class Analyser {
     const env = environmentCommands(cmd.assignments);
     this.findings.push(...env.findings);
     for (const c of env.commands) scripts.push({ ...c, via: ["environment"] });
+    const script = source === "" ? cmd.argv.map((a) => a.text).join(" ") : source;
+    const stateUses = stateAssignmentUses(cmd.assignments);
+    for (const inv of invocations) {
+      stateUses.push(
+        ...stateInvocationUses(inv),
+        ...stateAssignmentUses([...declaredAssignments(inv), ...envCommandAssignments(inv)]),
+      );
+    }
+    for (const use of stateUses) {
+      this.findings.push(...tooComplexFindings(use.reason, script));
+      for (const c of use.commands) scripts.push({ ...c, via: ["bash"] });
+    }
     for (const inv of invocations) {
       this.invocation(inv);
       for (const c of optionCommands(inv)) scripts.push({ ...c, via: [...inv.via, inv.name] });
@@ -305,7 +329,7 @@ class Analyser {
   private nested(text: string, depth: number, cwd: StartDirectory, dialect: ShellDialect): void {
     if (depth >= MAX_SCRIPT_NESTING) {
       this.findings.push(
-        ...pastLimitFindings(`scripts are nested more than ${MAX_SCRIPT_NESTING} levels deep`, text),
+        ...tooComplexFindings(`scripts are nested more than ${MAX_SCRIPT_NESTING} levels deep`, text),
       );
       return;
     }

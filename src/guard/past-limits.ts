@@ -7,8 +7,9 @@ import { type GuardFinding, type HardRule, hardFinding, softFinding } from "./ve
 
 /**
  * What the guard says about text it stopped analysing at a limit (script nesting, wrapper depth,
- * the walk's node limit, the parse budget): it is too complex to judge (ask, never allow), and it
- * is denied when a hard command could be hidden in it. The text is read as plain words — quotes,
+ * the walk's node limit, the parse budget) or whose meaning depends on shell state it does not
+ * follow (see shell-state): it is too complex to judge (ask, never allow), and it is denied when
+ * a hard command could be hidden in it. The text is read as plain words — quotes,
  * backslashes and braces dropped, split at every shell operator — and each word that names a hard
  * program starts an invocation the hard families judge (`env -S` nested past the limit around
  * `rm -rf /` is `rm -rf /`). That reading over-approximates what any nesting of quotes could
@@ -43,7 +44,7 @@ export function hiddenHardFindings(text: string, where: string): GuardFinding[] 
     out.push(
       hardFinding(
         finding.rule as HardRule,
-        `${where}, the guard stops following it, and it may run \`${shown}\`: ${finding.reason}`,
+        `${where}; read as plain words it may run \`${shown}\`: ${finding.reason}`,
       ),
     );
   };
@@ -63,7 +64,10 @@ export function hiddenHardFindings(text: string, where: string): GuardFinding[] 
         }
         continue;
       }
-      const nameField = literalField(word);
+      // `x=reboot`, `BASH_CMDS[ls]=/sbin/reboot`, `APT::…::=reboot`: the value may be run later.
+      const eq = word.lastIndexOf("=");
+      const named = eq >= 0 && eq < word.length - 1 ? word.slice(eq + 1) : word;
+      const nameField = literalField(named);
       const name = programName(nameField);
       if (!HARD_PROGRAMS.test(name)) continue;
       const args = words.slice(k + 1, k + 1 + MAX_WORDS).map(literalField);
@@ -75,14 +79,17 @@ export function hiddenHardFindings(text: string, where: string): GuardFinding[] 
         via: [],
         source: sourceOf([nameField, ...args]),
       };
-      const shown = [word, ...args.map((a) => a.text)].join(" ");
+      const shown = [named, ...args.map((a) => a.text)].join(" ");
       for (const f of hardInvocationFindings(inv)) add(f, shown);
     }
   }
   return out;
 }
 
-/** The findings for a limit reached: too complex (ask), plus {@link hiddenHardFindings} of the rest. */
-export function pastLimitFindings(reason: string, rest: string): GuardFinding[] {
+/**
+ * The findings for a limit reached or a construct the guard does not follow: too complex (ask),
+ * plus {@link hiddenHardFindings} of the text it could not judge.
+ */
+export function tooComplexFindings(reason: string, rest: string): GuardFinding[] {
   return [softFinding("soft.too-complex", reason), ...hiddenHardFindings(rest, reason)];
 }

@@ -78,6 +78,8 @@ export interface WalkResult {
   embeddedScripts: string[];
   /** Assignments that stand alone (`X=1`, `export X=1`): they set the environment of later commands. */
   assignments: Assignment[];
+  /** `declare` / `typeset` / `local` / `export` / `readonly` with their option words (`-n`, `-gx`). */
+  declarations: Array<{ keyword: string; options: string[] }>;
 }
 
 interface Frame {
@@ -134,6 +136,7 @@ class Walker {
   readonly functions: FunctionDefinition[] = [];
   readonly embeddedScripts: string[] = [];
   readonly shellAssignments: Assignment[] = [];
+  readonly declarations: WalkResult["declarations"] = [];
   readonly words: WordContext;
   cwd: string | undefined;
   otherCwds: (string | undefined)[];
@@ -185,6 +188,16 @@ class Walker {
       case "list":
         this.list(node, frame);
         return;
+      case "declaration_command": {
+        // Not a command node to tree-sitter; its options (`declare -n`) matter to shell-state.
+        const words = node.children.filter((k) => k?.type === "word").map((k) => k?.text ?? "");
+        this.declarations.push({
+          keyword: node.child(0)?.text ?? "",
+          options: words.filter((w, i) => /^[-+]/.test(w) && !words.slice(0, i).includes("--")),
+        });
+        this.children(node, frame);
+        return;
+      }
       case "comment":
         return;
       default:
@@ -282,7 +295,10 @@ class Walker {
           cmd.argInner.push(inner);
         }
       } else if (child.type === "variable_assignment") {
-        const name = child.childForFieldName("name")?.text;
+        const nameNode = child.childForFieldName("name");
+        // `x[$(cmd)]=1 prog`: bash expands the subscript, so the substitution runs.
+        if (nameNode?.type === "subscript") this.inner(nameNode, frame);
+        const name = nameNode?.text;
         const value = child.childForFieldName("value");
         if (value) this.inner(value, frame);
         if (name !== undefined) {
@@ -428,7 +444,10 @@ class Walker {
   }
 
   private assignment(node: Node, frame: Frame): void {
-    const name = node.childForFieldName("name")?.text;
+    const nameNode = node.childForFieldName("name");
+    // `x[$(cmd)]=1`: bash expands (and evaluates as arithmetic) the subscript first.
+    if (nameNode?.type === "subscript") this.inner(nameNode, frame);
+    const name = nameNode?.text;
     const value = node.childForFieldName("value");
     if (value) this.inner(value, frame);
     if (name === undefined) return;
@@ -511,5 +530,6 @@ export function walkShell(
     strayDollar: walker.words.strayDollar,
     embeddedScripts: walker.embeddedScripts,
     assignments: walker.shellAssignments,
+    declarations: walker.declarations,
   };
 }
