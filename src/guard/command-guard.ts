@@ -1,3 +1,4 @@
+import { runnerCommands } from "./command-runners.js";
 import { envCommandAssignments, environmentCommands, optionCommands } from "./embedded-commands.js";
 import { hardInvocationFindings, hardRedirectFindings } from "./hard-families.js";
 import { DownloadTracker, wrappedHardFindings } from "./indirect-families.js";
@@ -273,7 +274,8 @@ class Analyser {
       ])
         this.findings.push(finding.verdict === "deny" ? softenUnknown(finding) : finding);
     }
-    const { invocations, scripts, unwrapped } = unwrapCommand(cmd);
+    const { invocations, scripts, unwrapped, unknown } = unwrapCommand(cmd);
+    for (const reason of unknown) this.findings.push(softFinding("soft.wrapped-command", reason));
     if (unwrapped !== undefined)
       this.findings.push(
         ...tooComplexFindings(
@@ -299,6 +301,10 @@ class Analyser {
     for (const inv of invocations) {
       this.invocation(inv);
       for (const c of optionCommands(inv)) scripts.push({ ...c, via: [...inv.via, inv.name] });
+      // Programs that run programs from their arguments (sed `e`, `make --eval`, tmux, ...).
+      const run = runnerCommands(inv);
+      for (const c of run.commands) scripts.push({ ...c, via: [...inv.via, inv.name] });
+      for (const reason of run.unknown) this.findings.push(softFinding("soft.wrapped-command", reason));
       const viaEnv = environmentCommands(envCommandAssignments(inv));
       this.findings.push(...viaEnv.findings);
       for (const c of viaEnv.commands) scripts.push({ ...c, via: [...inv.via, "env"] });
