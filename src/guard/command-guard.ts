@@ -2,6 +2,7 @@ import { runnerCommands } from "./command-runners.js";
 import { envCommandAssignments, environmentCommands, optionCommands } from "./embedded-commands.js";
 import { hardInvocationFindings, hardRedirectFindings } from "./hard-families.js";
 import { DownloadTracker, wrappedHardFindings } from "./indirect-families.js";
+import { internalAddressAssignments } from "./internal-addresses.js";
 import { interpreterFindings } from "./interpreter-families.js";
 import { tooComplexFindings } from "./past-limits.js";
 import { SHELL_PROGRAMS } from "./programs.js";
@@ -284,7 +285,7 @@ class Analyser {
         ),
       );
     const env = environmentCommands(cmd.assignments);
-    this.findings.push(...env.findings);
+    this.findings.push(...env.findings, ...internalAddressAssignments(cmd.assignments));
     for (const c of env.commands) scripts.push({ ...c, via: ["environment"] });
     const script = source === "" ? cmd.argv.map((a) => a.text).join(" ") : source;
     const stateUses = stateAssignmentUses(cmd.assignments);
@@ -306,7 +307,7 @@ class Analyser {
       for (const c of run.commands) scripts.push({ ...c, via: [...inv.via, inv.name] });
       for (const reason of run.unknown) this.findings.push(softFinding("soft.wrapped-command", reason));
       const viaEnv = environmentCommands(envCommandAssignments(inv));
-      this.findings.push(...viaEnv.findings);
+      this.findings.push(...viaEnv.findings, ...internalAddressAssignments(envCommandAssignments(inv)));
       for (const c of viaEnv.commands) scripts.push({ ...c, via: [...inv.via, "env"] });
       if (inv.nameField.dynamic && inv.nameField.bare !== "" && inv.nameField.bare !== inv.nameField.text) {
         // `rm${EMPTY} -rf /`: judge the name as if the unknown parts were empty, too.
