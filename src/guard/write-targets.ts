@@ -190,7 +190,7 @@ function extractionTargets(inv: Invocation): Field[] {
   const texts = args.map((a) => a.text);
   let extracting: boolean;
   let dirs: Field[] = [];
-  const valueOf = (i: number, short: string): Field | undefined => {
+  const optionValueAt = (i: number, short: string): Field | undefined => {
     const t = texts[i] as string;
     return t === short ? args[i + 1] : { ...(args[i] as Field), text: t.slice(short.length) };
   };
@@ -198,7 +198,7 @@ function extractionTargets(inv: Invocation): Field[] {
     case "unzip":
       extracting = !texts.some((t) => /^-[A-Za-z]*[lptvzZ]/.test(t));
       texts.forEach((t, i) => {
-        const d = /^-d/.test(t) ? valueOf(i, "-d") : undefined;
+        const d = /^-d/.test(t) ? optionValueAt(i, "-d") : undefined;
         if (d) dirs.push(d);
       });
       break;
@@ -210,7 +210,7 @@ function extractionTargets(inv: Invocation): Field[] {
     case "cpio":
       extracting = texts.some((t) => /^-[A-Za-z]*i|^--extract$/.test(t));
       texts.forEach((t, i) => {
-        const d = t === "-D" || /^-D./.test(t) ? valueOf(i, "-D") : undefined;
+        const d = t === "-D" || /^-D./.test(t) ? optionValueAt(i, "-D") : undefined;
         if (d) dirs.push(d);
         if (t.startsWith("--directory=")) dirs.push({ ...(args[i] as Field), text: t.slice(12) });
       });
@@ -222,7 +222,7 @@ function extractionTargets(inv: Invocation): Field[] {
         texts.some((t) => /^-[A-Za-z]*x/.test(t) || /^--(extract|get)$/.test(t)) ||
         (/^[A-Za-z]+$/.test(first) && first.includes("x"));
       texts.forEach((t, i) => {
-        const d = t === "-C" || /^-C./.test(t) ? valueOf(i, "-C") : undefined;
+        const d = t === "-C" || /^-C./.test(t) ? optionValueAt(i, "-C") : undefined;
         if (d) dirs.push(d);
         if (t.startsWith("--directory=")) dirs.push({ ...(args[i] as Field), text: t.slice(12) });
         else if (t === "--directory" && args[i + 1]) dirs.push(args[i + 1] as Field);
