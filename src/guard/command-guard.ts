@@ -16,7 +16,13 @@ import {
   stateDeclarationUses,
   stateInvocationUses,
 } from "./shell-state.js";
-import { type SimpleCommand, type StartDirectory, startDirectoryOf, walkShell } from "./shell-walk.js";
+import {
+  type Assignment,
+  type SimpleCommand,
+  type StartDirectory,
+  startDirectoryOf,
+  walkShell,
+} from "./shell-walk.js";
 import { BRACE_MARK, literalField } from "./shell-words.js";
 import { softInvocationFindings, softRedirectFindings } from "./soft-families.js";
 import { substitutionSpans } from "./substitution-spans.js";
@@ -30,6 +36,7 @@ import {
   hardFinding,
   softFinding,
 } from "./verdict.js";
+import { WrittenPrograms } from "./written-programs.js";
 
 /** Longest command the guard parses; longer input needs approval. */
 export const MAX_COMMAND_LENGTH = 100_000;
@@ -89,6 +96,7 @@ class Analyser {
   readonly unsound: string[] = [];
   private parsedChars = 0;
   private readonly downloads = new DownloadTracker();
+  private readonly writtenPrograms = new WrittenPrograms();
   parsed = true;
 
   constructor(private readonly parser: ShellParser) {}
@@ -240,6 +248,7 @@ class Analyser {
           );
       }
       for (const cmd of walked.commands) this.command(cmd, depth, dialect, source);
+      this.pathChanges(walked.assignments);
       for (const use of [
         ...stateAssignmentUses(walked.assignments),
         ...stateDeclarationUses(walked.declarations),
@@ -284,6 +293,7 @@ class Analyser {
           unwrapped.map((f) => f.text).join(" "),
         ),
       );
+    this.pathChanges(cmd.assignments);
     const env = environmentCommands(cmd.assignments);
     this.findings.push(...env.findings, ...internalAddressAssignments(cmd.assignments));
     for (const c of env.commands) scripts.push({ ...c, via: ["environment"] });
@@ -306,6 +316,7 @@ class Analyser {
       const run = runnerCommands(inv);
       for (const c of run.commands) scripts.push({ ...c, via: [...inv.via, inv.name] });
       for (const reason of run.unknown) this.findings.push(softFinding("soft.wrapped-command", reason));
+      this.pathChanges(envCommandAssignments(inv));
       const viaEnv = environmentCommands(envCommandAssignments(inv));
       this.findings.push(...viaEnv.findings, ...internalAddressAssignments(envCommandAssignments(inv)));
       for (const c of viaEnv.commands) scripts.push({ ...c, via: [...inv.via, "env"] });
@@ -333,6 +344,17 @@ class Analyser {
       this.nested(script.text, depth, startDirectoryOf(cmd), nestedDialect(script.via, dialect));
   }
 
+  /**
+   * `PATH=bin:$PATH`: every later name may run another program (a file the line wrote, say), so
+   * the command is never safe bins, and the written-program check follows the directories.
+   */
+  private pathChanges(assignments: readonly Assignment[]): void {
+    if (!assignments.some((a) => a.name === "PATH")) return;
+    this.writtenPrograms.observeAssignments(assignments);
+    const reason = "PATH is changed, so a later command name may run another program than the one it names";
+    if (!this.unsound.includes(reason)) this.unsound.push(reason);
+  }
+
   private nested(text: string, depth: number, cwd: StartDirectory, dialect: ShellDialect): void {
     if (depth >= MAX_SCRIPT_NESTING) {
       this.findings.push(
@@ -345,6 +367,7 @@ class Analyser {
 
   private invocation(inv: Invocation): void {
     this.downloads.observe(inv);
+    this.writtenPrograms.observe(inv);
     this.findings.push(...familyFindings(inv));
     // Unknown parts and globs as patterns: what some value could make the invocation be.
     for (const variant of variantsOf(inv)) {
@@ -357,7 +380,7 @@ class Analyser {
   }
 
   result(): CommandAnalysis {
-    this.findings.push(...this.downloads.findings());
+    this.findings.push(...this.downloads.findings(), ...this.writtenPrograms.findings());
     return {
       findings: this.findings,
       commands: this.commands,

@@ -168,6 +168,27 @@ function computeWriteTargets(inv: Invocation): Field[] {
     case "mawk":
     case "nawk":
       return awkTargets(inv);
+    case "cc":
+    case "gcc":
+    case "g++":
+    case "c++":
+    case "clang":
+    case "clang++":
+    case "tcc":
+    case "ld":
+    case "rustc":
+      // `gcc -o app main.c`, `-oapp`: the file the compiler or linker writes.
+      return inv.args.flatMap((a, i) =>
+        a.text === "-o" && inv.args[i + 1]
+          ? [inv.args[i + 1] as Field]
+          : /^-o./.test(a.text)
+            ? [{ ...a, text: a.text.slice(2) }]
+            : [],
+      );
+    case "go":
+      return inv.args[0]?.text === "build"
+        ? inv.args.flatMap((a, i) => (a.text === "-o" && inv.args[i + 1] ? [inv.args[i + 1] as Field] : []))
+        : [];
     case "tar":
     case "bsdtar":
     case "unzip":
