@@ -158,3 +158,11 @@ describe("programs that run programs are judged by what they run", () => {
     "emacs -nw f",
   ])("leaves %j alone", (command) => expectAllowed(guard, command));
 });
+
+describe("program tables are looked up by own keys only", () => {
+  // `constructor x` threw before (an Object's inherited `constructor` was read as an option table).
+  it.each(["constructor x", "__proto__ x", "toString", "hasOwnProperty a", "valueOf -e x"])(
+    "judges %j without throwing",
+    (command) => expectAllowed(guard, command),
+  );
+});

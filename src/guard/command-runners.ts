@@ -520,44 +520,47 @@ function containers(inv: Invocation): RunnerCommands {
   return out;
 }
 
-const RUNNERS: Readonly<Record<string, (inv: Invocation) => RunnerCommands>> = {
-  sed,
-  gsed: sed,
-  ed,
-  red: ed,
-  dc,
-  sqlite3,
-  sqlite: sqlite3,
-  psql,
-  mysql,
-  mariadb: mysql,
-  make,
-  gmake: make,
-  npm,
-  npx: npm,
-  pnpm: npm,
-  yarn: npm,
-  "apt-get": apt,
-  apt,
-  "apt-cache": apt,
-  aptitude: apt,
-  git,
-  parallel,
-  sem: parallel,
-  tmux,
-  lldb,
-  emacs,
-  less,
-  more: less,
-  expect,
-  find,
-  docker: containers,
-  podman: containers,
-  nerdctl: containers,
-};
+const RUNNERS: ReadonlyMap<string, (inv: Invocation) => RunnerCommands> = new Map(
+  Object.entries({
+    sed,
+    gsed: sed,
+    ed,
+    red: ed,
+    dc,
+    sqlite3,
+    sqlite: sqlite3,
+    psql,
+    mysql,
+    mariadb: mysql,
+    make,
+    gmake: make,
+    npm,
+    npx: npm,
+    pnpm: npm,
+    yarn: npm,
+    "apt-get": apt,
+    apt,
+    "apt-cache": apt,
+    aptitude: apt,
+    git,
+    parallel,
+    sem: parallel,
+    tmux,
+    lldb,
+    emacs,
+    less,
+    more: less,
+    expect,
+    find,
+    docker: containers,
+    podman: containers,
+    nerdctl: containers,
+  }),
+);
 
 /** The command texts a runner program runs, and the reasons what it runs cannot be known. */
 export function runnerCommands(inv: Invocation): RunnerCommands {
-  const runner = RUNNERS[inv.name];
+  // A Map: a program named `constructor` or `__proto__` is no runner.
+  const runner = RUNNERS.get(inv.name);
   return runner ? runner(inv) : NONE;
 }

@@ -56,6 +56,8 @@ const CERTIFICATES =
 const CREDENTIAL_ANCESTOR =
   /^(\/|~[^/]*|\/home(\/[^/]+)?|\/Users(\/[^/]+)?|\/root|\/etc|\/etc\/ssl|\/var|\/var\/lib|~[^/]*\/\.config|~[^/]*\/\.local(\/share)?)$/i;
 
+const OUTSIDE_HINT = /(^|[=@<]|file:\/\/)(\/|~|\$\{?HOME|\.\.)/;
+
 /** Programs that only name, list or change metadata of their operands. */
 const NOT_READING = new Set([
   ...TEXT_ONLY_PROGRAMS,
@@ -156,7 +158,10 @@ const CREDENTIAL_PRINTERS: ReadonlyArray<readonly [string, RegExp]> = [
   ["pass", /^(show )?[^-]/],
 ];
 
+const PRINTER_NAMES: ReadonlySet<string> = new Set(CREDENTIAL_PRINTERS.map(([name]) => name));
+
 function printsCredentials(inv: Invocation): boolean {
+  if (!PRINTER_NAMES.has(inv.name) && !inv.name.startsWith("docker-credential-")) return false;
   const words = inv.args.map((a) => a.text).join(" ");
   if (/^docker-credential-/.test(inv.name)) return /(^| )get\b/.test(words);
   return CREDENTIAL_PRINTERS.some(([name, re]) => name === inv.name && re.test(words));
@@ -167,9 +172,15 @@ export function credentialFindings(inv: Invocation): GuardFinding[] {
   if (printsCredentials(inv))
     return [softFinding("soft.private-key-read", `${describe(inv)} prints credentials`)];
   if (NOT_READING.has(inv.name)) return [];
+  // Cheap pre-check: only paths outside the workspace (absolute, `~`, `$HOME`) or climbing out,
+  // also after `=`, `@` or `file://`, or a directory an earlier `cd` set.
+  if (
+    inv.implicitOperands.length === 0 &&
+    inv.source.cwd === undefined &&
+    !inv.args.some((a) => OUTSIDE_HINT.test(a.text))
+  )
+    return [];
   const candidates: Field[] = pathCandidates(inv);
-  // Cheap pre-check: only paths outside the workspace (absolute, `~`, `$HOME`) or climbing out.
-  if (!candidates.some((f) => /^(\/|~|\$\{?HOME|\.\.)/.test(f.text))) return [];
   const recursive = readsRecursively(inv);
   for (const f of candidates) {
     const path = normaliseTarget(f, inv.source.cwd);

@@ -81,7 +81,22 @@ function describe(variable: string): string {
 }
 
 /** Builtins that change what a name runs, or run text from elsewhere. */
+const STATE_BUILTINS: ReadonlySet<string> = new Set([
+  "declare",
+  "typeset",
+  "local",
+  "hash",
+  "enable",
+  "compgen",
+  "complete",
+  "history",
+  "fc",
+  "mapfile",
+  "readarray",
+]);
+
 export function stateInvocationUses(inv: Invocation): ShellStateUse[] {
+  if (!STATE_BUILTINS.has(inv.name)) return [];
   const letters = optionLetters(inv.args);
   const use = (reason: string, commands: EmbeddedCommand[] = []): ShellStateUse[] => [
     { reason: `${inv.name} ${reason}, which the guard does not follow`, commands },
