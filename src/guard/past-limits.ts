@@ -34,8 +34,14 @@ function sourceOf(argv: Field[], redirects: SimpleCommand["redirects"] = []): Si
   };
 }
 
+/** One scan for the common case: no hard program name (after a separator, quote or `=`) and no `>`. */
+const MAYBE_HARD = new RegExp(
+  `>|(?:^|[\\s;&|()\`'"\\\\{}=/])${HARD_PROGRAMS.source.replace(/^\^|\$$/g, "")}(?=$|[\\s;&|()\`'"\\\\{}])`,
+);
+
 /** The hard findings of the words of `text` read as above; empty when no hard program is named. */
 export function hiddenHardFindings(text: string, where: string): GuardFinding[] {
+  if (!MAYBE_HARD.test(text)) return [];
   const out: GuardFinding[] = [];
   const seen = new Set<string>();
   const add = (finding: GuardFinding, shown: string) => {
