@@ -315,6 +315,8 @@ class Analyser {
       // Programs that run programs from their arguments (sed `e`, `make --eval`, tmux, ...).
       const run = runnerCommands(inv);
       for (const c of run.commands) scripts.push({ ...c, via: [...inv.via, inv.name] });
+      // popen / system(): the runner starts `sh -c TEXT`, a program of the command too (never a safe bin).
+      if (run.commands.some((c) => !c.direct)) this.commands.push(shellCommand(cmd));
       for (const reason of run.unknown) this.findings.push(softFinding("soft.wrapped-command", reason));
       this.pathChanges(envCommandAssignments(inv));
       const viaEnv = environmentCommands(envCommandAssignments(inv));
@@ -404,6 +406,12 @@ function familyFindings(inv: Invocation): GuardFinding[] {
     ...interpreterFindings(inv),
     ...wrappedHardFindings(inv),
   ];
+}
+
+/** The `sh` a runner program starts for the commands it runs (see command-runners). */
+function shellCommand(from: SimpleCommand): SimpleCommand {
+  const sh = literalField("sh");
+  return { ...argvCommand([]), argv: [sh], argInner: [[]], upstream: from.upstream, cwd: from.cwd };
 }
 
 function argvCommand(argv: readonly string[]): SimpleCommand {

@@ -19,9 +19,17 @@ import type { Invocation } from "./unwrap.js";
  * file, a value known only at run time) comes back as a reason to ask.
  */
 
-/** What a runner program runs: command texts to analyse, and reasons it cannot be known. */
+/** A command text a runner runs; `direct` when it is no `sh -c` (a write or read as a redirection, expect's `spawn`). */
+export interface RunnerCommand extends EmbeddedCommand {
+  direct?: true;
+}
+
+/**
+ * What a runner program runs: command texts to analyse (run with `sh -c`, as popen / system()
+ * do, unless `direct`), and reasons it cannot be known.
+ */
 export interface RunnerCommands {
-  commands: EmbeddedCommand[];
+  commands: RunnerCommand[];
   unknown: string[];
 }
 
@@ -31,12 +39,12 @@ function quoted(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-function writes(file: string, dynamic: boolean): EmbeddedCommand {
-  return { text: `: > ${dynamic ? file : quoted(file)}`, dynamic };
+function writes(file: string, dynamic: boolean): RunnerCommand {
+  return { text: `: > ${dynamic ? file : quoted(file)}`, dynamic, direct: true };
 }
 
-function reads(file: string, dynamic: boolean): EmbeddedCommand {
-  return { text: `: < ${dynamic ? file : quoted(file)}`, dynamic };
+function reads(file: string, dynamic: boolean): RunnerCommand {
+  return { text: `: < ${dynamic ? file : quoted(file)}`, dynamic, direct: true };
 }
 
 /** The values of the named options (`-e X`, `-eX`, `--execute=X`, `--execute X`). */
@@ -474,8 +482,12 @@ function less(inv: Invocation): RunnerCommands {
 function expect(inv: Invocation): RunnerCommands {
   const out: RunnerCommands = { commands: [], unknown: [] };
   for (const v of values(inv.args, ["-c"], [])) {
-    for (const m of v.text.matchAll(/\b(?:spawn|exec|system)\s+(?:-\S+\s+)*([^;\]\n}]*)/g))
-      out.commands.push({ text: m[1] ?? "", dynamic: v.dynamic });
+    for (const m of v.text.matchAll(/\b(spawn|exec|system)\s+(?:-\S+\s+)*([^;\]\n}]*)/g))
+      out.commands.push(
+        m[1] === "system"
+          ? { text: m[2] ?? "", dynamic: v.dynamic }
+          : { text: m[2] ?? "", dynamic: v.dynamic, direct: true },
+      );
   }
   return out;
 }
