@@ -46,6 +46,7 @@ describe("programs that run programs are judged by what they run", () => {
     ["make -f /dev/stdin <<< 'all:; reboot'", "deny", "hard.shutdown"],
     ["make -f /dev/stdin <<'E'\nall:\n\trm -rf /\nE", "deny", "hard.recursive-delete-system"],
     ["make --eval 'x:=$(shell reboot)'", "deny", "hard.shutdown"],
+    ["make -f - <<'E'\nall:\n\trm -rf /\nE", "deny", "hard.recursive-delete-system"],
     ["make SHELL=/tmp/x", "ask", "soft.wrapped-command"],
     ["make SHELL=reboot all", "deny", "hard.shutdown"],
     ["npm exec -c 'rm -rf /'", "deny", "hard.recursive-delete-system"],

@@ -253,7 +253,10 @@ function makefileCommands(text: string): string[] {
 function make(inv: Invocation): RunnerCommands {
   const out: RunnerCommands = { commands: [], unknown: [] };
   const makefiles = values(inv.args, ["-f"], ["--file", "--makefile"]);
-  if (makefiles.some((f) => STDIN_FILES.test(f.text))) {
+  // tree-sitter-bash drops a lone `-` right before a here-document (`make -f - <<E`): a `-f` with
+  // no value left is that `-`.
+  const lastFile = inv.args[inv.args.length - 1]?.text;
+  if (makefiles.some((f) => STDIN_FILES.test(f.text)) || lastFile === "-f" || lastFile === "--file") {
     out.unknown.push(`${inv.name} runs the recipes of a makefile it reads from its input`);
     for (const text of inv.source.stdinText)
       for (const c of makefileCommands(text)) out.commands.push({ text: c, dynamic: false });
