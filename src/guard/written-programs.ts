@@ -43,6 +43,7 @@ export class WrittenPrograms {
   observe(inv: Invocation): void {
     const cwd = inv.source.cwd;
     const name = inv.nameField.text;
+    // A name without a slash is resolved at the end, against the PATH the line set (if any).
     this.runs.push({ path: name.includes("/") ? normaliseTarget(inv.nameField, cwd) : undefined, inv });
     if (COPIERS.has(inv.name)) {
       const ops = operands(inv.args);
@@ -75,6 +76,7 @@ export class WrittenPrograms {
   /** Findings for runs of a program the line wrote. */
   findings(): GuardFinding[] {
     const out: GuardFinding[] = [];
+    if (this.written.size === 0) return out;
     const named = this.runs.flatMap(({ path, inv }) =>
       path !== undefined
         ? [{ path, inv }]
