@@ -167,3 +167,13 @@ describe("program tables are looked up by own keys only", () => {
     (command) => expectAllowed(guard, command),
   );
 });
+
+describe("commands a runner reads from a here-document are judged", () => {
+  it.each<[string, GuardVerdictKind, CommandRule]>([
+    ["psql <<'E'\n\\! reboot\nE", "deny", "hard.shutdown"],
+    ["ed f <<'E'\nw !reboot\nE", "deny", "hard.shutdown"],
+    ["sqlite3 db <<'E'\n.system rm -rf /\nE", "deny", "hard.recursive-delete-system"],
+  ])("%j → %s (%s)", (command, verdict, rule) => expectFinding(guard, command, verdict, rule));
+
+  it("leaves an ordinary ed script alone", () => expectAllowed(guard, "ed f <<'E'\n,s/a/b/\nw\nq\nE"));
+});

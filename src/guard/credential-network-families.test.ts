@@ -67,6 +67,8 @@ describe("a client aimed at a loopback or private address is flagged whatever it
     ["redis-cli -h127.0.0.1 FLUSHALL", "ask", "soft.network-internal"],
     ["psql -h 127.0.0.1", "ask", "soft.network-internal"],
     ["psql postgres://u@10.1.2.3/db", "ask", "soft.network-internal"],
+    ['psql "host=127.0.0.1 dbname=x"', "ask", "soft.network-internal"],
+    ["redis-cli -u redis://10.0.0.5:6379", "ask", "soft.network-internal"],
     ["mongosh mongodb://127.0.0.1", "ask", "soft.network-internal"],
     ["mysql --host=192.168.1.5", "ask", "soft.network-internal"],
     ["memcstat --servers=localhost", "ask", "soft.network-internal"],

@@ -28,14 +28,17 @@ function internalHosts(text: string): Array<{ host: string; reason: string }> {
   if (!MAYBE_HOST.test(text)) return [];
   const hosts = new Set<string>();
   for (const m of text.matchAll(URL_AUTHORITY)) if (m[1]) hosts.add(m[1]);
-  // `-h127.0.0.1`, `--host=127.0.0.1`, `user@10.0.0.1`, `8080:localhost:80`, `10.0.0.1:6379`.
-  const value = text
-    .replace(/^-[A-Za-z](?=\d)/, "")
-    .replace(/^[^=]*=/, "")
-    .replace(/^[^@]*@/, "");
-  const pieces = value.startsWith("[") ? [value.replace(/\]:\d+$/, "]")] : value.split(/[:,/]/);
-  if (HOST_WORD.test(value)) hosts.add(value);
-  for (const piece of pieces) if (HOST_WORD.test(piece)) hosts.add(piece);
+  // `-h127.0.0.1`, `--host=127.0.0.1`, `user@10.0.0.1`, `8080:localhost:80`, `10.0.0.1:6379`,
+  // and lists of them (`host=127.0.0.1 dbname=x`, `a,b`).
+  for (const token of text.split(/[\s,;]+/)) {
+    const value = token
+      .replace(/^-[A-Za-z](?=\d)/, "")
+      .replace(/^[^=]*=/, "")
+      .replace(/^[^@]*@/, "");
+    const pieces = value.startsWith("[") ? [value.replace(/\]:\d+$/, "]")] : value.split(/[:/]/);
+    if (HOST_WORD.test(value)) hosts.add(value);
+    for (const piece of pieces) if (HOST_WORD.test(piece)) hosts.add(piece);
+  }
   const out: Array<{ host: string; reason: string }> = [];
   for (const host of hosts) {
     if (UNSPECIFIED.test(host)) continue;
