@@ -93,6 +93,9 @@ describe("programs that run programs are judged by what they run", () => {
     // find: a computed program, its own writes
     ["find . -exec {} \\;", "ask", "soft.wrapped-command"],
     ["find . -name x -execdir {} -rf / +", "ask", "soft.wrapped-command"],
+    ["find . -exec env {} \\;", "ask", "soft.wrapped-command"],
+    ["find . -exec timeout 1 {} \\;", "ask", "soft.wrapped-command"],
+    ["find . -exec nice -n 5 {} +", "ask", "soft.wrapped-command"],
     ["find . -exec rm -rf / \\;", "deny", "hard.recursive-delete-system"],
     ["find . -fprintf /etc/cron.d/x '%p'", "ask", "soft.crontab"],
     ["find . -fprint ~/.bashrc", "ask", "soft.persistence"],

@@ -380,8 +380,7 @@ export function unwrapCommand(cmd: SimpleCommand): Unwrapped {
           let end = i + 1;
           while (end < args.length && !/^[;+]$/.test((args[end] as Field).text)) end++;
           const inner = args.slice(i + 1, end);
-          if (inner[0]?.text.includes("{}"))
-            unknown.push(`find ${t} runs a program named by the paths it finds`);
+          if (programIsFoundPath(inner)) unknown.push(`find ${t} runs a program named by the paths it finds`);
           const sub = inner.some((a) => a.text.includes("{}")) ? starts : [];
           queue.push({ argv: inner.filter((a) => a.text !== "{}"), implicit: sub, via: [...via, "find"] });
           i = end;
@@ -418,6 +417,19 @@ export function unwrapCommand(cmd: SimpleCommand): Unwrapped {
   return unwrapped === undefined
     ? { invocations, scripts, unknown }
     : { invocations, scripts, unknown, unwrapped };
+}
+
+/** `find -exec {} ;`, `-exec env {} ;`, `-exec timeout 1 {} ;`: the program, past wrappers, is a found path. */
+function programIsFoundPath(inner: readonly Field[]): boolean {
+  let argv = inner;
+  for (let level = 0; level < MAX_UNWRAP && argv.length > 0; level++) {
+    const first = argv[0] as Field;
+    if (first.text.includes("{}")) return true;
+    const step = wrapperStep(programName(first), argv.slice(1));
+    if (step.next < 0 || step.next >= argv.length - 1) return false;
+    argv = argv.slice(1 + step.next);
+  }
+  return false;
 }
 
 /** The replace string of xargs options (`-I R`, `-IR`, `-i[R]`, `--replace[=R]`), if any. */
