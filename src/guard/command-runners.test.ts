@@ -77,6 +77,10 @@ describe("programs that run programs are judged by what they run", () => {
     ["tmux run-shell reboot", "deny", "hard.shutdown"],
     ["tmux -c 'rm -rf /'", "deny", "hard.recursive-delete-system"],
     ["tmux send-keys -t x 'reboot' Enter", "ask", "soft.wrapped-command"],
+    ["screen -dm reboot", "deny", "hard.shutdown"],
+    ["screen -S s -dm rm -rf /", "deny", "hard.recursive-delete-system"],
+    ["screen -S s -X stuff 'reboot\\n'", "ask", "soft.wrapped-command"],
+    ["docker run -v ~/.ssh:/k alpine", "ask", "soft.wrapped-command"],
     ["sudo -s", "ask", "soft.wrapped-command"],
     ["sudo -i", "ask", "soft.wrapped-command"],
     ["su", "ask", "soft.wrapped-command"],
@@ -159,6 +163,8 @@ describe("programs that run programs are judged by what they run", () => {
     "ls | xargs timeout 5 grep x",
     "docker run --rm -v ./src:/src node:20 npm test",
     "docker ps",
+    "screen -ls",
+    "screen -dmS work",
     "emacs -nw f",
   ])("leaves %j alone", (command) => expectAllowed(guard, command));
 });

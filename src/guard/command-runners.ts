@@ -509,7 +509,7 @@ function find(inv: Invocation): RunnerCommands {
 
 /** Host paths whose bind mount gives a container the host (`/`, system directories, homes, the docker socket). */
 const HOST_MOUNT =
-  /^(\/|~[^/]*|\/(etc|usr|var|boot|bin|sbin|lib\w*|home|root|opt|srv|dev|proc|sys|run|snap|mnt|nix|Users|private)(\/.*)?)$/i;
+  /^(\/|~[^/]*|~[^/]*\/\.[^/]+(\/.*)?|\/(etc|usr|var|boot|bin|sbin|lib\w*|home|root|opt|srv|dev|proc|sys|run|snap|mnt|nix|Users|private)(\/.*)?)$/i;
 
 function containers(inv: Invocation): RunnerCommands {
   const out: RunnerCommands = { commands: [], unknown: [] };
@@ -532,6 +532,39 @@ function containers(inv: Invocation): RunnerCommands {
   }
   if (inv.args.some((a) => /^--(privileged|pid=host|userns=host)$|^--cap-add=(all|sys_admin)$/i.test(a.text)))
     out.unknown.push(`${inv.name} runs a container with the host's privileges`);
+  return out;
+}
+
+/** GNU screen: `screen [opts] cmd args` runs cmd; `-X stuff` types text into a window's shell. */
+function screen(inv: Invocation): RunnerCommands {
+  const out: RunnerCommands = { commands: [], unknown: [] };
+  const args = inv.args;
+  let i = 0;
+  for (; i < args.length && (args[i] as Field).text.startsWith("-"); i++) {
+    const t = (args[i] as Field).text;
+    if (t === "-X") {
+      const sub = args[i + 1]?.text ?? "";
+      const rest = args.slice(i + 2);
+      if (/^(stuff|paste|register|readreg|process)$/.test(sub))
+        out.unknown.push(`screen -X ${sub} types text into a window's shell, which runs it`);
+      else if (/^(exec|screen)$/.test(sub) && rest.length > 0)
+        out.commands.push({
+          text: rest.map((a) => a.text).join(" "),
+          dynamic: rest.some((a) => a.dynamic),
+          direct: true,
+        });
+      return out;
+    }
+    // Options that take the next word (`-S name`, `-c file`, ...), the last letter of a cluster.
+    if (/^-[A-Za-z]*[SceEhpstT]$/.test(t)) i++;
+  }
+  const command = args.slice(i);
+  if (command.length > 0)
+    out.commands.push({
+      text: command.map((a) => a.text).join(" "),
+      dynamic: command.some((a) => a.dynamic),
+      direct: true,
+    });
   return out;
 }
 
@@ -561,6 +594,7 @@ const RUNNERS: ReadonlyMap<string, (inv: Invocation) => RunnerCommands> = new Ma
     parallel,
     sem: parallel,
     tmux,
+    screen,
     lldb,
     emacs,
     less,
