@@ -1,13 +1,28 @@
+import { runnerCommands } from "./command-runners.js";
 import { envCommandAssignments, environmentCommands, optionCommands } from "./embedded-commands.js";
 import { hardInvocationFindings, hardRedirectFindings } from "./hard-families.js";
 import { DownloadTracker, wrappedHardFindings } from "./indirect-families.js";
+import { internalAddressAssignments } from "./internal-addresses.js";
 import { interpreterFindings } from "./interpreter-families.js";
+import { tooComplexFindings } from "./past-limits.js";
 import { SHELL_PROGRAMS } from "./programs.js";
 import { runtimeEvaluation } from "./runtime-evaluation.js";
 import { bashOnlyConstructs, nestedDialect, posixReading, type ShellDialect } from "./shell-dialect.js";
 import { type InputReaders, inputReaders } from "./shell-input.js";
 import type { ShellParser } from "./shell-parser.js";
-import { type SimpleCommand, walkShell } from "./shell-walk.js";
+import {
+  declaredAssignments,
+  stateAssignmentUses,
+  stateDeclarationUses,
+  stateInvocationUses,
+} from "./shell-state.js";
+import {
+  type Assignment,
+  type SimpleCommand,
+  type StartDirectory,
+  startDirectoryOf,
+  walkShell,
+} from "./shell-walk.js";
 import { BRACE_MARK, literalField } from "./shell-words.js";
 import { softInvocationFindings, softRedirectFindings } from "./soft-families.js";
 import { substitutionSpans } from "./substitution-spans.js";
@@ -21,6 +36,7 @@ import {
   hardFinding,
   softFinding,
 } from "./verdict.js";
+import { WrittenPrograms } from "./written-programs.js";
 
 /** Longest command the guard parses; longer input needs approval. */
 export const MAX_COMMAND_LENGTH = 100_000;
@@ -80,16 +96,17 @@ class Analyser {
   readonly unsound: string[] = [];
   private parsedChars = 0;
   private readonly downloads = new DownloadTracker();
+  private readonly writtenPrograms = new WrittenPrograms();
   parsed = true;
 
   constructor(private readonly parser: ShellParser) {}
 
-  script(source: string, depth: number, cwd: string | undefined, dialect: ShellDialect = "bash"): void {
+  script(source: string, depth: number, cwd: StartDirectory, dialect: ShellDialect = "bash"): void {
     if (source.length > MAX_COMMAND_LENGTH) {
       this.findings.push(
-        softFinding(
-          "soft.too-complex",
+        ...tooComplexFindings(
           `the command is ${source.length} characters long, more than the ${MAX_COMMAND_LENGTH} the guard analyses`,
+          source,
         ),
       );
       this.parsed = false;
@@ -139,7 +156,7 @@ class Analyser {
    * A script a POSIX shell (dash) runs: its bash-only constructs are flagged, and it is read again
    * with them spelt as dash reads them (see shell-dialect); the stricter result stands.
    */
-  private posix(source: string, text: string, depth: number, cwd: string | undefined): void {
+  private posix(source: string, text: string, depth: number, cwd: StartDirectory): void {
     const constructs = bashOnlyConstructs(source);
     if (constructs.length > 0) {
       this.findings.push(
@@ -162,7 +179,7 @@ class Analyser {
   private parse(
     source: string,
     depth: number,
-    cwd: string | undefined,
+    cwd: StartDirectory,
     dialect: ShellDialect,
     variant = false,
     onlyIfClean = false,
@@ -171,9 +188,9 @@ class Analyser {
     if (this.parsedChars > PARSE_BUDGET) {
       this.parsed = false;
       this.findings.push(
-        softFinding(
-          "soft.too-complex",
+        ...tooComplexFindings(
           `the command and the scripts nested in it are more than ${PARSE_BUDGET} characters to analyse`,
+          source,
         ),
       );
       return false;
@@ -183,9 +200,9 @@ class Analyser {
     if (pipes > MAX_PIPES) {
       this.parsed = false;
       this.findings.push(
-        softFinding(
-          "soft.too-complex",
+        ...tooComplexFindings(
           `the command has more than ${MAX_PIPES} pipes (|), more than the guard analyses`,
+          source,
         ),
       );
       return false;
@@ -215,9 +232,10 @@ class Analyser {
         );
       }
       const walked = walkShell(tree.root, new Map(), cwd);
+      // The walk stopped part-way: what it did not reach is read as plain words.
       if (walked.tooComplex)
         this.findings.push(
-          softFinding("soft.too-complex", "the command nests or expands too deeply to analyse"),
+          ...tooComplexFindings("the command nests or expands too deeply to analyse", source),
         );
       this.functionCount += walked.functions.length;
       for (const fn of walked.functions) {
@@ -229,7 +247,13 @@ class Analyser {
             ),
           );
       }
-      for (const cmd of walked.commands) this.command(cmd, depth, dialect);
+      for (const cmd of walked.commands) this.command(cmd, depth, dialect, source);
+      this.pathChanges(walked.assignments);
+      for (const use of [
+        ...stateAssignmentUses(walked.assignments),
+        ...stateDeclarationUses(walked.declarations),
+      ])
+        this.findings.push(...tooComplexFindings(use.reason, source));
       // `export LD_PRELOAD=…` / `export GIT_CONFIG_KEY_0=…` set the environment of later commands.
       const shellEnv = environmentCommands(walked.assignments);
       this.findings.push(...shellEnv.findings);
@@ -248,7 +272,8 @@ class Analyser {
     }
   }
 
-  command(cmd: SimpleCommand, depth: number, dialect: ShellDialect = "bash"): void {
+  /** Analyses one simple command; `source` is the script it is part of (see shell-state). */
+  command(cmd: SimpleCommand, depth: number, dialect: ShellDialect = "bash", source = ""): void {
     this.commands.push(cmd);
     this.findings.push(...hardRedirectFindings(cmd), ...softRedirectFindings(cmd));
     const redirectVariant = redirectPatterns(cmd);
@@ -259,15 +284,43 @@ class Analyser {
       ])
         this.findings.push(finding.verdict === "deny" ? softenUnknown(finding) : finding);
     }
-    const { invocations, scripts } = unwrapCommand(cmd);
+    const { invocations, scripts, unwrapped, unknown } = unwrapCommand(cmd);
+    for (const reason of unknown) this.findings.push(softFinding("soft.wrapped-command", reason));
+    if (unwrapped !== undefined)
+      this.findings.push(
+        ...tooComplexFindings(
+          "the command is wrapped in more programs that run programs than the guard follows",
+          unwrapped.map((f) => f.text).join(" "),
+        ),
+      );
+    this.pathChanges(cmd.assignments);
     const env = environmentCommands(cmd.assignments);
-    this.findings.push(...env.findings);
+    this.findings.push(...env.findings, ...internalAddressAssignments(cmd.assignments));
     for (const c of env.commands) scripts.push({ ...c, via: ["environment"] });
+    const script = source === "" ? cmd.argv.map((a) => a.text).join(" ") : source;
+    const stateUses = stateAssignmentUses(cmd.assignments);
+    for (const inv of invocations) {
+      stateUses.push(
+        ...stateInvocationUses(inv),
+        ...stateAssignmentUses([...declaredAssignments(inv), ...envCommandAssignments(inv)]),
+      );
+    }
+    for (const use of stateUses) {
+      this.findings.push(...tooComplexFindings(use.reason, script));
+      for (const c of use.commands) scripts.push({ ...c, via: ["bash"] });
+    }
     for (const inv of invocations) {
       this.invocation(inv);
       for (const c of optionCommands(inv)) scripts.push({ ...c, via: [...inv.via, inv.name] });
+      // Programs that run programs from their arguments (sed `e`, `make --eval`, tmux, ...).
+      const run = runnerCommands(inv);
+      for (const c of run.commands) scripts.push({ ...c, via: [...inv.via, inv.name] });
+      // popen / system(): the runner starts `sh -c TEXT`, a program of the command too (never a safe bin).
+      if (run.commands.some((c) => !c.direct)) this.commands.push(shellCommand(cmd));
+      for (const reason of run.unknown) this.findings.push(softFinding("soft.wrapped-command", reason));
+      this.pathChanges(envCommandAssignments(inv));
       const viaEnv = environmentCommands(envCommandAssignments(inv));
-      this.findings.push(...viaEnv.findings);
+      this.findings.push(...viaEnv.findings, ...internalAddressAssignments(envCommandAssignments(inv)));
       for (const c of viaEnv.commands) scripts.push({ ...c, via: [...inv.via, "env"] });
       if (inv.nameField.dynamic && inv.nameField.bare !== "" && inv.nameField.bare !== inv.nameField.text) {
         // `rm${EMPTY} -rf /`: judge the name as if the unknown parts were empty, too.
@@ -290,13 +343,24 @@ class Analyser {
       }
     }
     for (const script of scripts)
-      this.nested(script.text, depth, cmd.cwd, nestedDialect(script.via, dialect));
+      this.nested(script.text, depth, startDirectoryOf(cmd), nestedDialect(script.via, dialect));
   }
 
-  private nested(text: string, depth: number, cwd: string | undefined, dialect: ShellDialect): void {
+  /**
+   * `PATH=bin:$PATH`: every later name may run another program (a file the line wrote, say), so
+   * the command is never safe bins, and the written-program check follows the directories.
+   */
+  private pathChanges(assignments: readonly Assignment[]): void {
+    if (!assignments.some((a) => a.name === "PATH")) return;
+    this.writtenPrograms.observeAssignments(assignments);
+    const reason = "PATH is changed, so a later command name may run another program than the one it names";
+    if (!this.unsound.includes(reason)) this.unsound.push(reason);
+  }
+
+  private nested(text: string, depth: number, cwd: StartDirectory, dialect: ShellDialect): void {
     if (depth >= MAX_SCRIPT_NESTING) {
       this.findings.push(
-        softFinding("soft.too-complex", `scripts are nested more than ${MAX_SCRIPT_NESTING} levels deep`),
+        ...tooComplexFindings(`scripts are nested more than ${MAX_SCRIPT_NESTING} levels deep`, text),
       );
       return;
     }
@@ -305,6 +369,7 @@ class Analyser {
 
   private invocation(inv: Invocation): void {
     this.downloads.observe(inv);
+    this.writtenPrograms.observe(inv);
     this.findings.push(...familyFindings(inv));
     // Unknown parts and globs as patterns: what some value could make the invocation be.
     for (const variant of variantsOf(inv)) {
@@ -317,7 +382,7 @@ class Analyser {
   }
 
   result(): CommandAnalysis {
-    this.findings.push(...this.downloads.findings());
+    this.findings.push(...this.downloads.findings(), ...this.writtenPrograms.findings());
     return {
       findings: this.findings,
       commands: this.commands,
@@ -343,6 +408,12 @@ function familyFindings(inv: Invocation): GuardFinding[] {
   ];
 }
 
+/** The `sh` a runner program starts for the commands it runs (see command-runners). */
+function shellCommand(from: SimpleCommand): SimpleCommand {
+  const sh = literalField("sh");
+  return { ...argvCommand([]), argv: [sh], argInner: [[]], upstream: from.upstream, cwd: from.cwd };
+}
+
 function argvCommand(argv: readonly string[]): SimpleCommand {
   const fields = argv.map(literalField);
   return {
@@ -364,7 +435,7 @@ function argvCommand(argv: readonly string[]): SimpleCommand {
 export function commandGuardFromParser(parser: ShellParser): CommandGuard {
   const analyse = (command: string, options: { dialect?: ShellDialect } = {}): CommandAnalysis => {
     const analyser = new Analyser(parser);
-    analyser.script(command, 0, undefined, options.dialect ?? "bash");
+    analyser.script(command, 0, { cwd: undefined }, options.dialect ?? "bash");
     return analyser.result();
   };
   const analyseArgv = (argv: readonly string[]): CommandAnalysis => {

@@ -1,3 +1,4 @@
+/** biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell commands, not templates */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCommandGuard } from "../platform/index.js";
 import type { CommandGuard } from "./command-guard.js";
@@ -24,6 +25,26 @@ describe("commandPathOperands", () => {
     ["./configure --prefix=/usr/local", ["/usr/local"]],
     ["echo $(cat /root/secret)", ["/root/secret"]],
     ["/usr/bin/env true", []],
+    // `/proc/self` is the process that runs the command (was "outside": the fence resolved it to
+    // the guard's own pid); what leads elsewhere from it still counts.
+    ["cat /proc/self/mountinfo", []],
+    ["cat /proc/self/status /proc/thread-self/maps /proc/self/task/1/stat", []],
+    ["echo x > /proc/self/fd/2", []],
+    ["cat /proc/self/exe", ["/proc/self/exe"]],
+    ["ls /proc/self/map_files/", ["/proc/self/map_files"]],
+    ["cat /proc/self/root/etc/passwd", ["/etc/passwd"]],
+    ["cat /proc/1/status /proc/$PPID/environ", ["/proc/1/status", "/proc/$PPID/environ"]],
+    // A relative `cd` is followed (was "outside": `../../hook.sh` read from the start directory).
+    ["cd .git/hooks && cp ../../hook.sh pre-commit", []],
+    ["cd a/b && cat ../x ../../y", []],
+    // ... where the shell may still be elsewhere, every directory counts.
+    ["cd .git/hooks; cp ../../hook.sh pre-commit", ["../../hook.sh"]],
+    ["(cd a/b/c); cat ../../x", ["../../x"]],
+    ["cd a/b && cat ../../x; cat ../y", ["../y"]],
+    ["cd .git && cd hooks && cp ../../h x", ["../h", "../../h"]],
+    ["cd a/b; sh -c 'cat ../../x'", ["../../x"]],
+    ['cd "$d" && cd a/b && cat ../../x', ["../../x"]],
+    ["cd .. && cat x", ["..", "../x"]],
   ])("%s → %j", (command, expected) => {
     expect(operands(command).sort()).toEqual([...expected].sort());
   });

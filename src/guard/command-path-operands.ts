@@ -19,6 +19,16 @@ export const NEUTRAL_DEVICE_PATHS = [
 
 const NEUTRAL: ReadonlySet<string> = new Set(NEUTRAL_DEVICE_PATHS);
 
+/**
+ * `/proc/self` (and `/proc/thread-self`) in a command is the process that runs the command, not the
+ * guard's own process, which is what the fence would resolve it to: `cat /proc/self/mountinfo`
+ * reads the command's own mounts and `/proc/self/fd/1` its own output, nothing of the host outside
+ * the workspace. Not so `exe` (the program's binary), `map_files` (the files mapped into it) and
+ * `root` / `cwd` (folded to `/` before this by normaliseTarget): those lead to files elsewhere.
+ */
+const OWN_PROCESS =
+  /^\/proc\/(?:self|thread-self)(?:\/task\/[^/]+)?(?:$|\/(?!exe$|map_files(?:\/|$)|root(?:\/|$)|cwd(?:\/|$)))/;
+
 /** True when a word names a path that may leave the working directory: absolute, `~`, or with `..`. */
 function leavesCwd(text: string): boolean {
   return (
@@ -47,7 +57,7 @@ function candidates(field: Field): Field[] {
  * inside the workspace): every argument after the program name and every redirection target of
  * every simple command, nested scripts and substitutions included, that is absolute, starts with
  * `~` (or `$HOME`) or climbs with `..` — normalised as bash would see it (`cd` earlier in the script
- * counts). The program name itself is not an operand. Words whose value is wholly unknown (`$X`)
+ * counts, and so does every directory the shell may still be in when a `cd` may have failed). The program name itself is not an operand. Words whose value is wholly unknown (`$X`)
  * cannot be judged here; the sandbox contains what they name. Pure.
  */
 export function commandPathOperands(analysis: CommandAnalysis): string[] {
@@ -56,9 +66,13 @@ export function commandPathOperands(analysis: CommandAnalysis): string[] {
     const words = [...cmd.argv.slice(1), ...cmd.redirects.flatMap((r) => r.target)];
     for (const word of words) {
       for (const field of candidates(word)) {
-        const path = normaliseTarget(field, cmd.cwd);
-        if (path === "" || NEUTRAL.has(path) || /^\/dev\/fd\/\d+$/.test(path)) continue;
-        if (leavesCwd(path)) out.add(path);
+        // Every directory the command may run in (a `cd` before it may have failed).
+        for (const cwd of [cmd.cwd, ...(cmd.otherCwds ?? [])]) {
+          const path = normaliseTarget(field, cwd);
+          if (path === "" || NEUTRAL.has(path) || /^\/dev\/fd\/\d+$/.test(path) || OWN_PROCESS.test(path))
+            continue;
+          if (leavesCwd(path)) out.add(path);
+        }
       }
     }
   }

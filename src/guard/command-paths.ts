@@ -177,15 +177,18 @@ const SYSTEM_SECRETS = [
   "/etc/gshadow",
   "/etc/shadow-",
   "/etc/gshadow-",
+  "/etc/security/opasswd",
   "/root/.ssh",
   "~root/.ssh",
 ];
 
-/** True when `path` is (or could glob to) /etc/shadow, /etc/gshadow or anything under /root/.ssh. */
+/**
+ * True when `path` is (or could glob to) /etc/shadow, /etc/gshadow, /etc/security/opasswd (old
+ * password hashes) or anything under /root/.ssh.
+ */
 export function isSystemSecret(path: string, glob: boolean): boolean {
   // Fast exit for the common case: no glob and nothing that could name a secret.
-  if (!glob && !path.includes("shadow") && !path.includes(".ssh") && !/shadow|\.ssh/i.test(path))
-    return false;
+  if (!glob && !/shadow|\.ssh|opasswd/i.test(path)) return false;
   for (const secret of SYSTEM_SECRETS) {
     const rel = pathRelation(path, glob, secret);
     if (rel === "exact" || (rel === "under" && secret.endsWith(".ssh"))) return true;

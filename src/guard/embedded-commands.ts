@@ -101,7 +101,8 @@ function fromValue(value: Field): EmbeddedCommand {
 /** Command texts hidden in an invocation's options (and, for awk, its `system()` calls). */
 export function optionCommands(inv: Invocation): EmbeddedCommand[] {
   const out: EmbeddedCommand[] = tableOptionCommands(inv);
-  const names = OPTION_COMMANDS[inv.name];
+  // Own keys only: a program named `constructor` or `toString` is no key of the table.
+  const names = Object.hasOwn(OPTION_COMMANDS, inv.name) ? OPTION_COMMANDS[inv.name] : undefined;
   if (names) for (const v of optionValues(inv.args, names)) out.push(fromValue(v));
   if (inv.name === "tar") {
     for (const v of optionValues(inv.args, ["--checkpoint-action"])) {

@@ -1,5 +1,7 @@
+import { credentialFindings, credentialRedirectFindings } from "./credential-families.js";
 import { rawDiskReadFindings, rawDiskRedirectFindings } from "./disk-families.js";
 import { gitFindings } from "./git-families.js";
+import { internalAddressFindings } from "./internal-addresses.js";
 import { networkFindings } from "./network-families.js";
 import { persistenceFindings, persistenceRedirectFindings } from "./persistence-families.js";
 import { remoteCodeFindings } from "./remote-code-families.js";
@@ -11,8 +13,8 @@ import type { GuardFinding } from "./verdict.js";
 
 /**
  * The soft families that live in their own files, in one list, so soft-families.ts stays one
- * concept: persistence and system configuration, git, remote code, raw disk reads, host secrets
- * and network targets. (Hard disk and power families are called from hard-families.ts.)
+ * concept: persistence and system configuration, git, remote code, raw disk reads, host secrets,
+ * credentials and network targets. (Hard disk and power families are called from hard-families.ts.)
  */
 export function familyFindings(inv: Invocation): GuardFinding[] {
   return [
@@ -21,7 +23,9 @@ export function familyFindings(inv: Invocation): GuardFinding[] {
     ...remoteCodeFindings(inv),
     ...rawDiskReadFindings(inv),
     ...secretFindings(inv),
+    ...credentialFindings(inv),
     ...networkFindings(inv),
+    ...internalAddressFindings(inv),
     ...remoteShellFindings(inv),
   ];
 }
@@ -32,6 +36,7 @@ export function familyRedirectFindings(cmd: SimpleCommand): GuardFinding[] {
     ...persistenceRedirectFindings(cmd),
     ...rawDiskRedirectFindings(cmd),
     ...secretRedirectFindings(cmd),
+    ...credentialRedirectFindings(cmd),
     ...shellNetworkRedirectFindings(cmd),
   ];
 }

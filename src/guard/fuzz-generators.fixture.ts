@@ -229,3 +229,31 @@ export const EVALUATION_WRAPPERS: ReadonlyArray<(c: string) => string> = [
   (c) => `a=(); x=${singleQuoted(`a[$(${c})]`)}; echo "\${!x}"`,
   (c) => `find . -maxdepth 0 -exec sh -c ${singleQuoted(`[[ 1 || ${c} ]]`)} \\;`,
 ];
+
+/**
+ * The families of issue 34 around a command (`name` and its arguments `rest`): shell state that
+ * changes what a name runs (namerefs, `hash -p`, `BASH_CMDS`, `PS4` under `set -x`, `compgen -W`,
+ * `mapfile -C`, subscripts) and programs that run programs (sed `e`, ed `!`, `find -exec`, make,
+ * sqlite3 `.shell`, capsh, `xargs` into wrappers, a copied binary). The guard must name what runs,
+ * or refuse the line as unknown.
+ */
+export const RUNNER_WRAPPERS: ReadonlyArray<(name: string, rest: string) => string> = [
+  (n, r) => `x=${n}; declare -n ref=x; $ref${r}`,
+  (n, r) => `declare -n ref=x; x=${n}; "$ref"${r}`,
+  (n, r) => `hash -p /usr/bin/${n} ls; ls${r}`,
+  (n, r) => `BASH_CMDS[ls]=/usr/bin/${n}; ls${r}`,
+  (n, r) => `PS4=${singleQuoted(`$(${n}${r})`)}; set -x; true`,
+  (n, r) => `compgen -W ${singleQuoted(`$(${n}${r})`)} x`,
+  (n, r) => `printf 'a\\n' > l; mapfile -C ${singleQuoted(`${n}${r} #`)} -c 1 a < l`,
+  (n, r) => `x[$(${n}${r})]=1`,
+  (n, r) => `echo | sed ${singleQuoted(`1e ${n}${r}`)}`,
+  (n, r) => `echo ${singleQuoted(`${n}${r}`)} | sed 's/^/ /e'`,
+  (n, r) => `ed -s <<< ${singleQuoted(`!${n}${r}`)}`,
+  (n, r) => `find . -maxdepth 0 -exec ${n}${r} \\;`,
+  (n, r) => `make -s -f /dev/stdin <<'MK'\nall:\n\t${n}${r}\nMK`,
+  (n, r) => `sqlite3 :memory: ${singleQuoted(`.shell ${n}${r}`)}`,
+  (n, r) => `capsh -- -c ${singleQuoted(`${n}${r}`)}`,
+  (n, r) => `echo ${n} | xargs -I% env %${r}`,
+  (n, _r) => `echo ${n} | xargs timeout 5`,
+  (n, r) => `cp /usr/bin/${n} ./prog && ./prog${r}`,
+];

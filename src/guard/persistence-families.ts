@@ -1,4 +1,4 @@
-import { isCredentialFile, normaliseTarget } from "./command-paths.js";
+import { isCredentialFile, normaliseTarget, segmentRegex } from "./command-paths.js";
 import { GIT_COMMAND_KEY, GIT_LOADING_KEY, gitCommandLine } from "./git-config.js";
 import { isWriteRedirect } from "./hard-families.js";
 import type { SimpleCommand } from "./shell-walk.js";
@@ -28,6 +28,53 @@ const GIT_CODE = /(^|\/)\.git\/(hooks\/.+|config)$/i;
 const CRON = /^\/(etc\/(cron|anacrontab)|var\/spool\/(cron|at|anacron))/i;
 const SYSTEM_CONFIG = /^\/(etc|boot|usr\/lib\/systemd|lib\/systemd|usr\/local\/lib\/systemd)(\/|$)/i;
 
+/**
+ * One path for each kind of protected path above (`*` a segment of any name), for globs: a glob
+ * word is protected when SOME expansion of it is, so each of its glob segments is tried as the
+ * segment of an example it can match (`.gi?/hoo?s/x` as `.git/hooks/x`, `~/.*rc` as `~/.bashrc`).
+ * The start-up names come from STARTUP itself, so the two cannot drift apart.
+ */
+const PROTECTED_EXAMPLES: readonly string[] = [
+  ...(/\\\.\(([^)]*)\)/.exec(STARTUP.source)?.[1] ?? "").split("|").map((name) => `~/.${name}`),
+  "~/.bashrc.d/*",
+  "~/.config/fish/*",
+  "~/.config/autostart/*",
+  "~/.config/systemd/user/*",
+  "~/.config/git/config",
+  "~/.config/environment.d/*",
+  "~/.local/share/systemd/*",
+  "~/.ssh/rc",
+  "~/.ssh/environment",
+  "~/.ssh/config",
+  "~/.ssh/authorized_keys",
+  ".git/hooks/*",
+  ".git/config",
+  "/etc/cron.d/*",
+  "/etc/crontab",
+  "/var/spool/cron/*",
+  "/etc/*",
+  "/boot/*",
+  "/lib/systemd/*",
+  "/usr/lib/systemd/*",
+];
+
+/** `pattern` with its glob segments replaced by the segments of `example` they match, aligned at `from`. */
+function asExample(pattern: string[], example: string[], from: "start" | "end"): string | undefined {
+  if (example.length > pattern.length) return undefined;
+  const offset = from === "start" ? 0 : pattern.length - example.length;
+  const out = [...pattern];
+  for (let i = 0; i < example.length; i++) {
+    const seg = pattern[offset + i] as string;
+    const want = example[i] as string;
+    if (want === "*") out[offset + i] = /[*?[]/.test(seg) ? "x" : seg;
+    else if (/[*?[]/.test(seg)) {
+      if (!segmentRegex(seg).test(want)) return undefined;
+      out[offset + i] = want;
+    } else if (seg.toLowerCase() !== want.toLowerCase()) return undefined;
+  }
+  return out.join("/");
+}
+
 /** What a write to `path` means, if it needs a person: the rule and a description. */
 export function classifyWrite(
   field: Field,
@@ -35,6 +82,21 @@ export function classifyWrite(
 ): { rule: SoftRule; what: string } | undefined {
   const path = normaliseTarget(field, cwd);
   if (path === "" || path === "/dev/null") return undefined;
+  const direct = classifyPath(path);
+  if (direct || !field.glob || !/[*?[]/.test(path)) return direct;
+  const segments = path.split("/");
+  for (const example of PROTECTED_EXAMPLES) {
+    const parts = example.split("/");
+    for (const from of ["start", "end"] as const) {
+      const concrete = asExample(segments, parts, from);
+      const c = concrete === undefined ? undefined : classifyPath(concrete);
+      if (c) return { rule: c.rule, what: `${path}, which can expand to ${c.what}` };
+    }
+  }
+  return undefined;
+}
+
+function classifyPath(path: string): { rule: SoftRule; what: string } | undefined {
   if (CRON.test(path)) return { rule: "soft.crontab", what: `${path}, a cron or at table` };
   if (AUTHORIZED_KEYS.test(path))
     return { rule: "soft.persistence", what: `${path}, which lets a key log in` };

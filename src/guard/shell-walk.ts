@@ -34,8 +34,31 @@ export interface SimpleCommand {
   stdinInner: SimpleCommand[];
   /** Commands in earlier stages of the same pipeline (they feed this command's stdin). */
   upstream: SimpleCommand[];
-  /** Working directory known from an earlier literal `cd`, or undefined when unknown. */
+  /**
+   * Working directory set by an earlier literal `cd` (absolute, `~`-based, or relative to the
+   * directory the script started in), or undefined for that start directory or when unknown.
+   * It assumes every `cd` succeeded; see {@link SimpleCommand.otherCwds}.
+   */
   cwd: string | undefined;
+  /**
+   * The other directories the command may run in: a `cd` that failed (`cd x; cmd`) or ran in a
+   * subshell (`(cd x); cmd`) leaves the shell where it was. Only `cd x && cmd` rules that out.
+   */
+  otherCwds?: readonly (string | undefined)[];
+  /** True once a `cd` to an unknown directory ran: a relative `cd` after it is not followed. */
+  cwdUnknown?: boolean;
+}
+
+/** Where a script starts: the directories of the command that hands it to a shell. */
+export interface StartDirectory {
+  cwd: string | undefined;
+  otherCwds?: readonly (string | undefined)[];
+  cwdUnknown?: boolean;
+}
+
+/** The start directory of a script a command runs (`sh -c`, `eval`, ...). */
+export function startDirectoryOf(cmd: SimpleCommand): StartDirectory {
+  return { cwd: cmd.cwd, otherCwds: cmd.otherCwds ?? [], cwdUnknown: cmd.cwdUnknown ?? false };
 }
 
 /** A shell function definition and whether its body calls itself in a pipe or in the background. */
@@ -55,6 +78,8 @@ export interface WalkResult {
   embeddedScripts: string[];
   /** Assignments that stand alone (`X=1`, `export X=1`): they set the environment of later commands. */
   assignments: Assignment[];
+  /** `declare` / `typeset` / `local` / `export` / `readonly` with their option words (`-n`, `-gx`). */
+  declarations: Array<{ keyword: string; options: string[] }>;
 }
 
 interface Frame {
@@ -66,6 +91,12 @@ interface Frame {
 }
 
 const MAX_DEPTH = 150;
+/**
+ * Directories kept as {@link SimpleCommand.otherCwds}; past it `/` is one of them, so every
+ * relative path may be read as absolute (the fence then errs towards "outside").
+ */
+const MAX_OTHER_CWDS = 16;
+const CD_PROGRAMS = new Set(["cd", "pushd"]);
 /** Syntax nodes walked before the guard stops and asks: bounds the time one check can take. */
 const MAX_NODES = 20_000;
 const REDIRECT_TYPES = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);
@@ -105,14 +136,23 @@ class Walker {
   readonly functions: FunctionDefinition[] = [];
   readonly embeddedScripts: string[] = [];
   readonly shellAssignments: Assignment[] = [];
+  readonly declarations: WalkResult["declarations"] = [];
   readonly words: WordContext;
   cwd: string | undefined;
+  otherCwds: (string | undefined)[];
+  cwdUnknown: boolean;
+  /** Set while the left side of `cd x && …` is walked: that `cd` failing runs nothing after it. */
+  private guardedCd = false;
+  /** The directories the shell stays in when a guarded `cd` fails (back after the `&&` list). */
+  private cdFailures: (string | undefined)[] | undefined;
   selfCalls = 0;
   private visited = 0;
 
-  constructor(vars: Map<string, string>, cwd: string | undefined) {
+  constructor(vars: Map<string, string>, start: StartDirectory) {
     this.words = { vars, tooComplex: false, strayDollar: false };
-    this.cwd = cwd;
+    this.cwd = start.cwd;
+    this.otherCwds = [...(start.otherCwds ?? [])];
+    this.cwdUnknown = start.cwdUnknown ?? false;
   }
 
   walk(node: Node, frame: Frame): void {
@@ -145,6 +185,19 @@ class Walker {
       case "variable_assignment":
         this.assignment(node, frame);
         return;
+      case "list":
+        this.list(node, frame);
+        return;
+      case "declaration_command": {
+        // Not a command node to tree-sitter; its options (`declare -n`) matter to shell-state.
+        const words = node.children.filter((k) => k?.type === "word").map((k) => k?.text ?? "");
+        this.declarations.push({
+          keyword: node.child(0)?.text ?? "",
+          options: words.filter((w, i) => /^[-+]/.test(w) && !words.slice(0, i).includes("--")),
+        });
+        this.children(node, frame);
+        return;
+      }
       case "comment":
         return;
       default:
@@ -154,6 +207,37 @@ class Walker {
         }
         this.children(node, frame);
     }
+  }
+
+  /** `a && b`, `a || b`: `cd x && cmd` runs `cmd` only where the `cd` succeeded. */
+  private list(node: Node, frame: Frame): void {
+    const kids = node.children;
+    const left = kids[0];
+    const guarded =
+      kids.length === 3 &&
+      kids[1]?.type === "&&" &&
+      left?.type === "command" &&
+      CD_PROGRAMS.has(left.childForFieldName("name")?.text ?? "");
+    if (!guarded) {
+      this.children(node, frame);
+      return;
+    }
+    const next = { ...frame, depth: frame.depth + 1 };
+    const savedFailures = this.cdFailures;
+    this.guardedCd = true;
+    this.walk(left as Node, next);
+    this.guardedCd = false;
+    const failures = this.cdFailures ?? [];
+    this.cdFailures = savedFailures;
+    const right = kids[2];
+    if (right && right.childCount > 0 && !this.words.tooComplex) this.walk(right, next);
+    // After the list the shell may be where it was before a failed `cd`.
+    this.setOtherCwds([...this.otherCwds, ...failures]);
+  }
+
+  private setOtherCwds(dirs: (string | undefined)[]): void {
+    const unique = [...new Set(dirs)].filter((d) => d !== this.cwd);
+    this.otherCwds = unique.length > MAX_OTHER_CWDS ? [...unique.slice(0, MAX_OTHER_CWDS), "/"] : unique;
   }
 
   private children(node: Node, frame: Frame): void {
@@ -190,7 +274,7 @@ class Walker {
       stdinText: [],
       stdinInner: [],
       upstream: frame.upstream,
-      cwd: this.cwd,
+      ...this.directories(),
     };
     const redirectNodes: Node[] = [];
     const kids = node.children;
@@ -211,7 +295,10 @@ class Walker {
           cmd.argInner.push(inner);
         }
       } else if (child.type === "variable_assignment") {
-        const name = child.childForFieldName("name")?.text;
+        const nameNode = child.childForFieldName("name");
+        // `x[$(cmd)]=1 prog`: bash expands the subscript, so the substitution runs.
+        if (nameNode?.type === "subscript") this.inner(nameNode, frame);
+        const name = nameNode?.text;
         const value = child.childForFieldName("value");
         if (value) this.inner(value, frame);
         if (name !== undefined) {
@@ -233,7 +320,11 @@ class Walker {
     if (frame.fn !== undefined && name === frame.fn && frame.spawning) this.selfCalls++;
     // `read IFS`, `printf -v IFS ,`, `unset IFS`: the splitting of later expansions is unknown.
     if (cmd.argv.some((a, i) => i > 0 && /^IFS(=|$)/.test(a.text))) this.words.ifsChanged = true;
-    if (name === "cd" || name === "pushd") this.changeDirectory(cmd.argv.slice(1));
+    if (name !== undefined && CD_PROGRAMS.has(name)) {
+      const guarded = this.guardedCd;
+      this.guardedCd = false;
+      this.changeDirectory(cmd.argv.slice(1), guarded);
+    }
     this.commands.push(cmd);
     return cmd;
   }
@@ -321,7 +412,7 @@ class Walker {
       stdinText: [],
       stdinInner: [],
       upstream: frame.upstream,
-      cwd: this.cwd,
+      ...this.directories(),
     };
     for (const r of redirects) this.redirect(r, cmd, frame);
     this.commands.push(cmd);
@@ -353,7 +444,10 @@ class Walker {
   }
 
   private assignment(node: Node, frame: Frame): void {
-    const name = node.childForFieldName("name")?.text;
+    const nameNode = node.childForFieldName("name");
+    // `x[$(cmd)]=1`: bash expands (and evaluates as arithmetic) the subscript first.
+    if (nameNode?.type === "subscript") this.inner(nameNode, frame);
+    const name = nameNode?.text;
     const value = node.childForFieldName("value");
     if (value) this.inner(value, frame);
     if (name === undefined) return;
@@ -377,20 +471,43 @@ class Walker {
     this.words.vars.delete(name);
   }
 
-  private changeDirectory(args: Field[]): void {
+  private directories(): Pick<SimpleCommand, "cwd" | "otherCwds" | "cwdUnknown"> {
+    return {
+      cwd: this.cwd,
+      ...(this.otherCwds.length > 0 ? { otherCwds: this.otherCwds } : {}),
+      ...(this.cwdUnknown ? { cwdUnknown: true } : {}),
+    };
+  }
+
+  /**
+   * Follows a literal `cd`. A relative one from the start directory is kept relative
+   * (`cd .git/hooks` then `pre-commit` is `.git/hooks/pre-commit`, `../../x` is `x`); after a
+   * `cd` to an unknown directory it is not followed. Where the shell was stays one of the
+   * {@link SimpleCommand.otherCwds}, unless the `cd` is guarded (`cd x && cmd`): then it comes
+   * back only after the list.
+   */
+  private changeDirectory(args: Field[], guarded: boolean): void {
     const operands = args.filter((a) => !a.text.startsWith("-") || a.text === "-");
     const target = operands[0];
-    if (target === undefined) {
-      this.cwd = "~";
-      return;
-    }
-    if (target.dynamic || target.glob || target.text === "-") {
-      this.cwd = undefined;
-      return;
-    }
-    const text = target.text;
-    if (text.startsWith("/") || text === "~" || text.startsWith("~/")) this.cwd = posix.normalize(text);
-    else if (this.cwd !== undefined) this.cwd = posix.normalize(posix.join(this.cwd, text));
+    const unknown = target !== undefined && (target.dynamic || target.glob || target.text === "-");
+    const before = [this.cwd, ...this.otherCwds];
+    if (unknown) this.cwdUnknown = true;
+    const moved = before.map((dir) =>
+      this.changedDirectory(dir, unknown ? undefined : (target?.text ?? "~")),
+    );
+    this.cwd = moved[0];
+    if (guarded) {
+      this.cdFailures = [...(this.cdFailures ?? []), ...before];
+      this.setOtherCwds(moved.slice(1));
+    } else this.setOtherCwds([...moved.slice(1), ...before]);
+  }
+
+  /** Where `cd text` from `dir` leads; undefined for an unknown target (`text` undefined). */
+  private changedDirectory(dir: string | undefined, text: string | undefined): string | undefined {
+    if (text === undefined) return undefined;
+    if (text.startsWith("/") || text === "~" || text.startsWith("~/")) return posix.normalize(text);
+    if (dir !== undefined) return posix.normalize(posix.join(dir, text));
+    return this.cwdUnknown ? undefined : posix.normalize(text);
   }
 }
 
@@ -399,8 +516,12 @@ class Walker {
  * subshells, compound statements, functions, command and process substitutions (also inside double
  * quotes and here-documents) and redirections.
  */
-export function walkShell(root: Node, vars = new Map<string, string>(), cwd?: string): WalkResult {
-  const walker = new Walker(vars, cwd);
+export function walkShell(
+  root: Node,
+  vars = new Map<string, string>(),
+  start: StartDirectory = { cwd: undefined },
+): WalkResult {
+  const walker = new Walker(vars, start);
   walker.walk(root, { upstream: [], fn: undefined, spawning: false, depth: 0 });
   return {
     commands: walker.commands,
@@ -409,5 +530,6 @@ export function walkShell(root: Node, vars = new Map<string, string>(), cwd?: st
     strayDollar: walker.words.strayDollar,
     embeddedScripts: walker.embeddedScripts,
     assignments: walker.shellAssignments,
+    declarations: walker.declarations,
   };
 }

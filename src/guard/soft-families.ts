@@ -5,7 +5,7 @@ import { isWriteRedirect } from "./hard-families.js";
 import { TEXT_ONLY_PROGRAMS } from "./programs.js";
 import type { SimpleCommand } from "./shell-walk.js";
 import type { Field } from "./shell-words.js";
-import type { Invocation } from "./unwrap.js";
+import { type Invocation, programName } from "./unwrap.js";
 import { type GuardFinding, softFinding } from "./verdict.js";
 
 function describe(inv: Invocation): string {
@@ -277,10 +277,25 @@ function findRemoveFindings(inv: Invocation): GuardFinding[] {
   ];
 }
 
+/** Process listings that can name any process (lsof -t, fuser name the users of one file or port). */
+const PROCESS_LISTERS = /^(pgrep|pidof|ps|pstree|top|htop|procs)$/;
+
 function killFindings(inv: Invocation): GuardFinding[] {
   if (/^(killall|killall5|pkill|skill|slay)$/.test(inv.name))
     return [softFinding("soft.kill-all", `${describe(inv)} kills processes by name or pattern`)];
   if (inv.name === "kill") {
+    // `kill $(pgrep .)`, `ps -e | xargs kill`: targets taken from a process listing can be every
+    // process, the runner's own included.
+    const listing = [...inv.source.argInner.flat(), ...inv.source.upstream].find((c) =>
+      c.argv[0] ? PROCESS_LISTERS.test(programName(c.argv[0])) : false,
+    );
+    if (listing)
+      return [
+        softFinding(
+          "soft.kill-all",
+          `kill signals the processes ${programName(listing.argv[0] as Field)} lists, which can be every process`,
+        ),
+      ];
     if (inv.args.some((a) => a.text === "-1" || a.text === "1"))
       return [
         softFinding(

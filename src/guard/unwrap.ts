@@ -28,6 +28,13 @@ export interface NestedScript {
 export interface Unwrapped {
   invocations: Invocation[];
   scripts: NestedScript[];
+  /** The words left when the wrapper limit was reached (too complex: see past-limits). */
+  unwrapped?: Field[];
+  /**
+   * Why a program the command runs is not known: one named by the input (`xargs -I% timeout 1 %`,
+   * `xargs nohup`, `find -exec {} \;`), or a shell that runs what it reads (`sudo -s`).
+   */
+  unknown: string[];
 }
 
 interface OptionSpec {
@@ -99,6 +106,10 @@ interface Step {
   next: number;
   script?: { text: string; dynamic: boolean };
   implicit?: "xargs";
+  /** A program the wrapper runs with the words from `next` as its arguments (capsh runs bash). */
+  prepend?: string;
+  /** The wrapper starts a shell that runs what it reads when no command follows (`sudo -s`). */
+  shellWithoutCommand?: boolean;
 }
 
 function joinFields(fields: readonly Field[]): { text: string; dynamic: boolean } {
@@ -139,6 +150,7 @@ function wrapperStep(name: string, args: Field[]): Step {
     case "sudoedit":
       // `sudo FOO=1 cmd`: sudo sets the environment variables before the command, as env does.
       return {
+        shellWithoutCommand: args.some((a) => /^(-[A-Za-z]*[si][A-Za-z]*|--shell|--login)$/.test(a.text)),
         next: skipAssignments(
           args,
           skipOptions(args, 0, {
@@ -159,7 +171,16 @@ function wrapperStep(name: string, args: Field[]): Step {
         ),
       };
     case "doas":
-      return { next: skipOptions(args, 0, { short: "uC" }) };
+      return {
+        shellWithoutCommand: args.some((a) => /^-[A-Za-z]*s/.test(a.text)),
+        next: skipOptions(args, 0, { short: "uC" }),
+      };
+    case "capsh": {
+      // `capsh [--shell=PROG] -- ARGS`: the words after `--` are arguments of bash (or PROG).
+      const dashDash = args.findIndex((a) => a.text === "--");
+      const shell = args.find((a) => a.text.startsWith("--shell="))?.text.slice(8);
+      return dashDash >= 0 ? { next: dashDash + 1, prepend: shell || "bash" } : { next: -1 };
+    }
     case "pkexec":
     case "run0":
       return { next: skipOptions(args, 0, { short: "u", long: ["user"] }) };
@@ -257,7 +278,9 @@ function wrapperStep(name: string, args: Field[]): Step {
         if (script) return { next: -1, script: { text: script.text, dynamic: script.dynamic } };
       }
       const dashDash = args.findIndex((a) => a.text === "--");
-      return { next: name === "runuser" && dashDash >= 0 ? dashDash + 1 : -1 };
+      if (name === "runuser" && dashDash >= 0) return { next: dashDash + 1 };
+      // `su`, `su - bob`: a login shell that runs whatever it reads.
+      return { next: -1, shellWithoutCommand: name !== "sg" };
     }
     case "eval":
       return { next: -1, script: joinFields(args) };
@@ -320,19 +343,34 @@ const MAX_UNWRAP = 12;
 export function unwrapCommand(cmd: SimpleCommand): Unwrapped {
   const invocations: Invocation[] = [];
   const scripts: NestedScript[] = [];
+  const unknown: string[] = [];
   const queue: Array<{ argv: Field[]; implicit: Field[]; via: string[] }> = [
     { argv: cmd.argv, implicit: [], via: [] },
   ];
   let steps = 0;
-  while (queue.length > 0 && steps++ < MAX_UNWRAP * 4) {
+  let unwrapped: Field[] | undefined;
+  while (queue.length > 0) {
     const item = queue.shift() as { argv: Field[]; implicit: Field[]; via: string[] };
+    if (steps++ >= MAX_UNWRAP * 4) {
+      unwrapped = [...(unwrapped ?? []), ...item.argv];
+      continue;
+    }
     let { argv, implicit } = item;
+    let replace: string | undefined;
     const via = [...item.via];
-    for (let level = 0; level < MAX_UNWRAP && argv.length > 0; level++) {
+    for (let level = 0; argv.length > 0; level++) {
+      // Past the limit the rest is not followed: the guard reads it as too complex.
+      if (level >= MAX_UNWRAP) {
+        unwrapped = [...(unwrapped ?? []), ...argv];
+        break;
+      }
       const nameField = argv[0] as Field;
       const name = programName(nameField);
       const args = argv.slice(1);
       invocations.push({ name, nameField, args, implicitOperands: implicit, via: [...via], source: cmd });
+      // `xargs -I% timeout 1 %`: the program is a word of the input.
+      if (via.includes("xargs") && replace !== undefined && nameField.text.includes(replace))
+        unknown.push(`xargs runs a program named by its input (${nameField.text})`);
       if (name === "find") {
         const found = findStartPaths(args);
         const starts = found.length > 0 ? found : [literalField(".")];
@@ -342,6 +380,7 @@ export function unwrapCommand(cmd: SimpleCommand): Unwrapped {
           let end = i + 1;
           while (end < args.length && !/^[;+]$/.test((args[end] as Field).text)) end++;
           const inner = args.slice(i + 1, end);
+          if (programIsFoundPath(inner)) unknown.push(`find ${t} runs a program named by the paths it finds`);
           const sub = inner.some((a) => a.text.includes("{}")) ? starts : [];
           queue.push({ argv: inner.filter((a) => a.text !== "{}"), implicit: sub, via: [...via, "find"] });
           i = end;
@@ -350,11 +389,59 @@ export function unwrapCommand(cmd: SimpleCommand): Unwrapped {
       }
       const step = wrapperStep(name, args);
       if (step.script) scripts.push({ ...step.script, via: [...via, name] });
+      const noCommand = step.next >= args.length || (step.next < 0 && !step.script);
+      if (noCommand && step.shellWithoutCommand)
+        unknown.push(`${name} starts a shell that runs whatever it reads, which is not known here`);
+      // `xargs nohup`, `xargs env`, `xargs sh`: the program (or script) is a word of the input.
+      if (
+        noCommand &&
+        via.includes("xargs") &&
+        (step.next >= 0 || (SHELL_PROGRAMS.has(name) && args.every((a) => a.text.startsWith("-")))) &&
+        name !== "xargs"
+      )
+        unknown.push(`xargs runs ${name} with a program named by its input`);
+      if (step.prepend !== undefined) {
+        via.push(name);
+        argv = [literalField(step.prepend), ...args.slice(Math.max(step.next, 0))];
+        continue;
+      }
       if (step.next < 0 || step.next >= args.length) break;
-      if (step.implicit === "xargs") implicit = [...implicit, ...upstreamOperands(cmd)];
+      if (step.implicit === "xargs") {
+        implicit = [...implicit, ...upstreamOperands(cmd)];
+        replace = xargsReplace(args.slice(0, step.next)) ?? replace;
+      }
       via.push(name);
       argv = args.slice(step.next);
     }
   }
-  return { invocations, scripts };
+  return unwrapped === undefined
+    ? { invocations, scripts, unknown }
+    : { invocations, scripts, unknown, unwrapped };
+}
+
+/** `find -exec {} ;`, `-exec env {} ;`, `-exec timeout 1 {} ;`: the program, past wrappers, is a found path. */
+function programIsFoundPath(inner: readonly Field[]): boolean {
+  let argv = inner;
+  for (let level = 0; level < MAX_UNWRAP && argv.length > 0; level++) {
+    const first = argv[0] as Field;
+    if (first.text.includes("{}")) return true;
+    const step = wrapperStep(programName(first), argv.slice(1));
+    if (step.next < 0 || step.next >= argv.length - 1) return false;
+    argv = argv.slice(1 + step.next);
+  }
+  return false;
+}
+
+/** The replace string of xargs options (`-I R`, `-IR`, `-i[R]`, `--replace[=R]`), if any. */
+function xargsReplace(options: readonly Field[]): string | undefined {
+  let out: string | undefined;
+  for (let i = 0; i < options.length; i++) {
+    const t = (options[i] as Field).text;
+    if (t === "-I") out = options[i + 1]?.text;
+    else if (t.startsWith("-I")) out = t.slice(2);
+    else if (t === "-i" || t === "--replace") out = "{}";
+    else if (t.startsWith("-i")) out = t.slice(2);
+    else if (t.startsWith("--replace=")) out = t.slice(10);
+  }
+  return out === "" ? undefined : out;
 }

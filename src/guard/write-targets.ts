@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { optionValuesOf, type ReadArgs, readOptions } from "./option-reader.js";
 import { optionSpec } from "./option-tables.js";
-import type { Field } from "./shell-words.js";
+import { type Field, literalField } from "./shell-words.js";
 import type { Invocation } from "./unwrap.js";
 
 /**
@@ -168,7 +168,89 @@ function computeWriteTargets(inv: Invocation): Field[] {
     case "mawk":
     case "nawk":
       return awkTargets(inv);
+    case "cc":
+    case "gcc":
+    case "g++":
+    case "c++":
+    case "clang":
+    case "clang++":
+    case "tcc":
+    case "ld":
+    case "rustc":
+      // `gcc -o app main.c`, `-oapp`: the file the compiler or linker writes.
+      return inv.args.flatMap((a, i) =>
+        a.text === "-o" && inv.args[i + 1]
+          ? [inv.args[i + 1] as Field]
+          : /^-o./.test(a.text)
+            ? [{ ...a, text: a.text.slice(2) }]
+            : [],
+      );
+    case "go":
+      return inv.args[0]?.text === "build"
+        ? inv.args.flatMap((a, i) => (a.text === "-o" && inv.args[i + 1] ? [inv.args[i + 1] as Field] : []))
+        : [];
+    case "tar":
+    case "bsdtar":
+    case "unzip":
+    case "7z":
+    case "7za":
+    case "cpio":
+      return extractionTargets(inv);
     default:
       return [];
   }
+}
+
+/**
+ * An archive extracted into a directory writes files of any name there: `DIR/*` (a glob, so a
+ * family matches when some member could be its file: `tar -xf h.tar -C .git/hooks`). Members
+ * deeper than that (an archive holding `.git/hooks/x` extracted at the top) are not seen.
+ */
+function extractionTargets(inv: Invocation): Field[] {
+  const args = inv.args;
+  const texts = args.map((a) => a.text);
+  let extracting: boolean;
+  let dirs: Field[] = [];
+  const optionValueAt = (i: number, short: string): Field | undefined => {
+    const t = texts[i] as string;
+    return t === short ? args[i + 1] : { ...(args[i] as Field), text: t.slice(short.length) };
+  };
+  switch (inv.name) {
+    case "unzip":
+      extracting = !texts.some((t) => /^-[A-Za-z]*[lptvzZ]/.test(t));
+      texts.forEach((t, i) => {
+        const d = /^-d/.test(t) ? optionValueAt(i, "-d") : undefined;
+        if (d) dirs.push(d);
+      });
+      break;
+    case "7z":
+    case "7za":
+      extracting = /^[xe]$/.test(texts[0] ?? "");
+      dirs = args.filter((a) => a.text.startsWith("-o")).map((a) => ({ ...a, text: a.text.slice(2) }));
+      break;
+    case "cpio":
+      extracting = texts.some((t) => /^-[A-Za-z]*i|^--extract$/.test(t));
+      texts.forEach((t, i) => {
+        const d = t === "-D" || /^-D./.test(t) ? optionValueAt(i, "-D") : undefined;
+        if (d) dirs.push(d);
+        if (t.startsWith("--directory=")) dirs.push({ ...(args[i] as Field), text: t.slice(12) });
+      });
+      break;
+    default: {
+      // tar: `-x`, a cluster with x, `--extract` / `--get`, or the dashless bundle (`tar xzf`).
+      const first = texts[0] ?? "";
+      extracting =
+        texts.some((t) => /^-[A-Za-z]*x/.test(t) || /^--(extract|get)$/.test(t)) ||
+        (/^[A-Za-z]+$/.test(first) && first.includes("x"));
+      texts.forEach((t, i) => {
+        const d = t === "-C" || /^-C./.test(t) ? optionValueAt(i, "-C") : undefined;
+        if (d) dirs.push(d);
+        if (t.startsWith("--directory=")) dirs.push({ ...(args[i] as Field), text: t.slice(12) });
+        else if (t === "--directory" && args[i + 1]) dirs.push(args[i + 1] as Field);
+      });
+    }
+  }
+  if (!extracting) return [];
+  if (dirs.length === 0) dirs = [literalField(".")];
+  return dirs.map((d) => ({ ...d, text: `${d.text.replace(/\/+$/, "")}/*`, glob: true }));
 }

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   EVALUATION_WRAPPERS,
+  RUNNER_WRAPPERS,
   randomHardScript,
   TRACEABLE_COMMANDS,
 } from "../../src/guard/fuzz-generators.fixture.js";
@@ -42,8 +43,25 @@ function namedPrograms(script: string, shell: TraceShell): Set<string> {
   return names;
 }
 
+/**
+ * Rules by which the guard refuses a line as unknown (issue 34: "refused as unknown when it cannot
+ * be known"): a program such a line runs without the guard naming it is no disagreement, as long
+ * as the line is not allowed.
+ */
+const REFUSED_AS_UNKNOWN = new Set(["soft.too-complex", "soft.wrapped-command", "soft.computed-command"]);
+
+function refusedAsUnknown(script: string, shell: TraceShell): boolean {
+  const analysis = guard.analyse(script, { dialect: shell === "dash" ? "posix" : "bash" });
+  return analysis.findings.some((f) => REFUSED_AS_UNKNOWN.has(f.rule));
+}
+
 /** One generated script and the shell that runs it. */
 export function generateCase(rand: () => number): { script: string; shell: TraceShell } {
+  // A tenth: the families of issue 34 (shell state, programs that run programs), under bash.
+  if (rand() < 0.1) {
+    const c = pick(rand, TRACEABLE_COMMANDS);
+    return { script: pick(rand, RUNNER_WRAPPERS)(c.name, c.rest), shell: "bash" };
+  }
   let script = randomHardScript(rand, TRACEABLE_COMMANDS);
   if (rand() < 0.35) {
     const simple = `${pick(rand, TRACEABLE_COMMANDS).name}${pick(rand, TRACEABLE_COMMANDS).rest}`;
@@ -75,6 +93,13 @@ describe.skipIf(!execTraceAvailable() && !process.env.CI)(
         execs += run.programs.length;
         const named = namedPrograms(c.script, c.shell);
         const hidden = run.programs.filter((p) => !named.has(p.toLowerCase()));
+        if (hidden.length > 0 && refusedAsUnknown(c.script, c.shell)) {
+          if (guard.check(c.script).verdict === "allow")
+            failures.push(
+              `seed ${seed} case ${i}: refused as unknown but allowed: ${JSON.stringify(c.script)}`,
+            );
+          return;
+        }
         if (hidden.length > 0)
           failures.push(
             `seed ${seed} case ${i} (${c.shell}): ran ${[...new Set(hidden)].join(", ")} unnamed; named ${[...named].join(", ")}; script ${JSON.stringify(c.script)}`,
