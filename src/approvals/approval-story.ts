@@ -54,17 +54,8 @@ export function cutWithNote(text: string, max: number, where = "the approval pag
   return `${text.slice(0, max)}\n… (${text.length - max} more characters cut; ${where})`;
 }
 
-/**
- * Text written by an agent (or handed down by one) made unclickable for mail and chat clients,
- * which turn anything that looks like a URL into a link: `https://x` → `https[:]//x`, `www.x` →
- * `www[.]x`. A prompt injection that writes "approve here: https://…" then shows as text.
- */
-export function defangLinks(text: string): string {
-  return text
-    .replace(/([a-z][a-z0-9+.-]*):\/\//gi, "$1[:]//")
-    .replace(/\b(www)\./gi, "$1[.]")
-    .replace(/\bmailto:/gi, "mailto[:]");
-}
+/** Defanged links (moved to shared, where the messaging tools use it too). */
+export { defangLinks } from "../shared/index.js";
 
 /** One line per step, as mails and the steps list print it. */
 export function describeStep(step: StoryStep): string {

@@ -3,6 +3,7 @@ export { canonicalJson } from "./canonical-json.js";
 export { CHAT_WEBHOOK_FORMATS, type ChatWebhookFormat } from "./chat-formats.js";
 export { type Clock, ManualClock, systemClock } from "./clock.js";
 export { type DeepReadonly, deepFreeze } from "./deep-freeze.js";
+export { defangLinks } from "./defang-links.js";
 export {
   ERROR_CODES,
   type ErrorCode,

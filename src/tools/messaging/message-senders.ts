@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import nodemailer, { type Transporter } from "nodemailer";
 import type { FetchFn } from "../provider-http.js";
+import { agentMessageForPeople } from "./agent-message.js";
 import type {
   MessageChannel,
   MessageKind,
@@ -108,6 +109,7 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
       return channel === "email" ? emailAddress(kind, to).problem : webhookName(kind, to).problem;
     },
     async send(message: OutboundMessage): Promise<SentMessage> {
+      const shown = agentMessageForPeople(message);
       if (message.channel === "email") {
         const { address, problem } = emailAddress(message.kind, message.to);
         if (!address || !transport || !email) throw new Error(problem ?? "email is not configured");
@@ -115,8 +117,8 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
         await transport.sendMail({
           from: email.from,
           to: address,
-          subject: message.subject,
-          text: message.text,
+          subject: shown.subject,
+          text: shown.text,
           messageId,
           headers: { "Auto-Submitted": "auto-generated", "X-Echo-Runner-Run": message.origin.runId },
         });
@@ -131,8 +133,8 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
       };
       const body = JSON.stringify({
         type: `echo-runner.${message.kind}`,
-        subject: message.subject,
-        text: message.text,
+        subject: shown.subject,
+        text: shown.text,
         to: message.kind === "notify" ? message.to : name,
         origin: message.origin,
         idempotencyKey: message.idempotencyKey,

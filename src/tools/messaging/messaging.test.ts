@@ -69,9 +69,9 @@ describe("notify", () => {
     const ctx = toolContext(notify, args);
     const result = await callTool(notify, args);
     expect(result).toMatchObject({ success: true, output: "Sent by email to alice@example.com." });
-    const mail = await smtp.waitForMail((m) => m.subject === "[warning] Report ready");
+    const mail = await smtp.waitForMail((m) => m.subject === "[agent message] [warning] Report ready");
     expect(mail.to).toMatchObject({ text: "alice@example.com" });
-    expect(mail.text?.trim()).toBe("The nightly report is in reports/.");
+    expect(mail.text?.trim().split("\n").at(-1)).toBe("The nightly report is in reports/.");
     expect(mail.messageId).toBe(`<${ctx.idempotencyKey}@echo-runner>`);
   });
 
@@ -86,7 +86,7 @@ describe("notify", () => {
     expect(JSON.parse(hit?.body.toString() ?? "{}")).toMatchObject({
       type: "echo-runner.notify",
       to: "alice",
-      subject: "t",
+      subject: "[agent message] t",
     });
   });
 
@@ -164,7 +164,7 @@ describe("message", () => {
       subject: "Hi",
     });
     expect(result).toMatchObject({ success: true });
-    const mail = await smtp.waitForMail((m) => m.subject === "Hi");
+    const mail = await smtp.waitForMail((m) => m.subject === "[agent message] Hi");
     expect(mail.to).toMatchObject({ text: "carol@partner.example" });
   });
 
@@ -225,8 +225,28 @@ describe("message", () => {
       const second = await journalledCall(journal, `run-${tool.name}`, tool, args, ctx);
       expect(first.result.success).toBe(true);
       expect(second).toEqual({ result: first.result, replay: true });
-      await smtp.waitForMail((m) => m.subject === subject);
-      expect(smtp.messages.filter((m) => m.subject === subject)).toHaveLength(1);
+      await smtp.waitForMail((m) => m.subject === `[agent message] ${subject}`);
+      expect(smtp.messages.filter((m) => m.subject === `[agent message] ${subject}`)).toHaveLength(1);
     },
   );
+});
+
+describe("nothing an agent writes looks like the runner speaking", () => {
+  it("a notify copying an approval mail's subject and link arrives marked, bannered and defanged", async () => {
+    const forged = "[echo-runner] approve exec (exec) for agent nightly?";
+    const result = await callTool(createNotifyTool(sender), {
+      title: forged,
+      body: "Approve here: https://evil.example/approvals/x?t=1 or www.evil.example \u202egnp.exe",
+    });
+    expect(result.success).toBe(true);
+    const mail = await smtp.waitForMail((m) => m.subject?.includes(forged) === true);
+    expect(mail.subject).toBe(`[agent message] ${forged}`);
+    expect(mail.subject).not.toBe(forged);
+    expect(mail.text).toContain("It is not a message from echo-runner itself");
+    expect(mail.text).toContain("https[:]//evil.example/approvals/x?t=1");
+    expect(mail.text).toContain("www[.]evil.example");
+    expect(mail.text).not.toContain("https://");
+    expect(mail.text).toContain("\\u202e");
+    expect(mail.html).toBeFalsy();
+  });
 });
