@@ -42,7 +42,11 @@ const resolver: HostResolver = {
   },
 };
 
-function callGuard(networkPolicy: NetworkPolicy, allowedHosts: string[] = []) {
+function callGuard(
+  networkPolicy: NetworkPolicy,
+  allowedHosts: string[] = [],
+  extra: Partial<Parameters<typeof createCallGuard>[0]> = {},
+) {
   return createCallGuard({
     execPolicy: createExecPolicy(guard, {
       security: "full",
@@ -54,6 +58,7 @@ function callGuard(networkPolicy: NetworkPolicy, allowedHosts: string[] = []) {
       createPathFence({ workspaceRoot: workspace, homeDir: "/home/u", fs: memoryFsView({}) }),
     networkPolicy,
     allowedHosts,
+    ...extra,
   });
 }
 
@@ -103,22 +108,11 @@ describe("call guard: exec reaches the network only as web_fetch may", () => {
 });
 
 describe("call guard: a workspace-only run's command path operands", () => {
-  function fencedGuard(execHost: "sandbox" | "local") {
-    return createCallGuard({
-      execPolicy: createExecPolicy(guard, {
-        security: "full",
-        ask: "on-miss",
-        resolveBinary: (c) => (c.includes("/") ? c : `/usr/bin/${c}`),
-      }),
-      resolver,
-      pathFence: (workspace) =>
-        createPathFence({ workspaceRoot: workspace, homeDir: "/home/u", fs: memoryFsView({}) }),
+  const fencedGuard = (execHost: "sandbox" | "local") =>
+    callGuard("allow", [], {
       commandPaths: (command) => [...command.matchAll(/\/[^\s;|&<>]+/g)].map((m) => m[0]),
-      networkPolicy: "allow",
-      allowedHosts: [],
       execHost,
     });
-  }
 
   it("in the sandbox, /tmp is the sandbox's own private tmpfs: writing there is no path outside", async () => {
     const sandbox = fencedGuard("sandbox");

@@ -1,18 +1,6 @@
-import { homedir } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPathFence } from "../../src/guard/index.js";
-import { nodeFsView } from "../../src/platform/index.js";
-import { type AnyTool, createSandboxHost } from "../../src/tools/index.js";
-import { createExecTool } from "../../src/tools/process/exec.js";
-import {
-  callContext,
-  fenceFactory,
-  processToolOptions,
-  tempWorkspace,
-  testSupervisor,
-} from "../../src/tools/registry/builtin-tools.fixture.js";
-import { invokeTool } from "../../src/tools/registry/invoke-tool.js";
 import { buildSeccompFilter } from "../../src/tools/sandbox/seccomp-filter.js";
+import { sandboxedExec } from "../helpers/sandbox-exec.js";
 
 /**
  * Issue 29, item 4: the sandbox's seccomp filter, from inside a real bubblewrap sandbox through the
@@ -22,14 +10,8 @@ import { buildSeccompFilter } from "../../src/tools/sandbox/seccomp-filter.js";
  * otherwise, and clone with CLONE_NEWUSER is refused only by bubblewrap's --disable-userns.
  */
 
-const fence = fenceFactory(createPathFence, { homeDir: homedir(), fs: nodeFsView() });
-const supervisor = testSupervisor();
+const { run, supervisor } = sandboxedExec({ limits: { maxProcesses: 64 } });
 afterAll(() => supervisor.close());
-const exec = createExecTool({
-  ...processToolOptions(fence, supervisor),
-  execHost: "sandbox",
-  sandbox: createSandboxHost({ network: "deny", limits: { maxProcesses: 64 } }),
-}) as unknown as AnyTool;
 
 // x86-64 numbers: the suite runs on x86-64 CI machines (the filter's own tables cover arm64).
 const CALLS: ReadonlyArray<{ name: string; perl: string; errno: number }> = [
@@ -51,9 +33,7 @@ const CALLS: ReadonlyArray<{ name: string; perl: string; errno: number }> = [
 ];
 
 async function errnoOf(perl: string): Promise<string> {
-  const ws = await tempWorkspace("seccomp");
-  const command = `perl -e '$! = 0; my $r = ${perl}; print $r == -1 ? ($! + 0) : "ok"'`;
-  const result = await invokeTool(exec, { command }, callContext(exec, ws));
+  const result = await run(`perl -e '$! = 0; my $r = ${perl}; print $r == -1 ? ($! + 0) : "ok"'`);
   expect(result.success, JSON.stringify(result)).toBe(true);
   return result.success ? result.output.trim() : "";
 }
@@ -71,14 +51,8 @@ describe("the sandbox's seccomp filter", () => {
 
   it("leaves ordinary calls alone: getpid, a plain fork (clone without namespace flags), a pipeline", async () => {
     expect(await errnoOf("syscall(39)")).toBe("ok");
-    const ws = await tempWorkspace("seccomp");
-    const result = await invokeTool(
-      exec,
-      {
-        command:
-          "echo hello | tr a-z A-Z; (sleep 0; echo sub) & wait; perl -e 'fork or exit; wait; print \"forked\"'",
-      },
-      callContext(exec, ws),
+    const result = await run(
+      "echo hello | tr a-z A-Z; (sleep 0; echo sub) & wait; perl -e 'fork or exit; wait; print \"forked\"'",
     );
     expect(result).toMatchObject({ success: true, output: expect.stringContaining("HELLO\nsub\nforked") });
   });

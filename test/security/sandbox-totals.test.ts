@@ -1,22 +1,10 @@
 import { spawn } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, dirname } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPathFence } from "../../src/guard/index.js";
-import { nodeFsView } from "../../src/platform/index.js";
-import { type AnyTool, createSandboxHost } from "../../src/tools/index.js";
-import { createExecTool } from "../../src/tools/process/exec.js";
 import { isAlive } from "../../src/tools/process/process-group.js";
-import {
-  callContext,
-  fenceFactory,
-  processToolOptions,
-  tempWorkspace,
-  testSupervisor,
-} from "../../src/tools/registry/builtin-tools.fixture.js";
-import { invokeTool } from "../../src/tools/registry/invoke-tool.js";
 import { createSandboxCgroup, detectSandboxCgroups } from "../../src/tools/sandbox/sandbox-cgroup.js";
+import { sandboxedExec } from "../helpers/sandbox-exec.js";
 
 /**
  * Issue 29, item 4: limits per sandbox, not per process. Under memory_mb 300 one call started four
@@ -26,21 +14,9 @@ import { createSandboxCgroup, detectSandboxCgroups } from "../../src/tools/sandb
  * sandbox makes its groups; the first test says so, and fails, anywhere else.
  */
 
-const fence = fenceFactory(createPathFence, { homeDir: homedir(), fs: nodeFsView() });
-const supervisor = testSupervisor();
-afterAll(() => supervisor.close());
 const cgroups = detectSandboxCgroups();
-const sandbox = createSandboxHost({ network: "deny", limits: { memoryMb: 300, maxProcesses: 64 } });
-const exec = createExecTool({
-  ...processToolOptions(fence, supervisor),
-  execHost: "sandbox",
-  sandbox,
-}) as unknown as AnyTool;
-
-async function run(command: string) {
-  const ws = await tempWorkspace("totals");
-  return invokeTool(exec, { command, timeout_seconds: 60 }, callContext(exec, ws));
-}
+const { sandbox, supervisor, run } = sandboxedExec({ limits: { memoryMb: 300, maxProcesses: 64 } });
+afterAll(() => supervisor.close());
 
 describe("the sandbox's totals", () => {
   it("are bound by cgroups on this machine", () => {
@@ -51,7 +27,7 @@ describe("the sandbox's totals", () => {
   it("four processes of 100 MiB under memory_mb 300: the call fails naming the limit", async () => {
     // Each child touches 100 MiB (200 with perl's copy: within its own 300 MiB address space); together they exceed 300.
     const hog = `perl -e 'my $x = "a" x (100*1024*1024); sleep 5'`;
-    const result = await run(`for i in 1 2 3 4; do ${hog} & done; wait; echo survived`);
+    const result = await run(`for i in 1 2 3 4; do ${hog} & done; wait; echo survived`, 60);
     expect(result.success, JSON.stringify(result)).toBe(false);
     expect(!result.success && result.error).toContain("memory limit of 300 MiB");
     expect(!result.success && result.error).toContain("tools.exec.sandbox.memory_mb");

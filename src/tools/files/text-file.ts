@@ -2,7 +2,7 @@ import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { type ToolFailure, toolFailure } from "../../catalog/index.js";
 import { assertNever } from "../../shared/index.js";
-import { holdEntry, isMissing } from "../beneath/held-entry.js";
+import { readHeldFile } from "../beneath/held-read.js";
 
 /** What {@link readTextFile} found. */
 export type TextFileRead =
@@ -60,18 +60,10 @@ export async function readTextFile(path: string, maxBytes: number): Promise<Text
  * is refused with WORKSPACE_PATH_CHANGED), and the file itself is opened with O_NOFOLLOW.
  */
 export async function readTextAt(realPath: string, maxBytes: number): Promise<TextFileRead> {
-  let entry: ReturnType<typeof holdEntry>;
-  try {
-    entry = holdEntry(realPath);
-  } catch (err) {
-    if (isMissing(err)) return { kind: "missing" };
-    throw err;
-  }
-  try {
-    return await readTextFile(entry.at, maxBytes);
-  } finally {
-    entry.dir.close();
-  }
+  const read = await readHeldFile(realPath, maxBytes);
+  if (read.kind !== "file") return read;
+  if (looksBinary(read.bytes)) return { kind: "binary", size: read.bytes.length };
+  return { kind: "text", text: read.bytes.toString("utf8"), size: read.bytes.length, mode: read.mode };
 }
 
 /** The business failure for a read that found no text. */
