@@ -5,6 +5,8 @@ import { performance } from "node:perf_hooks";
 import { withHeldEntry } from "../src/tools/beneath/held-entry.js";
 import { atomicWriteFile } from "../src/tools/files/atomic-write.js";
 import { readTextAt, readTextFile } from "../src/tools/files/text-file.js";
+import { readChangeSet } from "../src/tools/layer/change-set.js";
+import { landChangeSet } from "../src/tools/layer/land-change-set.js";
 import { runStandalone } from "./standalone.js";
 
 /**
@@ -28,6 +30,8 @@ export interface FileToolsBenchResult {
   depth: number;
   read: { byName: Percentiles; byDescriptor: Percentiles; overhead: Percentiles };
   write: { byName: Percentiles; byDescriptor: Percentiles; overhead: Percentiles };
+  /** A layer of 1,000 changed files (4 KiB each, 20 folders): reading its change set and landing it, ms. */
+  landing: { files: number; readMs: number; landMs: number; copyMs: number; targetMs: number };
   targetOverheadUs: number;
   withinTarget: boolean;
 }
@@ -82,17 +86,47 @@ export async function runFileToolsBench(options: { calls?: number } = {}): Promi
     }
     const read = compare(reads.name, reads.fd);
     const write = compare(writes.name, writes.fd);
+    const landing = await benchLanding(ws);
     return {
       calls,
       depth: file.split("/").length - 1,
       read,
       write,
+      landing,
       targetOverheadUs: TARGET_OVERHEAD_US,
       withinTarget: read.overhead.p50 <= TARGET_OVERHEAD_US && write.overhead.p50 <= TARGET_OVERHEAD_US,
     };
   } finally {
     await rm(ws, { recursive: true, force: true });
   }
+}
+
+/**
+ * Landing 1,000 changed files: an upper folder as overlayfs leaves it (no mount needed for new
+ * files) over an empty workspace. The baseline is `cp -r` of the same files in the same run.
+ */
+async function benchLanding(root: string): Promise<FileToolsBenchResult["landing"]> {
+  const files = 1_000;
+  const upper = join(root, "upper");
+  const workspace = join(root, "landed");
+  const copied = join(root, "copied");
+  await mkdir(workspace, { recursive: true });
+  for (let i = 0; i < files; i++) {
+    const dir = join(upper, `d${i % 20}`);
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, `f${i}.txt`), "y".repeat(4096));
+  }
+  let start = performance.now();
+  const set = await readChangeSet(upper, workspace);
+  const readMs = performance.now() - start;
+  start = performance.now();
+  await landChangeSet(set, { upper, workspace, recordDir: root });
+  const landMs = performance.now() - start;
+  start = performance.now();
+  const { execFileSync } = await import("node:child_process");
+  execFileSync("cp", ["-r", upper, copied]);
+  const copyMs = performance.now() - start;
+  return { files, readMs, landMs, copyMs, targetMs: 1000 };
 }
 
 const us = (n: number) => `${Math.round(n)} µs`;
@@ -105,6 +139,7 @@ export function formatFileToolsBench(r: FileToolsBenchResult): string {
     line("read_file's read", r.read),
     line("write_file's write", r.write),
     `  target: p50 overhead ≤ ${us(r.targetOverheadUs)}: ${r.withinTarget ? "met" : "MISSED"}`,
+    `  landing ${r.landing.files} changed files: change set read in ${Math.round(r.landing.readMs)} ms, landed in ${Math.round(r.landing.landMs)} ms (cp -r of the same files: ${Math.round(r.landing.copyMs)} ms, ${(r.landing.landMs / r.landing.copyMs).toFixed(1)}×); target ≤ ${r.landing.targetMs} ms for both: ${r.landing.readMs + r.landing.landMs <= r.landing.targetMs ? "met" : "MISSED"}`,
   ].join("\n");
 }
 
