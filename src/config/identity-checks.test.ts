@@ -135,3 +135,96 @@ describe("config check refuses a quorum the listed approvers cannot reach", () =
     await expect(load(yaml)).resolves.toBeDefined();
   });
 });
+
+describe("config check refuses webhooks that point inside or carry links in the clear", () => {
+  const messaging = (url: string, allow = "[]") =>
+    `tools:\n  messaging:\n    webhooks:\n      ops: { url: "${url}", secret_env: "" }\nnotifications:\n  allow_internal_webhooks: ${allow}\n`;
+  const chat = (hooks: string, allow = "[]") =>
+    `approvers:\n${hooks}notifications:\n  allow_internal_webhooks: ${allow}\n`;
+
+  it.each([
+    ["loopback", "http://127.0.0.1:9000/hook", "range loopback"],
+    ["an IPv4 loopback written as one number", "https://2130706433/hook", "127.0.0.1"],
+    ["the IPv4 metadata service", "http://169.254.169.254/latest/meta-data", "cloud metadata"],
+    ["the IPv6 metadata service", "http://[fd00:ec2::254]/", "cloud metadata"],
+    ["GCP's metadata name", "http://metadata.google.internal/computeMetadata/v1", "cloud metadata"],
+    ["a private address", "https://10.1.2.3/hook", "range private"],
+    ["an IPv4-mapped IPv6 private address", "https://[::ffff:192.168.1.5]/hook", "192.168.1.5"],
+    ["link-local IPv6", "https://[fe80::1]/hook", "range linkLocal"],
+    ["a name under localhost", "https://hooks.localhost/x", "loopback"],
+  ])("refuses a message webhook to %s", async (_what, url, fragment) => {
+    const { problems } = await problemsOf(messaging(url));
+    const problem = problems.find((p) => p.path === "tools.messaging.webhooks.ops.url");
+    expect(problem?.message).toContain(fragment);
+    expect(problem?.message).toContain("notifications.allow_internal_webhooks");
+  });
+
+  it.each([
+    ["a public https URL", "https://hooks.example.com/x", "[]"],
+    [
+      "plain http to a public host (message webhooks carry no approval links)",
+      "http://hooks.example.com/x",
+      "[]",
+    ],
+    ["an allowed host", "http://10.1.2.3:8080/hook", "[10.1.2.3]"],
+    ["an allowed host and port", "http://10.1.2.3:8080/hook", "['10.1.2.3:8080']"],
+    ["an allowed exact URL", "http://127.0.0.1:9000/hook", "['http://127.0.0.1:9000/hook']"],
+  ])("accepts %s", async (_what, url, allow) => {
+    await expect(load(messaging(url, allow))).resolves.toBeDefined();
+  });
+
+  it("an allowed host with another port does not allow the webhook", async () => {
+    const { problems } = await problemsOf(messaging("http://10.1.2.3:8080/hook", "['10.1.2.3:9090']"));
+    expect(problems.map((p) => p.path)).toEqual(["tools.messaging.webhooks.ops.url"]);
+  });
+
+  it("refuses an allow entry that is neither a URL nor a host", async () => {
+    const { problems } = await problemsOf(messaging("https://hooks.example.com/x", "['not a host']"));
+    expect(problems[0]?.path).toBe("notifications.allow_internal_webhooks.0");
+  });
+
+  it.each([
+    [
+      "a personal chat webhook at a private address",
+      "  - { id: ann, chat_webhooks: [{ format: slack, url_env: ANN_HOOK, personal: true }] }\n",
+      { ANN_HOOK: "https://10.0.0.8/services/T/B/secret-path" },
+      "approvers.0.chat_webhooks.0.url_env",
+      ['"ANN_HOOK"', "range private"],
+    ],
+    [
+      "a channel webhook over plain http (its message carries the /admin link)",
+      "  - { id: ann, slack_webhook_env: OPS_HOOK }\n",
+      { OPS_HOOK: "http://hooks.example.com/services/T/B/secret-path" },
+      "approvers.0.slack_webhook_env",
+      ["plain http", "approval links", "https"],
+    ],
+    [
+      "two approvers whose different variables hold one personal webhook URL",
+      "  - { id: ann, chat_webhooks: [{ format: slack, url_env: ANN_HOOK, personal: true }] }\n  - { id: bob, chat_webhooks: [{ format: slack, url_env: BOB_HOOK, personal: true }] }\n",
+      {
+        ANN_HOOK: "https://hooks.example.com/services/T/B/one",
+        BOB_HOOK: "https://hooks.example.com/services/T/B/one",
+      },
+      "approvers.1.chat_webhooks.0.url_env",
+      ['"BOB_HOOK"', 'ANN_HOOK of approvers[0] ("ann")', "chat identity"],
+    ],
+  ])("refuses %s, naming the key and never the URL", async (_what, hooks, env, path, fragments) => {
+    const { message, problems } = await problemsOf(chat(hooks), env);
+    const problem = problems.find((p) => p.path === path);
+    expect(problem, `no problem at ${path}: ${message}`).toBeDefined();
+    for (const fragment of fragments) expect(problem?.message).toContain(fragment);
+    expect(message).not.toContain("/services/");
+  });
+
+  it("accepts approvers' chat webhooks over https to public hosts, an allowed internal host, and unset variables", async () => {
+    const yaml = chat(
+      "  - { id: ann, slack_webhook_env: OPS_HOOK, chat_webhooks: [{ format: json, url_env: ANN_HOOK, personal: true }] }\n  - { id: bob, slack_webhook_env: OPS_HOOK, chat_webhooks: [{ format: slack, url_env: BOB_HOOK, personal: true }] }\n",
+      "['chat.internal']",
+    );
+    const env = {
+      OPS_HOOK: "https://hooks.example.com/services/T/B/ops",
+      ANN_HOOK: "http://chat.internal/ann",
+    };
+    await expect(load(yaml, env)).resolves.toBeDefined();
+  });
+});

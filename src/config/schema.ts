@@ -20,6 +20,7 @@ import {
   WEB_SEARCH_PROVIDERS,
 } from "../tools/index.js";
 import { checkIdentitiesAndWebhooks } from "./identity-checks.js";
+import { InternalWebhookAllowEntry } from "./webhook-targets.js";
 
 /**
  * The schema of config.yaml. Every object is strict (an unknown key is an error: a typo must never
@@ -375,7 +376,10 @@ const ConfigObject = z.strictObject({
     });
     checkChatWebhooks(list, ctx);
   }),
-  notifications: z.strictObject({ digest_window_seconds: nonNegativeInt.max(86_400) }),
+  notifications: z.strictObject({
+    digest_window_seconds: nonNegativeInt.max(86_400),
+    allow_internal_webhooks: z.array(InternalWebhookAllowEntry).max(256),
+  }),
   operator: z.string(),
   models: z.record(z.string().min(1), ModelConfig),
   agents: z.record(z.string().min(1), AgentConfig),
