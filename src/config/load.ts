@@ -1,5 +1,6 @@
 import { type DeepReadonly, deepFreeze, RunnerError } from "../shared/index.js";
 import { envOverrideSource } from "./env-overrides.js";
+import { assertEnvWebhooks } from "./env-webhook-checks.js";
 import { mergeSources } from "./merge.js";
 import { describeIssues, formatProblems } from "./problems.js";
 import { type EchoRunnerConfig, EchoRunnerConfigSchema } from "./schema.js";
@@ -48,7 +49,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   fileSources.push(...(options.extraSources ?? []));
   const secretNames = collectSecretEnvNames(fileSources.map((s) => s.data));
   const sources = [...fileSources, envOverrideSource(env, secretNames)];
-  return validateSources(sources);
+  const loaded = validateSources(sources);
+  assertEnvWebhooks(loaded.config, env, loaded.origins);
+  return loaded;
 }
 
 /** Merges and validates already-parsed sources (see {@link loadConfig}). */

@@ -19,6 +19,8 @@ import {
   TOOL_PROFILES,
   WEB_SEARCH_PROVIDERS,
 } from "../tools/index.js";
+import { checkIdentitiesAndWebhooks } from "./identity-checks.js";
+import { InternalWebhookAllowEntry } from "./webhook-targets.js";
 
 /**
  * The schema of config.yaml. Every object is strict (an unknown key is an error: a typo must never
@@ -374,7 +376,10 @@ const ConfigObject = z.strictObject({
     });
     checkChatWebhooks(list, ctx);
   }),
-  notifications: z.strictObject({ digest_window_seconds: nonNegativeInt.max(86_400) }),
+  notifications: z.strictObject({
+    digest_window_seconds: nonNegativeInt.max(86_400),
+    allow_internal_webhooks: z.array(InternalWebhookAllowEntry).max(256),
+  }),
   operator: z.string(),
   models: z.record(z.string().min(1), ModelConfig),
   agents: z.record(z.string().min(1), AgentConfig),
@@ -401,6 +406,7 @@ export const EchoRunnerConfigSchema = ConfigObject.superRefine((config, ctx) => 
       if (problem) ctx.addIssue({ code: "custom", path: ["tools", list, index], message: problem });
     });
   }
+  checkIdentitiesAndWebhooks(config, ctx);
 });
 
 /** The validated, merged configuration (deep-frozen once loaded). */

@@ -131,8 +131,9 @@ permissions:
   approval:
     mode: strict
     required_approvals: { dangerous: 2, exec: 2 }
-approvers:
+approvers: # two people: two approvals of one approver can only expire (config check refuses it)
   - { id: ops, email: ops@example.test }
+  - { id: sec, email: sec@example.test }
 logging:
   level: warn
   format: json

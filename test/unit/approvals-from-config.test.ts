@@ -18,7 +18,11 @@ describe("the approval policy from config", () => {
           required_approvals: { cronjob: 2 },
         },
       },
-      approvers: [{ id: "ann", email: "ann@example.test" }],
+      // Two people: a quorum of 2 that one approver cannot reach is refused by config check.
+      approvers: [
+        { id: "ann", email: "ann@example.test" },
+        { id: "bob", email: "bob@example.test" },
+      ],
     });
     const policy = approvalPolicyFromConfig(config);
     const wait = (risk: "write" | "exec", channel: string) =>
@@ -29,6 +33,9 @@ describe("the approval policy from config", () => {
     expect(
       resolveRequestPolicy(policy, { tool: "cronjob", risk: "dangerous", channel: "api" }).requiredApprovals,
     ).toBe(2);
-    expect(policy.approvers).toEqual([{ id: "ann", email: "ann@example.test" }]);
+    expect(policy.approvers).toEqual([
+      { id: "ann", email: "ann@example.test" },
+      { id: "bob", email: "bob@example.test" },
+    ]);
   });
 });

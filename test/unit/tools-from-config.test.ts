@@ -106,6 +106,8 @@ describe("tool config reaches the tools", () => {
             notify_webhook: "ops",
           },
         },
+        // The sink is on loopback, which config refuses for a webhook unless it is allowed.
+        notifications: { allow_internal_webhooks: [new URL(hooks.origin).host] },
       });
       const env = { HOOK_SECRET: "s3cret" };
       const closed = (await toolsFor(messaging([]), env)).byName("message");
