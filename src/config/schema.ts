@@ -19,6 +19,7 @@ import {
   TOOL_PROFILES,
   WEB_SEARCH_PROVIDERS,
 } from "../tools/index.js";
+import { checkConfigReferences } from "./reference-checks.js";
 
 /**
  * The schema of config.yaml. Every object is strict (an unknown key is an error: a typo must never
@@ -401,6 +402,7 @@ export const EchoRunnerConfigSchema = ConfigObject.superRefine((config, ctx) => 
       if (problem) ctx.addIssue({ code: "custom", path: ["tools", list, index], message: problem });
     });
   }
+  checkConfigReferences(config, ctx);
 });
 
 /** The validated, merged configuration (deep-frozen once loaded). */
