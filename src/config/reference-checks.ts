@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { addConfigIssue } from "./config-issue.js";
 import { checkSafeBins } from "./safe-bin-checks.js";
 import { checkToolNames, type ToolNameLists } from "./tool-name-checks.js";
 
@@ -32,20 +33,22 @@ export function checkConfigReferences(config: ReferencedConfig, ctx: z.Refinemen
   const models = Object.keys(config.models);
   for (const [name, agent] of Object.entries(config.agents)) {
     if (!(agent.model in config.models)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["agents", name, "model"],
-        message: `is not a model in models ${definedKeys(models)}`,
-      });
+      addConfigIssue(
+        ctx,
+        ["agents", name, "model"],
+        agent.model,
+        `is not a model in models ${definedKeys(models)}`,
+      );
     }
   }
   const smart = config.permissions.approval.smart_model;
   if (smart !== "" && !(smart in config.models)) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["permissions", "approval", "smart_model"],
-      message: `is not a model in models ${definedKeys(models)}, or "" for no smart approval`,
-    });
+    addConfigIssue(
+      ctx,
+      ["permissions", "approval", "smart_model"],
+      smart,
+      `is not a model in models ${definedKeys(models)}; "" for no smart approval`,
+    );
   }
   checkToolNames(config, ctx);
   checkSafeBins(config.tools.exec.safe_bins, ctx);

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { compileSafeBinProfile, type SafeBinProfileConfig } from "../guard/index.js";
 import { isRunnerError } from "../shared/index.js";
+import { addConfigIssue } from "./config-issue.js";
 
 /**
  * Runs the guard's own compilation of every operator safe-bin profile (the one start-up runs), so
@@ -15,11 +16,12 @@ export function checkSafeBins(safeBins: Readonly<Record<string, object>>, ctx: z
       if (!isRunnerError(err, "CONFIG_INVALID")) throw err;
       const prefix = `tools.exec.safe_bins.${bin}: `;
       const message = err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
-      ctx.addIssue({
-        code: "custom",
-        path: ["tools", "exec", "safe_bins", bin],
-        message: `${message} (see src/guard/SAFE_BINS.md)`,
-      });
+      addConfigIssue(
+        ctx,
+        ["tools", "exec", "safe_bins", bin],
+        undefined,
+        `${message} (see src/guard/SAFE_BINS.md)`,
+      );
     }
   }
 }

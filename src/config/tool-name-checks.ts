@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { isKnownTool, parseMcpToolName, RISK_LEVELS, TOOL_CATALOG } from "../catalog/index.js";
 import { isToolGroupEntry, toolGroupProblem } from "../policy/index.js";
+import { addConfigIssue } from "./config-issue.js";
 
 /** The config keys that name tools (see {@link checkToolNames}). */
 export interface ToolNameLists {
@@ -43,27 +44,27 @@ type Path = (string | number)[];
  */
 export function checkToolNames(config: ToolNameLists, ctx: z.RefinementCtx): void {
   const servers = Object.keys(config.tools.mcp.servers);
-  const report = (path: Path, problem: string | undefined) => {
-    if (problem) ctx.addIssue({ code: "custom", path, message: problem });
+  const report = (path: Path, problem: string | undefined, value?: string) => {
+    // A group's message names the entry itself; the others read on from the value.
+    if (problem) addConfigIssue(ctx, path, value, problem);
   };
   // Group entries of these four lists are checked in schema.ts; here the plain names and prefixes.
   for (const list of PATTERN_LISTS) {
     config.tools[list].forEach((entry, i) => {
-      if (!isToolGroupEntry(entry)) report(["tools", list, i], toolPatternProblem(entry, servers));
+      if (!isToolGroupEntry(entry)) report(["tools", list, i], toolPatternProblem(entry, servers), entry);
     });
   }
   for (const [name, agent] of Object.entries(config.agents)) {
     agent.allowed_tools?.forEach((entry, i) => {
-      const problem = isToolGroupEntry(entry)
-        ? toolGroupProblem(entry, servers)
-        : toolPatternProblem(entry, servers);
-      report(["agents", name, "allowed_tools", i], problem);
+      const path = ["agents", name, "allowed_tools", i];
+      if (isToolGroupEntry(entry)) report(path, toolGroupProblem(entry, servers));
+      else report(path, toolPatternProblem(entry, servers), entry);
     });
     for (const tool of Object.keys(agent.live_output_chars ?? {}))
-      report(["agents", name, "live_output_chars", tool], toolNameProblem(tool, servers));
+      report(["agents", name, "live_output_chars", tool], toolNameProblem(tool, servers), tool);
   }
   config.permissions.approval.auto_approve.forEach((entry, i) => {
-    report(["permissions", "approval", "auto_approve", i], toolNameProblem(entry, servers, "exact"));
+    report(["permissions", "approval", "auto_approve", i], toolNameProblem(entry, servers, "exact"), entry);
   });
   for (const key of Object.keys(config.permissions.approval.required_approvals)) {
     if ((RISK_LEVELS as readonly string[]).includes(key)) continue;
@@ -71,10 +72,11 @@ export function checkToolNames(config: ToolNameLists, ctx: z.RefinementCtx): voi
     report(
       ["permissions", "approval", "required_approvals", key],
       problem && `${problem}; a key may also be a risk level (${RISK_LEVELS.join(", ")})`,
+      key,
     );
   }
   for (const tool of Object.keys(config.tools.credentials))
-    report(["tools", "credentials", tool], toolNameProblem(tool, servers, "exact"));
+    report(["tools", "credentials", tool], toolNameProblem(tool, servers, "exact"), tool);
 }
 
 /** What a tool entry may be, for messages. */

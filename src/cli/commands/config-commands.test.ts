@@ -59,9 +59,13 @@ tools:
     const out = bufferIo("", envWith(dir), dir);
     expect(await runCli(["config", "check", "--config", path], out.io)).toBe(2);
     expect(out.stderr()).toContain("the configuration has 3 problems");
-    expect(out.stderr()).toContain('agents.nightly.model: "mian": is not a model in models (defined: main)');
-    expect(out.stderr()).toContain('agents.nightly.allowed_tools.0: "exce": is not a tool in the catalog');
-    expect(out.stderr()).toContain("tools.exec.safe_bins.awk: {}: awk runs code or writes files");
+    expect(out.stderr()).toContain('agents.nightly.model: "mian" is not a model in models (defined: main)');
+    expect(out.stderr()).toContain(
+      'agents.nightly.allowed_tools.0: "exce" is not a tool in the catalog (did you mean exec?)',
+    );
+    expect(out.stderr()).toContain(
+      "tools.exec.safe_bins.awk: awk runs code or writes files and can never be a safe bin",
+    );
     expect(out.stderr()).toContain(`(from ${path})`);
   });
 
@@ -71,7 +75,9 @@ tools:
     );
     const out = bufferIo("", envWith(dir), dir);
     expect(await runCli(["doctor", "--config", path, "--timeout", "1"], out.io)).not.toBe(0);
-    expect(out.stdout() + out.stderr()).toContain('agents.nightly.model: "mian": is not a model in models');
+    expect(out.stdout() + out.stderr()).toContain(
+      'agents.nightly.model: "mian" is not a model in models (defined: main)',
+    );
   });
 
   it("treats an unknown option as a usage error", async () => {
