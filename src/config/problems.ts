@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { VALUE_IN_MESSAGE } from "./config-issue.js";
 import { originsOf, valueAtPath } from "./merge.js";
 
 /** One thing wrong with the merged config, ready to print. */
@@ -102,7 +103,10 @@ export function describeIssues(
       default:
         problems.push({
           path: base,
-          message: `${describeValue(value)}: ${issue.message}`,
+          message:
+            issue.code === "custom" && issue.params?.[VALUE_IN_MESSAGE]
+              ? issue.message
+              : `${describeValue(value)}: ${issue.message}`,
           origins: originsOf(origins, base),
         });
     }

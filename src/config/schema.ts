@@ -20,6 +20,7 @@ import {
   WEB_SEARCH_PROVIDERS,
 } from "../tools/index.js";
 import { checkIdentitiesAndWebhooks } from "./identity-checks.js";
+import { checkConfigReferences } from "./reference-checks.js";
 import { InternalWebhookAllowEntry } from "./webhook-targets.js";
 
 /**
@@ -407,6 +408,7 @@ export const EchoRunnerConfigSchema = ConfigObject.superRefine((config, ctx) => 
     });
   }
   checkIdentitiesAndWebhooks(config, ctx);
+  checkConfigReferences(config, ctx);
 });
 
 /** The validated, merged configuration (deep-frozen once loaded). */

@@ -188,7 +188,9 @@ const DEFAULTS: ConfigSource = {
 
 /** A project file that turns on random shortcuts, as an operator trying to make things easy would. */
 function randomProject(rand: () => number, name: string): ConfigSource {
-  const dangerous = ["cronjob", "skill_install", "skill_manage", "mcp__ops__wipe", "mystery_tool"];
+  // No unknown name here: config refuses a tool list entry that names no tool (src/config
+  // tool-name-checks.ts); the unknown tool is still called, in DANGEROUS_CALLS.
+  const dangerous = ["cronjob", "skill_install", "skill_manage", "mcp__ops__wipe"];
   const data = {
     security: { profile: pick(rand, rand() < 0.6 ? ["personal_cli"] : SECURITY_PROFILES) },
     execution: {

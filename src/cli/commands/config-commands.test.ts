@@ -44,6 +44,42 @@ describe("echo-runner config check", () => {
     expect(report.problems[0].path).toBe("logging.level");
   });
 
+  it("exits 2 naming agents.<name>.model for a model that is not in models, and every other broken reference", async () => {
+    const { dir, path } = await projectFile(
+      `models:
+  main: { provider: scripted, script: ./main.yaml }
+agents:
+  nightly: { model: mian, task: "run the tests", workspace: ./ws, allowed_tools: [exce] }
+tools:
+  exec:
+    safe_bins:
+      awk: {}
+`,
+    );
+    const out = bufferIo("", envWith(dir), dir);
+    expect(await runCli(["config", "check", "--config", path], out.io)).toBe(2);
+    expect(out.stderr()).toContain("the configuration has 3 problems");
+    expect(out.stderr()).toContain('agents.nightly.model: "mian" is not a model in models (defined: main)');
+    expect(out.stderr()).toContain(
+      'agents.nightly.allowed_tools.0: "exce" is not a tool in the catalog (did you mean exec?)',
+    );
+    expect(out.stderr()).toContain(
+      "tools.exec.safe_bins.awk: awk runs code or writes files and can never be a safe bin",
+    );
+    expect(out.stderr()).toContain(`(from ${path})`);
+  });
+
+  it("doctor fails its config check on the same model typo, naming agents.<name>.model", async () => {
+    const { dir, path } = await projectFile(
+      "models:\n  main: { provider: scripted, script: ./main.yaml }\nagents:\n  nightly: { model: mian, task: t, workspace: ./ws }\n",
+    );
+    const out = bufferIo("", envWith(dir), dir);
+    expect(await runCli(["doctor", "--config", path, "--timeout", "1"], out.io)).not.toBe(0);
+    expect(out.stdout() + out.stderr()).toContain(
+      'agents.nightly.model: "mian" is not a model in models (defined: main)',
+    );
+  });
+
   it("treats an unknown option as a usage error", async () => {
     const out = bufferIo();
     expect(await runCli(["config", "check", "--bogus"], out.io)).toBe(2);

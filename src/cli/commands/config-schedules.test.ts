@@ -10,7 +10,9 @@ import { runCli } from "../run-cli.js";
  * refuse it with exit 2, naming `schedules[i]`, its id and the field (the same checks as
  * `schedules add`). None of these reach Redis: the config is refused first.
  */
-const AGENTS = `agents:
+const AGENTS = `models:
+  scripted: { provider: scripted, script: ./script.yaml }
+agents:
   triage: { model: scripted, task: "triage the inbox", workspace: ./ws }
 `;
 const entry = (id: string, cron: string, timezone = "UTC", agent = "triage") =>

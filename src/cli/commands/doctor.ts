@@ -7,6 +7,7 @@ import { type CliCommand, EXIT } from "../io.js";
 import { loadCheckedConfig } from "./config-schedules.js";
 import { DOCTOR_STATUSES, type DoctorCheck, fail, ok } from "./doctor-check.js";
 import { checkPublicUrl, checkSmtp } from "./doctor-mail.js";
+import { probeModels } from "./doctor-models.js";
 import { checkScheduleOwners } from "./doctor-owners.js";
 import { checkRedis } from "./doctor-redis.js";
 import { checkSandbox } from "./doctor-sandbox.js";
@@ -14,7 +15,7 @@ import { checkShell } from "./doctor-shell.js";
 import { checkTools } from "./doctor-tools.js";
 import { wholeNumberOption } from "./whole-number-option.js";
 
-const USAGE = "echo-runner doctor [--config FILE] [--timeout SECONDS] [--json]";
+const USAGE = "echo-runner doctor [--config FILE] [--timeout SECONDS] [--probe-models] [--json]";
 /** Connect timeout of the Redis and SMTP checks when --timeout is not given. */
 export const DEFAULT_DOCTOR_TIMEOUT_S = 5;
 
@@ -66,6 +67,8 @@ export async function runDoctor(options: {
   env: NodeJS.ProcessEnv;
   cwd: string;
   timeoutMs: number;
+  /** Send one minimal request to every configured model (`--probe-models`). Default false. */
+  probeModels?: boolean;
 }): Promise<DoctorReport> {
   const { check, loaded } = await configCheck(options.configPath, options.env, options.cwd);
   const checks = [check];
@@ -91,11 +94,12 @@ export async function runDoctor(options: {
             timeoutMs: options.timeoutMs,
           });
     const baseDir = project ? dirname(project.origin) : options.cwd;
-    const [redis, smtp, tools, sandbox] = await Promise.all([
+    const [redis, smtp, tools, sandbox, models] = await Promise.all([
       redisChecks,
       checkSmtp(config, options.env, options.timeoutMs),
       checkTools(config, options.env, baseDir),
       checkSandbox(config, baseDir),
+      options.probeModels ? probeModels(config, options.env, options.timeoutMs) : [],
     ]);
     checks.push(
       ...redis,
@@ -105,6 +109,7 @@ export async function runDoctor(options: {
       checkShell(),
       sandbox,
       ...tools,
+      ...models,
     );
   }
   const counts = { ok: 0, warn: 0, fail: 0 };
@@ -147,7 +152,7 @@ function render(report: DoctorReport): string {
 export const doctorCommand: CliCommand = {
   words: ["doctor"],
   summary:
-    "check config, Redis (reachable, version, AOF, noeviction), SMTP, public URL and every tool's readiness",
+    "check config, Redis (reachable, version, AOF, noeviction), SMTP, public URL and every tool's readiness; --probe-models sends one request to each model",
   usage: USAGE,
   async run(args, io) {
     const { values } = parseArgs({
@@ -156,6 +161,7 @@ export const doctorCommand: CliCommand = {
         config: { type: "string" },
         timeout: { type: "string" },
         json: { type: "boolean", default: false },
+        "probe-models": { type: "boolean", default: false },
       },
       allowPositionals: false,
     });
@@ -164,6 +170,7 @@ export const doctorCommand: CliCommand = {
       env: io.env,
       cwd: io.cwd,
       timeoutMs: parseTimeout(values.timeout),
+      probeModels: values["probe-models"],
     });
     io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : render(report));
     return report.ok ? EXIT.ok : EXIT.failed;

@@ -24,7 +24,9 @@ let configPath: string;
 let service: ScheduleService;
 let queue: AgentQueue;
 
-const AGENTS = `agents:
+const AGENTS = `models:
+  scripted: { provider: scripted, script: ./script.yaml }
+agents:
   triage: { model: scripted, task: "triage the inbox", workspace: ./ws, allowed_tools: [read_file] }
 `;
 
