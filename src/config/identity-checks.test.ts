@@ -27,7 +27,9 @@ async function problemsOf(yaml: string, env: NodeJS.ProcessEnv = {}) {
 
 const schedule = (owner: string, id = "nightly") =>
   `  - { id: ${id}, cron: "0 3 * * *", timezone: UTC, agent: a, overlap: skip, catch_up: none, jitter_seconds: 0, enabled: true, owner: "${owner}", authorized: false }\n`;
-const agents = "agents:\n  a: { model: m, task: t, workspace: /tmp }\n";
+// A model of its own, so the reference checks (agent -> model) have nothing to say here.
+const agents =
+  "models:\n  m: { provider: scripted, script: ./m.yaml }\nagents:\n  a: { model: m, task: t, workspace: /tmp }\n";
 const selfBarred = "permissions:\n  approval:\n    forbid_self_approval: true\n";
 
 describe("config check refuses identities that are not one person each", () => {

@@ -113,7 +113,7 @@ describe("loading the config refuses every reference to something the config doe
     ],
     [
       "a key of required_approvals that is neither a tool nor a risk level",
-      `${BASE}permissions:\n  approval: { required_approvals: { exce: 2 } }\n`,
+      `${BASE}approvers:\n  - { id: ann }\n  - { id: bob }\npermissions:\n  approval: { required_approvals: { exce: 2 } }\n`,
       "permissions.approval.required_approvals.exce",
       ["did you mean exec?", "read_only, write, exec, dangerous"],
     ],
@@ -170,6 +170,9 @@ describe("loading the config refuses every reference to something the config doe
   exec:
     safe_bins:
       column: { flags: ["-t"], value_flags: ["-s"] }
+approvers:
+  - { id: ann }
+  - { id: bob }
 permissions:
   approval: { smart_model: fast, auto_approve: [read_file, mcp__ops__read], required_approvals: { dangerous: 2, exec: 2 } }
 ${agent('allowed_tools: [exec, "read_*", group:web, mcp__ops__wipe], live_output_chars: { exec: 12000 }')}`,
