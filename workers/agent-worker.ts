@@ -140,16 +140,25 @@ export function agentProcessor(options: AgentWorkerOptions) {
           .catch((e: unknown) => log.warn({ err: String(e) }, "run-parked hook failed"));
         throw await parkJob(job, token, { wakeAt: err.wakeAt, ready: err.ready });
       }
+      // A failed root's layer is kept for the operator (a sub-agent's is its tree's, still in use).
+      const keepLayer = async (why: string) =>
+        (payload.parentExecutionId === null ? options.deps.layers : undefined)
+          ?.keep(payload.traceId, `the run failed (${why}); not landed`)
+          .catch((e: unknown) => log.warn({ err: String(e) }, "keeping the run's layer failed"));
       if (!shouldRetryRun(err)) {
         const message = isRunnerError(err) ? `${err.code}: ${err.message}` : String(err);
         log.error({ err: message }, "run failed, not retryable");
+        await keepLayer(message);
         await metrics?.runEnded(payload.runId, "failed");
         await finished(payload).catch(() => undefined);
         throw failForGood(message);
       }
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       log.warn({ err: err instanceof Error ? err.message : String(err), lastAttempt }, "run attempt failed");
-      if (lastAttempt) await finished(payload).catch(() => undefined);
+      if (lastAttempt) {
+        await keepLayer(err instanceof Error ? err.message : String(err));
+        await finished(payload).catch(() => undefined);
+      }
       await (lastAttempt ? metrics?.runEnded(payload.runId, "failed") : metrics?.runRetrying());
       throw err;
     }

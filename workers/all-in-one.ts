@@ -47,8 +47,9 @@ async function protectedPathsOf(options: ProcessOptions): Promise<string[]> {
   const entries = await readdir(options.dataDir).catch(() => [] as string[]);
   const inside = entries.map((e) => join(resolve(options.dataDir), e)).filter((p) => p !== workspace);
   // The Redis directory and the process records are protected even before they are created: a
-  // record an agent could write would name a process group for the next worker to kill.
-  const made = ["redis", "processes"].map((name) => join(resolve(options.dataDir), name));
+  // record an agent could write would name a process group for the next worker to kill, and a
+  // layer an agent could write would land in a workspace.
+  const made = ["redis", "processes", "layers"].map((name) => join(resolve(options.dataDir), name));
   return [...new Set([...made, ...inside, ...options.configPaths])];
 }
 

@@ -157,7 +157,7 @@ export async function startWorkerPart(
     keyPrefix,
     concurrency: config.execution.worker_concurrency,
     keepFinished: config.retention.finished_jobs,
-    deps: { ...deps, ...overrides },
+    deps: { ...deps, ...(tools.layers?.kind === "on" ? { layers: tools.layers.port } : {}), ...overrides },
     metrics,
     releaseRun: tools.releaseRun,
     onRunFinished: async (payload) => {

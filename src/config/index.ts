@@ -17,6 +17,7 @@ export {
   OVERLAP_POLICIES,
   SECURITY_ORDERED_KEYS,
   UNION_LIST_KEYS,
+  WORKSPACE_LAYER_MODES,
 } from "./schema.js";
 export { collectSecretEnvNames, maskUrlCredentials, optionalSecret, resolveSecret } from "./secrets.js";
 export { effectiveValues, maskedConfig, renderEffectiveConfig, type ShownValue } from "./show.js";

@@ -36,6 +36,8 @@ export const IN_DOUBT_POLICIES = ["park", "fail"] as const;
  * machine crash (AOF off, or appendfsync weaker than always); strict refuses to start then.
  */
 export const DURABILITY_MODES = ["standard", "strict"] as const;
+/** `execution.workspace_layer`: whether a sandboxed run works on a copy-on-write layer (issue 29). */
+export const WORKSPACE_LAYER_MODES = ["auto", "required", "off"] as const;
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 export const LOG_FORMATS = ["json", "pretty", "auto"] as const;
 export const OVERLAP_POLICIES = ["skip", "queue", "allow"] as const;
@@ -324,6 +326,8 @@ const ConfigObject = z.strictObject({
     }),
     max_child_depth: nonNegativeInt.max(10),
     max_children_per_run: nonNegativeInt.max(1000),
+    workspace_layer: z.enum(WORKSPACE_LAYER_MODES),
+    layer_retention_days: positiveInt.max(3650),
   }),
   redis: z.strictObject({
     url: z.url({ protocol: /^rediss?$/ }),

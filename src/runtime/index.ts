@@ -29,3 +29,8 @@ export {
   hostPolicyFromConfig,
   mcpServersFromConfig,
 } from "./tools-from-config.js";
+export {
+  layersDir,
+  type WorkspaceLayers,
+  workspaceLayersFromConfig,
+} from "./workspace-layers-from-config.js";

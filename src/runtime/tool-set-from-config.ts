@@ -26,11 +26,13 @@ import {
   RedisSessionArchive,
   type SandboxHost,
   type ToolRegistry,
+  viewedPath,
 } from "../tools/index.js";
 import { approvalPolicyFromConfig } from "./approvals-from-config.js";
 import type { PartContext } from "./part-context.js";
 import { sandboxFromConfig } from "./sandbox-from-config.js";
 import { extraToolRuntimeFromConfig, mcpServersFromConfig } from "./tools-from-config.js";
+import { type WorkspaceLayers, workspaceLayersFromConfig } from "./workspace-layers-from-config.js";
 
 /** The tools of a worker process, and what must happen when its runs end or the process stops. */
 export interface WorkerTools {
@@ -41,6 +43,8 @@ export interface WorkerTools {
   reapOrphans?(): ReapReport;
   /** The command a run's background process was started with (the guard judges writes by it). */
   processCommand?(runId: string, id: string): string | undefined;
+  /** The runs' layers (issue 29), or why the runs work on their real workspaces. */
+  layers?: WorkspaceLayers;
   close(): Promise<void>;
 }
 
@@ -72,6 +76,8 @@ export interface ToolSet {
   reapOrphans(): ReapReport;
   /** The command a run's background process was started with. */
   processCommand(runId: string, id: string): string | undefined;
+  /** The runs' layers, or why there are none (a one-shot listing never makes them). */
+  layers: WorkspaceLayers;
   close(): Promise<void>;
 }
 
@@ -87,7 +93,12 @@ export interface ToolSet {
 export async function buildToolSet(ctx: ToolSetContext, options: ToolSetOptions): Promise<ToolSet> {
   const { config, redis } = ctx;
   const retentionMs = config.retention.journal_days * 24 * 3600 * 1000;
-  const fs = nodeFsView();
+  // The path fence resolves in the view of the call in progress: a run's layer when it has one.
+  const hostFs = nodeFsView();
+  const fs = {
+    lstat: (path: string) => hostFs.lstat(viewedPath(path)),
+    readlink: (path: string) => hostFs.readlink(viewedPath(path)),
+  };
   const processes = new ProcessSupervisor({
     clock: systemClock,
     logger: ctx.logger,
@@ -143,18 +154,32 @@ export async function buildToolSet(ctx: ToolSetContext, options: ToolSetOptions)
         ...(options.mcpConnectTimeoutMs ? { connectTimeoutMs: options.mcpConnectTimeoutMs } : {}),
       })
     : undefined;
+  const layers: WorkspaceLayers = options.supervise
+    ? await workspaceLayersFromConfig(config, {
+        dataDir: ctx.dataDir,
+        logger: ctx.logger,
+        stopRun: (runId) => processes.stopAllForRun(runId),
+      })
+    : { kind: "off", why: "not a worker" };
   return {
     tools: [...builtin, ...extra, ...createLoopTools(), cronjob, ...(mcp?.tools ?? [])],
     absent: (mcp?.absent ?? []).map((a) => ({
       name: a.tool ? `mcp__${a.server}__${a.tool}` : `mcp__${a.server}__*`,
       reason: a.reason,
     })),
-    releaseRun: (runId) => processes.stopAllForRun(runId),
+    // Processes first: none may still be in the layer's namespace when it is let go.
+    releaseRun: async (runId) => {
+      const stopped = await processes.stopAllForRun(runId);
+      if (layers.kind === "on") await layers.layers.release(runId);
+      return stopped;
+    },
     reapOrphans: () => processes.reapOrphans(),
     processCommand: (runId, id) => processes.backgroundCommand(runId, id),
+    layers,
     close: async () => {
       await mcp?.close();
       await processes.close();
+      if (layers.kind === "on") await layers.layers.close();
     },
   };
 }
@@ -185,11 +210,17 @@ export function sessionArchiveFor(
 export async function toolRegistryFor(ctx: PartContext): Promise<WorkerTools> {
   const set = await buildToolSet(ctx, { mcp: true, supervise: true });
   for (const absent of set.absent) ctx.logger.warn({ absent }, "an MCP server or tool is not available");
+  if (set.layers.kind === "off" && ctx.config.tools.exec.host === "sandbox")
+    ctx.logger.warn(
+      { why: set.layers.why },
+      "runs work on their real workspaces, without a copy-on-write layer (see execution.workspace_layer)",
+    );
   return {
     registry: createToolRegistry([...set.tools]),
     releaseRun: set.releaseRun,
     reapOrphans: set.reapOrphans,
     processCommand: set.processCommand,
+    layers: set.layers,
     close: set.close,
   };
 }

@@ -42,6 +42,7 @@ export const ERROR_CODES = [
   "RUN_NOT_FOUND",
   "RUN_CANCELLED",
   "WORKSPACE_PATH_CHANGED",
+  "WORKSPACE_LAYER_FAILED",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -3,12 +3,29 @@
 export * from "../catalog/index.js";
 export { missingForAction } from "./action-args.js";
 export {
+  currentWorkspaceView,
+  viewedPath,
+  type WorkspaceView,
+  withWorkspaceView,
+} from "./beneath/workspace-view.js";
+export {
   type BuiltinToolLimits,
   type BuiltinToolRuntime,
   DEFAULT_BUILTIN_LIMITS,
   resolveBuiltinLimits,
   type SpillReader,
 } from "./builtin-runtime.js";
+export type { ChangeSetSummary } from "./layer/change-set-summary.js";
+export { openLayerNamespace } from "./layer/layer-namespace.js";
+export { type LayerProbe, probeLayers } from "./layer/layer-probe.js";
+export {
+  LAYER_STATES,
+  type LayerChanges,
+  type LayerRecord,
+  type LayerState,
+  RunLayers,
+} from "./layer/run-layers.js";
+export type { WorkspaceLayerPort } from "./layer/workspace-layer-port.js";
 export {
   childrenStartedBy,
   createClarifyTool,

@@ -128,9 +128,10 @@ describe("the demo's task with provider: anthropic", () => {
 
       await cli.waitForOutput(new RegExp(`Run: +${runId}`), 60_000);
       await expect.poll(() => linkFor(cli.output(), runId), { timeout: 10_000 }).toBeDefined();
-      expect(existsSync(join(workspace, "report.md"))).toBe(true);
       // tar ran unattended in the sandbox under the schedule's grant; the recursive delete parks.
-      expect(existsSync(join(workspace, "report.tar.gz"))).toBe(true);
+      // The run works on its layer: what it wrote reaches the workspace when it ends and lands.
+      expect(existsSync(join(workspace, "report.md"))).toBe(false);
+      expect(existsSync(join(workspace, "report.tar.gz"))).toBe(false);
 
       const page = await browser.newPage();
       await page.goto(linkFor(cli.output(), runId)!);
@@ -145,6 +146,8 @@ describe("the demo's task with provider: anthropic", () => {
       const finished = await findRunJob(queue, runId);
       expect(finished?.returnvalue).toMatchObject({ status: "completed" });
       expect(finished?.returnvalue.finalAnswer).toContain("archived as report.tar.gz");
+      expect(finished?.returnvalue.landing).toMatchObject({ state: "landed" });
+      expect(existsSync(join(workspace, "report.md"))).toBe(true);
       expect(existsSync(join(workspace, "report.tar.gz"))).toBe(true);
       // Eight parent turns (the sandbox demo adds the parked rm), each at 1,200 input / 80 output tokens (replays count nothing again).
       expect(finished?.returnvalue.usage).toMatchObject({ inputTokens: 8 * 1200, outputTokens: 8 * 80 });

@@ -107,9 +107,10 @@ describe("the demo that npm start runs", () => {
           interval: 100,
         })
         .toBe("delayed");
+      // The run works on its layer: nothing it wrote is in the workspace until it ends and lands.
       const workspace = join(dataDir, "demo-workspace");
-      expect(existsSync(join(workspace, "report.md"))).toBe(true);
-      expect(existsSync(join(workspace, "report.tar.gz"))).toBe(true);
+      expect(existsSync(join(workspace, "report.md"))).toBe(false);
+      expect(existsSync(join(workspace, "report.tar.gz"))).toBe(false);
 
       const page = await browser.newPage();
       await page.goto(link);
@@ -133,6 +134,8 @@ describe("the demo that npm start runs", () => {
       const finished = await findRunJob(agentQueue, runId);
       expect(finished?.returnvalue).toMatchObject({ status: "completed" });
       expect(finished?.returnvalue.finalAnswer).toContain("archived as report.tar.gz");
+      expect(finished?.returnvalue.landing).toMatchObject({ state: "landed" });
+      expect(existsSync(join(workspace, "report.md"))).toBe(true);
       expect(existsSync(join(workspace, "report.tar.gz"))).toBe(true);
       const trail = new AuditTrail({ redis, keyPrefix: "echo" });
       const entries = (await trail.readByTrace(runId)).map((r) => r.entry);

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -26,7 +27,10 @@ describe("a cron-authorised run in the sandbox", () => {
     await mkdir(ws);
     await writeFile(join(ws, "notes.md"), "# notes\n");
     const keyPrefix = uniquePrefix("sbxcron").replace(/:/g, "-");
-    const commands = ["ls", "git init -q && git status --short", "tar -czf report.tar.gz notes.md"];
+    // The repository exists before the run: a run that makes one (`git init`) writes .git/HEAD,
+    // config and hooks, which its landing asks a person about (issue 29).
+    execFileSync("git", ["init", "-q", ws]);
+    const commands = ["ls", "git status --short", "tar -czf report.tar.gz notes.md"];
     await writeFile(
       join(dir, "script.yaml"),
       stringify([
@@ -73,7 +77,11 @@ describe("a cron-authorised run in the sandbox", () => {
         (await queue.getJobs(["completed"])).find((j) => j.data.origin.kind === "schedule");
       await expect.poll(findRun, { timeout: 30_000, interval: 200 }).toBeDefined();
       const run = await findRun();
-      expect(run?.returnvalue).toMatchObject({ status: "completed", finalAnswer: "archived" });
+      expect(run?.returnvalue).toMatchObject({
+        status: "completed",
+        finalAnswer: "archived",
+        landing: { state: "landed" },
+      });
       expect(run?.data).toMatchObject({ unattended: true, channel: "cron", userId: "ann" });
       const entries = (await new AuditTrail({ redis, keyPrefix }).readByTrace(run?.data.traceId)).map(
         (e) => e.entry,

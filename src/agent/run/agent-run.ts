@@ -13,6 +13,7 @@ import { claimAndRun } from "./claim-and-run.js";
 import { DeferredCompletion } from "./deferred-completion.js";
 import { taskWithDependencies, throwIfStopRequested } from "./dependency-answers.js";
 import { endedByFinishReason } from "./finish-outcome.js";
+import { landRunLayer } from "./land-layer.js";
 import { ModelTurns } from "./model-turns.js";
 import { ParkSignal } from "./park-signal.js";
 import type { RunDeps, RunOutcome } from "./run-contract.js";
@@ -111,7 +112,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
   // whatever is still pending when the run stops, parks or fails is recorded before it does.
   const deferred = new DeferredCompletion(deps.journal, payload.runId, owner, outbox);
   try {
-    const outcome = await runSteps(scope, deferred);
+    // The run's layer lands (or parks for a person) once the agent is done, before the run ends.
+    const outcome = await landRunLayer(scope, await runSteps(scope, deferred));
     // A run ends with its execution entries in the audit trail: nobody replays a finished run.
     // Delivered first, so that the last completion carries their acknowledgements.
     await outbox.delivered();

@@ -4,7 +4,7 @@ import type { Logger } from "../../logging/index.js";
 import type { ToolExecutionMode, ToolPolicyResolution } from "../../policy/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 import type { Clock } from "../../shared/index.js";
-import type { ExecHost, ToolEnvironment, ToolRegistry } from "../../tools/index.js";
+import type { ExecHost, ToolEnvironment, ToolRegistry, WorkspaceLayerPort } from "../../tools/index.js";
 import type { RunBudget } from "../budget/run-budget.js";
 import type { UsageIndex } from "../budget/usage-index.js";
 import type { ModelPrice } from "../budget/usage-totals.js";
@@ -68,6 +68,12 @@ export interface RunDeps {
   notifyOwner?(payload: AgentJobPayload, notice: { subject: string; text: string }): Promise<void>;
   /** Retries of transient model failures inside a step (default: 4 attempts, 1 s doubling). */
   modelRetry?: Partial<ModelRetryPolicy>;
+  /**
+   * The runs' copy-on-write layers over their workspaces (issue 29): every tool call of a run works
+   * in its layer, and the run's end lands the change set or parks it for a person. None: the tools
+   * work on the real workspace.
+   */
+  layers?: WorkspaceLayerPort;
 }
 
 /** A run's limits from config. */
@@ -105,4 +111,6 @@ export interface RunOutcome {
   };
   /** The limit reached, when the status is budget_exhausted. */
   readonly budget?: { readonly limit: string; readonly allowed: number; readonly used: number };
+  /** What became of the run's layer: landed in the workspace, or kept unlanded (with why). */
+  readonly landing?: { readonly state: "landed" | "kept"; readonly changes: number; readonly note: string };
 }

@@ -45,6 +45,7 @@ const RETRYABLE: Record<ErrorCode, boolean> = {
   RUN_NOT_FOUND: false,
   RUN_CANCELLED: false,
   WORKSPACE_PATH_CHANGED: false,
+  WORKSPACE_LAYER_FAILED: false,
 };
 
 /** True when the queue should retry a run that threw `err`. Unknown (non-Runner) errors retry: they are crashes. */

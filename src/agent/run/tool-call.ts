@@ -9,6 +9,7 @@ import {
   type ToolResult,
   toolFailure,
   usesRunControl,
+  withWorkspaceView,
 } from "../../tools/index.js";
 import type { ModelToolCall } from "../model/model-client.js";
 import { approvalArgsHash, approvalSubject } from "./approval-hash.js";
@@ -90,6 +91,30 @@ export async function runToolCall(
   const baseCtx = contextFor(scope, { toolName: name, callIndex, params });
   const key = baseCtx.idempotencyKey;
   if (scope.recorded.has(key)) return { result: scope.recorded.get(key) as ToolResult, replay: true };
+  // Everything the call does to files, from the path fence's check to the exec, happens in the
+  // run's layer when it has one (issue 29): the real workspace is changed only when the run lands.
+  // A sub-agent works in its tree's layer (it inherits the trace id): it sees its parent's work.
+  const view = await deps.layers?.enter({
+    runId: payload.runId,
+    layerId: payload.traceId,
+    workspace: payload.agent.workspace,
+  });
+  return withWorkspaceView(view, () => runFreshCall(scope, modelCall, baseCtx, deferred, veto));
+}
+
+/** {@link runToolCall} for a call the journal has no result of. */
+async function runFreshCall(
+  scope: RunScope,
+  modelCall: ModelToolCall,
+  baseCtx: ToolExecutionContext,
+  deferred: DeferredCompletion | undefined,
+  veto: string | undefined,
+): Promise<CallOutcome> {
+  const { deps, payload } = scope;
+  const name = modelCall.name;
+  const rawArgs = modelCall.arguments;
+  const params = typeof rawArgs === "string" ? { __unparsed: rawArgs } : rawArgs;
+  const key = baseCtx.idempotencyKey;
   const tool = deps.registry.get(name);
 
   // Decide first (pure, cheap); the journal below makes the outcome exactly-once.

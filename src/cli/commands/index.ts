@@ -16,6 +16,7 @@ import { jobsListCommand } from "./jobs-list.js";
 import { jobsShowCommand } from "./jobs-show.js";
 import { policyExplainCommand } from "./policy-explain.js";
 import { runCommand } from "./run.js";
+import { runsDiffCommand, runsDiscardCommand, runsLandCommand, runsLayersCommand } from "./runs-layers.js";
 import { schedulesAddCommand } from "./schedules-add.js";
 import { schedulesListCommand } from "./schedules-list.js";
 import { schedulesNextCommand } from "./schedules-next.js";
@@ -48,6 +49,10 @@ export const COMMANDS: readonly CliCommand[] = [
   jobsShowCommand,
   auditListCommand,
   auditVerifyCommand,
+  runsLayersCommand,
+  runsDiffCommand,
+  runsLandCommand,
+  runsDiscardCommand,
   policyExplainCommand,
   toolsListCommand,
   gateCheckCommand,

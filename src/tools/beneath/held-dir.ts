@@ -1,5 +1,6 @@
 import { closeSync, constants, existsSync, mkdirSync, openSync } from "node:fs";
 import { RunnerError } from "../../shared/index.js";
+import { currentWorkspaceView } from "./workspace-view.js";
 
 /** Linux's O_PATH: a descriptor that names a directory without opening its contents (node:fs does not export it). */
 const O_PATH = 0o10000000;
@@ -49,7 +50,8 @@ function componentsOf(realPath: string): string[] {
  * symbolic link on the way to it afterwards, paths made with {@link HeldDir.entry} name entries of
  * this very directory: the kernel starts their lookup at the descriptor, not at a path string.
  *
- * Opening walks the real path from `/` one component at a time with O_NOFOLLOW, so a component
+ * Opening walks the real path from `/` (the run's namespace root when its layer is active, see
+ * workspace-view.ts) one component at a time with O_NOFOLLOW, so a component
  * that is (or has become) a symbolic link is refused rather than followed. The path fence checks a
  * real path; holding it this way means the directory acted on is the one that was checked.
  */
@@ -80,7 +82,14 @@ export class HeldDir {
   private static walk(realPath: string, create: boolean): { dir: HeldDir; created: string[] } {
     requireProc();
     const parts = componentsOf(realPath);
-    let current = new HeldDir(openSync("/", DIRECTORY_FLAGS), "/");
+    // In a run's layer the walk starts at its namespace's root: a descriptor's magic link, which
+    // must be followed (O_NOFOLLOW would refuse it); every component after it is walked as always.
+    const view = currentWorkspaceView();
+    const start =
+      view === undefined
+        ? openSync("/", DIRECTORY_FLAGS)
+        : openSync(view.root, O_PATH | constants.O_DIRECTORY);
+    let current = new HeldDir(start, "/");
     const created: string[] = [];
     try {
       for (const part of parts) {

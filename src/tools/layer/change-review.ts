@@ -40,6 +40,18 @@ const RUNS_ELSEWHERE: readonly { test: RegExp; what: string }[] = [
   { test: /(^|\/)\.vscode\/(tasks|launch|settings)\.json$/, what: "an editor task that runs commands" },
 ];
 
+/**
+ * What `git status`, `git add` and `git commit-tree` write without changing what runs or what a
+ * branch points at: the index (a cache of the working tree) and new objects (content-addressed,
+ * reachable only through refs, which still need a person). Deleting either is not ordinary.
+ */
+function isGitCache(change: LayerChange): boolean {
+  if (change.kind === "write" && /(^|\/)\.git\/index$/.test(change.path)) return true;
+  if (change.kind === "write" && change.existed) return false;
+  if (change.kind !== "write" && change.kind !== "mkdir") return false;
+  return /(^|\/)\.git\/objects(\/[0-9a-f]{2}(\/[0-9a-f]{38,62})?)?$/.test(change.path);
+}
+
 function leadsOut(path: string, target: string): boolean {
   if (target.startsWith("/")) return true;
   let depth = path.split("/").length - 1;
@@ -59,6 +71,7 @@ export function reviewChangeSet(set: ChangeSet): ChangeReview {
   const reasons: string[] = [];
   const byWhat = new Map<string, string[]>();
   for (const change of set.changes) {
+    if (isGitCache(change)) continue;
     for (const rule of RUNS_ELSEWHERE) {
       if (!rule.test.test(change.path)) continue;
       byWhat.set(rule.what, [...(byWhat.get(rule.what) ?? []), change.path]);

@@ -91,7 +91,7 @@ export class BackgroundProcess {
     const launch = options.launch;
     this.#subprocess = launch
       ? spawner.spawn(runId, launch.file, launch.args, {
-          cwd: options.cwd,
+          cwd: launch.cwd ?? options.cwd,
           env: launch.env,
           stdin: "pipe",
           ...launchIdentity(launch),

@@ -10,6 +10,11 @@ export interface CommandLaunch {
   /** Set when the worker is root and the sandbox runs the program as another identity. */
   readonly uid?: number;
   readonly gid?: number;
+  /**
+   * Where the launcher itself starts, when not in the call's working directory: a sandbox in a
+   * run's layer starts at `/` (the directory may exist only in the layer; bwrap changes to it).
+   */
+  readonly cwd?: string;
   /** After the program exited: the sandbox-wide limit it reached (memory, processes), named with its setting. */
   limitReached?(): string | undefined;
   /**

@@ -57,7 +57,7 @@ export async function runForegroundCall(
   const { launch } = launched;
   try {
     const outcome = await runForeground(options.processes, ctx.executionId, launch.file, launch.args, {
-      cwd: call.cwd,
+      cwd: launch.cwd ?? call.cwd,
       env: launch.env,
       ...launchIdentity(launch),
       ...(call.stdin === undefined ? {} : { input: call.stdin }),

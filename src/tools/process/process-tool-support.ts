@@ -9,6 +9,7 @@ import {
   toolFailure,
 } from "../../catalog/index.js";
 import { assertNever, type Clock, RunnerError } from "../../shared/index.js";
+import { viewedPath } from "../beneath/workspace-view.js";
 import type { BuiltinToolLimits } from "../builtin-runtime.js";
 import {
   type FencedPath,
@@ -100,7 +101,7 @@ export async function resolveProcessCwd(
       ),
     };
   }
-  const info = await stat(verdict.resolvedPath).catch(() => undefined);
+  const info = await stat(viewedPath(verdict.resolvedPath)).catch(() => undefined);
   if (!info?.isDirectory()) {
     return {
       ok: false,

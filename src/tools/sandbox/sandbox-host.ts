@@ -1,10 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { accessSync, chmodSync, chownSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { chown, mkdtemp, rm, stat } from "node:fs/promises";
+import { chown, lstat, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ToolReadiness } from "../../catalog/index.js";
 import { RunnerError } from "../../shared/index.js";
+import { currentWorkspaceView, viewedPath } from "../beneath/workspace-view.js";
 import type { CommandLaunch } from "../process/command-launch.js";
 import { adoptWorkspace } from "./adopt-workspace.js";
 import {
@@ -17,6 +18,7 @@ import {
   sandboxSeccompLaunch,
 } from "./bwrap-args.js";
 import { type EgressProxyOptions, startEgressProxy } from "./egress-proxy.js";
+import { enterLayer } from "./layer-launch.js";
 import { createSandboxCgroup, detectSandboxCgroups, type SandboxCgroups } from "./sandbox-cgroup.js";
 import { resolveSandboxLimits, type SandboxLimits } from "./sandbox-settings.js";
 import { buildSeccompFilter } from "./seccomp-filter.js";
@@ -44,6 +46,8 @@ export interface SandboxHostOptions {
   readonly sh?: string;
   /** setpriv, which drops a cgroup launch's root shell to the sandbox's uid. Default /usr/bin/setpriv. */
   readonly setpriv?: string;
+  /** nsenter, which joins a run's layer (its mount namespace) before the sandbox starts. Default /usr/bin/nsenter. */
+  readonly nsenter?: string;
   /**
    * Where per-sandbox totals (memory, processes) are bound: detected by default (a root worker with
    * cgroup v1 memory and pids), `{ kind: "none" }` to keep only the per-process limits.
@@ -114,6 +118,16 @@ async function assertReachable(workspace: string, uid: number): Promise<void> {
   }
 }
 
+/**
+ * The layer's top folder is the workspace's folder as the sandbox sees it: it must belong to the
+ * sandbox's identity like the workspace does (adopted above), or nothing could be made at its top.
+ */
+async function adoptLayerRoot(workspace: string, identity: { uid: number; gid: number }): Promise<void> {
+  const merged = viewedPath(workspace);
+  const info = await lstat(merged);
+  if (info.uid !== identity.uid || info.gid !== identity.gid) await chown(merged, identity.uid, identity.gid);
+}
+
 /** The variables every sandbox sets itself: HOME and TMPDIR on the private /tmp. */
 function sandboxEnv(env: Record<string, string>, network: boolean): Record<string, string> {
   const out: Record<string, string> = {};
@@ -154,6 +168,7 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
   const bash = options.bash ?? "/usr/bin/bash";
   const sh = options.sh ?? "/bin/sh";
   const setpriv = options.setpriv ?? "/usr/bin/setpriv";
+  const nsenter = options.nsenter ?? "/usr/bin/nsenter";
 
   let seccompPath: string | undefined;
   const seccomp = (): string => {
@@ -293,10 +308,25 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
       });
       let disposed = false;
       const group = runAs && cgroups.kind === "v1" ? createSandboxCgroup(cgroups, limits) : undefined;
-      return {
-        ...(group && runAs
+      const plain =
+        group && runAs
           ? sandboxCgroupLaunch(sh, group.procs, filter, setpriv, runAs, bwrap, args)
-          : { ...sandboxSeccompLaunch(sh, filter, bwrap, args), ...(runAs ?? {}) }),
+          : { ...sandboxSeccompLaunch(sh, filter, bwrap, args), ...(runAs ?? {}) };
+      // In the run's layer the sandbox binds the layer, never the real workspace; the launcher then
+      // starts at `/`, since the working directory may exist only in the layer.
+      const view = currentWorkspaceView();
+      if (view !== undefined && view.workspace !== request.workspace) {
+        // Never run unlayered when the run has a layer: the real workspace would take the writes.
+        throw new RunnerError(
+          "WORKSPACE_LAYER_FAILED",
+          `the run's layer lies over ${view.workspace}, but this command works in ${request.workspace}; nothing was run`,
+          { data: { workspace: request.workspace } },
+        );
+      }
+      const layered = view !== undefined;
+      if (layered && runAs) await adoptLayerRoot(request.workspace, runAs);
+      return {
+        ...(layered ? { ...enterLayer(plain, view, { nsenter, setpriv }), cwd: "/" } : plain),
         env: sandboxEnv(request.env, withNetwork),
         ...(group ? { limitReached: () => group.limitReached() } : {}),
         async dispose() {
