@@ -1,4 +1,4 @@
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { LoadedConfig } from "../../config/index.js";
 import { parseClusterNode } from "../../queue/index.js";
@@ -6,6 +6,7 @@ import { isRunnerError } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
 import { loadCheckedConfig } from "./config-schedules.js";
 import { DOCTOR_STATUSES, type DoctorCheck, fail, ok } from "./doctor-check.js";
+import { checkWorkspaceLayer } from "./doctor-layers.js";
 import { checkPublicUrl, checkSmtp } from "./doctor-mail.js";
 import { probeModels } from "./doctor-models.js";
 import { checkScheduleOwners } from "./doctor-owners.js";
@@ -15,7 +16,8 @@ import { checkShell } from "./doctor-shell.js";
 import { checkTools } from "./doctor-tools.js";
 import { wholeNumberOption } from "./whole-number-option.js";
 
-const USAGE = "echo-runner doctor [--config FILE] [--timeout SECONDS] [--probe-models] [--json]";
+const USAGE =
+  "echo-runner doctor [--config FILE] [--data-dir DIR] [--timeout SECONDS] [--probe-models] [--json]";
 /** Connect timeout of the Redis and SMTP checks when --timeout is not given. */
 export const DEFAULT_DOCTOR_TIMEOUT_S = 5;
 
@@ -69,6 +71,8 @@ export async function runDoctor(options: {
   timeoutMs: number;
   /** Send one minimal request to every configured model (`--probe-models`). Default false. */
   probeModels?: boolean;
+  /** The data dir `start` uses (where runs' layers are made); default ECHO_RUNNER_DATA_DIR or ./data. */
+  dataDir?: string;
 }): Promise<DoctorReport> {
   const { check, loaded } = await configCheck(options.configPath, options.env, options.cwd);
   const checks = [check];
@@ -94,11 +98,13 @@ export async function runDoctor(options: {
             timeoutMs: options.timeoutMs,
           });
     const baseDir = project ? dirname(project.origin) : options.cwd;
-    const [redis, smtp, tools, sandbox, models] = await Promise.all([
+    const dataDir = resolve(options.cwd, options.dataDir ?? options.env.ECHO_RUNNER_DATA_DIR ?? "data");
+    const [redis, smtp, tools, sandbox, layer, models] = await Promise.all([
       redisChecks,
       checkSmtp(config, options.env, options.timeoutMs),
       checkTools(config, options.env, baseDir),
       checkSandbox(config, baseDir),
+      checkWorkspaceLayer(config, dataDir),
       options.probeModels ? probeModels(config, options.env, options.timeoutMs) : [],
     ]);
     checks.push(
@@ -108,6 +114,7 @@ export async function runDoctor(options: {
       checkScheduleOwners(config),
       checkShell(),
       sandbox,
+      layer,
       ...tools,
       ...models,
     );
@@ -162,6 +169,7 @@ export const doctorCommand: CliCommand = {
         timeout: { type: "string" },
         json: { type: "boolean", default: false },
         "probe-models": { type: "boolean", default: false },
+        "data-dir": { type: "string" },
       },
       allowPositionals: false,
     });
@@ -171,6 +179,7 @@ export const doctorCommand: CliCommand = {
       cwd: io.cwd,
       timeoutMs: parseTimeout(values.timeout),
       probeModels: values["probe-models"],
+      ...(values["data-dir"] === undefined ? {} : { dataDir: values["data-dir"] }),
     });
     io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : render(report));
     return report.ok ? EXIT.ok : EXIT.failed;
