@@ -1,9 +1,5 @@
 import { type RunDeps, RunInspector, storeApprovals } from "../src/agent/index.js";
-import {
-  type ApprovalNotifications,
-  type ApprovalStore,
-  RedisAllowAlwaysStore,
-} from "../src/approvals/index.js";
+import type { ApprovalNotifications, ApprovalStore } from "../src/approvals/index.js";
 import { createHttpServer } from "../src/http/index.js";
 import type { Logger } from "../src/logging/index.js";
 import { createMetricsCollector, RunnerMetrics } from "../src/metrics/index.js";
@@ -17,6 +13,7 @@ import {
   watchRemovedRuns,
 } from "../src/queue/index.js";
 import {
+  allowAlwaysFromConfig,
   approvalsFromConfig,
   buildRunDeps,
   callGuardFromConfig,
@@ -131,7 +128,7 @@ export async function startWorkerPart(
     protectedPaths: ctx.protectedPaths,
     ...(tools.processCommand ? { processCommand: tools.processCommand } : {}),
   });
-  const allowAlways = new RedisAllowAlwaysStore(redis, keyPrefix);
+  const allowAlways = allowAlwaysFromConfig(config, redis);
   const deps = await buildRunDeps({
     config,
     redis,
@@ -225,6 +222,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
   });
   const inspector = new RunInspector({ redis, keyPrefix: config.redis.key_prefix, approvals: store });
   const storyReader = storyReaderFromConfig(config, redis, store);
+  const grants = allowAlwaysFromConfig(config, redis);
   const app = createHttpServer({
     redis,
     logger,
@@ -242,6 +240,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
       store,
       publicUrl: config.http.public_url,
       story: storyReader.story,
+      grants,
       // No onDecided: the worker promotes parked jobs from the decision events, whichever process decided.
     },
     metrics: { collector },
@@ -249,6 +248,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
       keyPrefix: config.redis.key_prefix,
       publicUrl: config.http.public_url,
       approvals: store,
+      grants,
       runs: inspector,
       queues: [queue],
       schedules: new ScheduleService({

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
 import type { AllowAlwaysRecord, AllowAlwaysScope } from "../gate/index.js";
+import { isRunnerError, ManualClock } from "../shared/index.js";
 import { RedisAllowAlwaysStore } from "./allow-always-store.js";
 
 const HASH = "a".repeat(64);
@@ -16,14 +17,17 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-function store(): RedisAllowAlwaysStore {
+const DAY = 24 * 3600 * 1000;
+const START = Date.UTC(2026, 0, 1);
+
+function store(clock = new ManualClock(START), ttlMs = 30 * DAY): RedisAllowAlwaysStore {
   const prefix = uniquePrefix("always");
   prefixes.push(prefix);
-  return new RedisAllowAlwaysStore(redis, prefix);
+  return new RedisAllowAlwaysStore(redis, prefix, { clock, ttlMs });
 }
 
-function grant(scope: AllowAlwaysScope, scopeId: string): AllowAlwaysRecord {
-  return { v: 1, tool: "exec", argsHash: HASH, scope, scopeId, createdBy: "olga", createdAt: 1 };
+function grant(scope: AllowAlwaysScope, scopeId: string, argsHash = HASH): AllowAlwaysRecord {
+  return { v: 1, tool: "exec", argsHash, scope, scopeId, createdBy: "olga", createdAt: START };
 }
 
 describe("RedisAllowAlwaysStore matches agent and scope exactly", () => {
@@ -38,7 +42,9 @@ describe("RedisAllowAlwaysStore matches agent and scope exactly", () => {
       const s = store();
       await s.add(grant(scope, granted));
       expect(await s.find("exec", [{ scope, scopeId: asked }])).toEqual([]);
-      expect(await s.find("exec", [{ scope, scopeId: granted }])).toEqual([grant(scope, granted)]);
+      expect(await s.find("exec", [{ scope, scopeId: granted }])).toEqual([
+        expect.objectContaining(grant(scope, granted)),
+      ]);
     },
   );
 
@@ -56,5 +62,48 @@ describe("RedisAllowAlwaysStore matches agent and scope exactly", () => {
     expect(await s.removeScope("exec", "agent", "ops")).toBe(1);
     expect(await s.find("exec", [{ scope: "agent", scopeId: "ops" }])).toEqual([]);
     expect(await s.find("exec", [{ scope: "agent", scopeId: "ops:test" }])).toHaveLength(1);
+  });
+});
+
+describe("RedisAllowAlwaysStore grants expire and can be listed and revoked", () => {
+  it("a grant allows until createdAt + TTL and nothing from then on (and is deleted)", async () => {
+    const clock = new ManualClock(START);
+    const s = store(clock, 2 * DAY);
+    const added = await s.add(grant("agent", "ops"));
+    expect(added.expiresAt).toBe(START + 2 * DAY);
+    clock.set(START + 2 * DAY - 1);
+    expect(await s.find("exec", [{ scope: "agent", scopeId: "ops" }])).toHaveLength(1);
+    clock.set(START + 2 * DAY);
+    expect(await s.find("exec", [{ scope: "agent", scopeId: "ops" }])).toEqual([]);
+    expect(await s.list()).toEqual([]);
+    clock.set(START);
+    // Deleted when it was read expired: turning the clock back does not bring it back.
+    expect(await s.find("exec", [{ scope: "agent", scopeId: "ops" }])).toEqual([]);
+  });
+
+  it("a lower TTL shortens grants made before it (counted from their creation with today's setting)", async () => {
+    const clock = new ManualClock(START + 5 * DAY);
+    const prefix = uniquePrefix("always-ttl");
+    prefixes.push(prefix);
+    await new RedisAllowAlwaysStore(redis, prefix, { clock, ttlMs: 30 * DAY }).add(grant("agent", "ops"));
+    const shorter = new RedisAllowAlwaysStore(redis, prefix, { clock, ttlMs: 4 * DAY });
+    expect(await shorter.find("exec", [{ scope: "agent", scopeId: "ops" }])).toEqual([]);
+  });
+
+  it("lists live grants with stable ids and revokes exactly the one named", async () => {
+    const s = store();
+    const a = await s.add(grant("agent", "ops"));
+    const b = await s.add(grant("agent", "ops", "b".repeat(64)));
+    expect(a.id).toMatch(/^[0-9a-f]{16}$/);
+    expect(a.id).not.toBe(b.id);
+    expect((await s.list()).map((g) => g.id).sort()).toEqual([a.id, b.id].sort());
+    expect(await s.revoke(a.id, "olga")).toMatchObject({ id: a.id, scopeId: "ops" });
+    expect((await s.list()).map((g) => g.id)).toEqual([b.id]);
+    const again = await s.revoke(a.id, "olga").catch((e: unknown) => e);
+    expect(isRunnerError(again, "APPROVAL_GRANT_NOT_FOUND")).toBe(true);
+  });
+
+  it.each([0, -1, 1.5, Number.NaN])("refuses a TTL of %s ms (CONFIG_INVALID)", (ttlMs) => {
+    expect(() => new RedisAllowAlwaysStore(redis, "x", { ttlMs })).toThrow(/positive number of ms/);
   });
 });

@@ -1,5 +1,5 @@
 import escapeHtml from "escape-html";
-import { hiddenCharactersWarning, makeVisible } from "../shared/index.js";
+import { hiddenCharactersWarning, makeVisible, neutralise } from "../shared/index.js";
 import type { ApprovalStory } from "./approval-story.js";
 import type { ApprovalRecord } from "./record.js";
 import { storyHtml, storyTextLines } from "./story-message.js";
@@ -83,7 +83,9 @@ function requestFactsAsStored(record: ApprovalRecord): [label: string, value: st
 /**
  * Composes the mail to one approver. `link` is null for channels without personal links (a
  * webhook). The arguments are cut at {@link MAIL_ARGS_LIMIT} characters with a note; their hash
- * always covers the whole call. `story` (read from the journal at send time) adds the run's task,
+ * always covers the whole call. Everything the runner did not write is neutralised for mail
+ * (hidden characters escaped, links defanged, in the text and the HTML part alike, where it is
+ * never a link), with a note when that changed the arguments: the page shows them exactly. `story` (read from the journal at send time) adds the run's task,
  * the agent's words and its latest steps below the link.
  */
 export function composeMessage(
@@ -92,7 +94,14 @@ export function composeMessage(
   link: string | null,
   story: ApprovalStory | null = null,
 ): MessageContent {
-  const rendered = renderArgs(record.argsCanonical);
+  const exact = renderArgs(record.argsCanonical);
+  const rendered = neutralise(exact, "mail");
+  const defangedNote =
+    rendered === exact
+      ? []
+      : [
+          "(Links in the arguments are shown defanged, as https[:]//…, so no mail client makes them clickable; the page shows the call exactly.)",
+        ];
   const args =
     rendered.length > MAIL_ARGS_LIMIT
       ? `${rendered.slice(0, MAIL_ARGS_LIMIT)}\n… (${rendered.length - MAIL_ARGS_LIMIT} more characters: the page shows the whole call)`
@@ -100,11 +109,15 @@ export function composeMessage(
   const lead =
     kind === "reminder"
       ? `Reminder: a request is still waiting for a decision and expires at ${formatTime(record.deadline)}.`
-      : `Agent "${makeVisible(record.agent)}" wants to make a call that needs a person's approval.`;
-  const subject = makeVisible(
+      : `Agent "${neutralise(record.agent, "mail")}" wants to make a call that needs a person's approval.`;
+  const subject = neutralise(
     `[echo-runner] ${kind === "reminder" ? "Reminder: " : ""}approve ${record.tool} (${record.risk}) for agent ${record.agent}?`,
+    "mail",
   ).slice(0, 200);
-  const facts = requestFacts(record);
+  const facts = requestFacts(record).map(([label, value]): [string, string] => [
+    label,
+    neutralise(value, "mail"),
+  ]);
   const width = Math.max(...facts.map(([label]) => label.length)) + 2;
   const text = [
     lead,
@@ -113,6 +126,7 @@ export function composeMessage(
     "",
     `Arguments (SHA-256 ${record.argsHash}):`,
     args,
+    ...defangedNote,
     "",
     ...(link === null
       ? ["Decide with `echo-runner approvals approve|deny <id>` or the JSON API.", `Request id: ${record.id}`]
@@ -134,6 +148,7 @@ export function composeMessage(
     `<table>${rows.join("")}</table>`,
     `<p>Arguments (SHA-256 <code>${escapeHtml(record.argsHash)}</code>):</p>`,
     `<pre>${escapeHtml(args)}</pre>`,
+    ...defangedNote.map((note) => `<p>${escapeHtml(note)}</p>`),
     link === null
       ? `<p>Request id: <code>${escapeHtml(record.id)}</code></p>`
       : `<p><a href="${escapeHtml(link)}">Review and decide</a> (this link is personal: do not forward it). Opening it changes nothing; you decide on the page.</p>${

@@ -21,22 +21,78 @@ const record = {
 } as unknown as ApprovalRecord;
 
 describe("chat payloads", () => {
-  it("never lets agent-controlled text become a Slack link: & < > escaped, URLs defanged", () => {
-    const json = JSON.stringify(
-      slackPayload({ kind: "request", personal: false, items: [{ record, url: null, task: null }] }),
-    );
-    expect(json).not.toContain("<https://");
-    expect(json).toContain("&lt;https[:]//evil.example/approve|Approve now&gt;");
-    expect(json).toContain("decide with the link in your approval mail");
+  const hostile = {
+    ...record,
+    reason: "needs ``` *bold* <!channel> <@U123> \u202eexe.txt",
+    agent: "bot<!here>",
+    argsCanonical: JSON.stringify({
+      command:
+        "echo ```\n<!channel> <https://evil.example/approve|Approve now> [Approve](https://evil.example/x) **now** \u202egnp.exe",
+    }),
+  } as ApprovalRecord;
+  const message = {
+    kind: "request" as const,
+    personal: false,
+    items: [{ record: hostile, url: null, task: "see <!everyone> ``` https://evil.example" }],
+  };
+
+  /** Every string in a payload, with the path of keys that leads to it. */
+  function strings(value: unknown, path: string[] = []): { path: string[]; text: string }[] {
+    if (typeof value === "string") return [{ path, text: value }];
+    if (Array.isArray(value)) return value.flatMap((v, i) => strings(v, [...path, String(i)]));
+    if (value && typeof value === "object")
+      return Object.entries(value).flatMap(([k, v]) => strings(v, [...path, k]));
+    return [];
+  }
+
+  it("Slack: agent text sits only in literal rich_text / plain_text, never in mrkdwn; no raw link, mention or U+202E", () => {
+    const body = slackPayload(message);
+    const json = JSON.stringify(body);
+    expect(json).not.toContain("https://");
+    expect(json).not.toContain("\u202e");
+    expect(json).toContain("\\u202egnp.exe");
     expect(json).not.toContain('"type":"actions"');
+    // mrkdwn objects hold only the runner's own words.
+    const mrkdwn = strings(body).filter(({ path }) => path.at(-1) === "text");
+    const blocks = body.blocks as { type: string; elements?: { type: string; text?: string }[] }[];
+    for (const block of blocks) {
+      for (const el of block.elements ?? []) {
+        if (el.type === "mrkdwn") expect(el.text).not.toMatch(/```|<!|bot|evil/);
+      }
+    }
+    expect(mrkdwn.length).toBeGreaterThan(0);
+    // The ``` of the arguments is literal text of a preformatted element, not the end of a code block.
+    const args = blocks
+      .filter((b) => b.type === "rich_text")
+      .flatMap((b) => b.elements as { type: string; elements: { text: string }[] }[])
+      .filter((e) => e.type === "rich_text_preformatted")
+      .flatMap((e) => e.elements.map((t) => t.text));
+    expect(args.join("")).toContain("echo ```⏎<!channel>");
+    // The fallback text is parsed as mrkdwn by Slack: escaped.
+    expect(body.text).toContain("bot&lt;!here&gt;");
+    expect(String(body.text)).not.toContain("<!");
   });
 
-  it("breaks Teams markdown links in agent-controlled text", () => {
-    const json = JSON.stringify(
-      teamsPayload({ kind: "request", personal: false, items: [{ record, url: null, task: null }] }),
-    );
-    expect(json).not.toContain("](https");
+  it("Teams: agent text sits only in TextRuns (no markdown), never in a TextBlock or FactSet", () => {
+    const body = teamsPayload(message);
+    const json = JSON.stringify(body);
     expect(json).not.toContain("https://evil");
+    expect(json).not.toContain("\u202e");
+    const card = (body.attachments as { content: { body: { type: string; text?: string }[] } }[])[0]!.content;
+    expect(card.body.some((b) => b.type === "FactSet")).toBe(false);
+    for (const block of card.body) {
+      if (block.type === "TextBlock") expect(block.text).not.toMatch(/Approve|evil|bot|\*\*/);
+    }
+    const runs = strings(card.body).filter(({ path }) => path.includes("inlines") && path.at(-1) === "text");
+    expect(runs.map((r) => r.text).join(" ")).toContain("[Approve](https[:]//evil.example/x) **now**");
+  });
+
+  it("JSON: hidden characters escaped and links defanged in every text field", () => {
+    const body = jsonPayload(message);
+    const json = JSON.stringify(body);
+    expect(json).not.toContain("https://evil");
+    expect(json).not.toContain("\u202e");
+    expect(body).toMatchObject({ requests: [{ reason: expect.stringContaining("\\u202eexe.txt") }] });
   });
 
   it("generic JSON lists each request with its url", () => {

@@ -1,6 +1,6 @@
-import { assertNever, type ChatWebhookFormat } from "../shared/index.js";
+import { assertNever, type ChatWebhookFormat, type NeutralSink, neutralise } from "../shared/index.js";
 import { formatTime } from "./approval-message.js";
-import { defangLinks, summariseArgs } from "./approval-story.js";
+import { summariseArgs } from "./approval-story.js";
 import type { ApprovalRecord } from "./record.js";
 
 /** One request in a chat message, with where its button leads. */
@@ -24,23 +24,27 @@ const CHANNEL_NO_ADMIN = "This channel gets no personal links: decide with the l
 const CHANNEL_ADMIN =
   "Signed-in operators can decide on /admin; approvers can also use the link in their mail.";
 
-/** A free text cut to `max` characters, defanged, one line. */
-function line(text: string, max: number): string {
+/** A free text cut to `max` characters, on one line, neutralised for `sink`. */
+function line(text: string, max: number, sink: NeutralSink): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  return defangLinks(flat.length > max ? `${flat.slice(0, max)}…` : flat);
+  return neutralise(flat.length > max ? `${flat.slice(0, max)}…` : flat, sink);
 }
 
-function argsLine(record: ApprovalRecord): string {
+function argsLine(record: ApprovalRecord, sink: NeutralSink): string {
   let args: unknown;
   try {
     args = JSON.parse(record.argsCanonical);
   } catch {
     args = record.argsCanonical;
   }
-  return defangLinks(summariseArgs(args, 300));
+  return neutralise(summariseArgs(args, 300), sink);
 }
 
-function title(kind: ChatMessage["kind"], items: readonly ChatItem[]): string {
+function title(kind: ChatMessage["kind"], items: readonly ChatItem[], sink: NeutralSink): string {
+  return neutralise(rawTitle(kind, items), sink);
+}
+
+function rawTitle(kind: ChatMessage["kind"], items: readonly ChatItem[]): string {
   const first = items[0]!.record;
   switch (kind) {
     case "request":
@@ -54,42 +58,50 @@ function title(kind: ChatMessage["kind"], items: readonly ChatItem[]): string {
   }
 }
 
-/** Slack mrkdwn escaping: only &, < and > are control characters (`<url|text>` makes a link). */
-function slackEscape(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+/** Literal text in a Slack rich_text element: Slack parses no markup, mention or link in it. */
+function richText(
+  text: string,
+  style?: { bold?: true; italic?: true; code?: true },
+): Record<string, unknown> {
+  return { type: "text", text, ...(style ? { style } : {}) };
 }
 
-/** A Slack incoming-webhook body: Block Kit blocks plus the `text` fallback for notifications. */
+/**
+ * A Slack incoming-webhook body: Block Kit blocks plus the `text` fallback for notifications. Every
+ * value the runner did not write sits in `rich_text` elements or `plain_text` (literal: a ``` or
+ * `<!channel>` in an argument stays text); the fallback, which Slack parses as mrkdwn, is escaped.
+ */
 export function slackPayload(message: ChatMessage): Record<string, unknown> {
-  const heading = title(message.kind, message.items);
+  const heading = title(message.kind, message.items, "slack");
   const blocks: unknown[] = [{ type: "header", text: { type: "plain_text", text: heading.slice(0, 150) } }];
   for (const item of message.items) {
     const r = item.record;
+    const value = (text: string) => richText(neutralise(text, "slack"));
+    const facts: unknown[] = [
+      richText("Tool: ", { bold: true }),
+      value(`${r.tool} (${r.risk})`),
+      richText("\nAgent: ", { bold: true }),
+      value(r.agent),
+      richText(r.scheduleId ? "\nSchedule: " : "\nRun: ", { bold: true }),
+      value(r.scheduleId ?? r.runId),
+      richText("\nDeadline: ", { bold: true }),
+      richText(formatTime(r.deadline)),
+      richText("\nReason: ", { bold: true }),
+      richText(line(r.reason, 300, "slack")),
+    ];
+    if (item.task !== null)
+      facts.push(
+        richText("\nTask: ", { bold: true }),
+        richText(line(item.task, 300, "slack"), { italic: true }),
+      );
     blocks.push({
-      type: "section",
-      fields: [
-        { type: "mrkdwn", text: `*Tool*\n\`${slackEscape(r.tool)}\` (${slackEscape(r.risk)})` },
-        { type: "mrkdwn", text: `*Agent*\n${slackEscape(r.agent)}` },
-        {
-          type: "mrkdwn",
-          text: r.scheduleId ? `*Schedule*\n${slackEscape(r.scheduleId)}` : `*Run*\n${slackEscape(r.runId)}`,
-        },
-        { type: "mrkdwn", text: `*Deadline*\n${formatTime(r.deadline)}` },
+      type: "rich_text",
+      elements: [
+        { type: "rich_text_section", elements: facts },
+        { type: "rich_text_preformatted", elements: [richText(argsLine(r, "slack"))] },
+        { type: "rich_text_section", elements: [richText("Request "), richText(r.id, { code: true })] },
       ],
     });
-    blocks.push({
-      type: "section",
-      text: {
-        type: "mrkdwn",
-        text: `*Reason:* ${slackEscape(line(r.reason, 300))}\n\`\`\`${slackEscape(argsLine(r))}\`\`\`\nRequest \`${r.id}\``,
-      },
-    });
-    if (item.task !== null) {
-      blocks.push({
-        type: "context",
-        elements: [{ type: "mrkdwn", text: `Task: ${slackEscape(line(item.task, 300))}` }],
-      });
-    }
     if (item.url !== null) {
       blocks.push({
         type: "actions",
@@ -113,58 +125,52 @@ export function slackPayload(message: ChatMessage): Record<string, unknown> {
       elements: [{ type: "mrkdwn", text: hasAdmin ? CHANNEL_ADMIN : CHANNEL_NO_ADMIN }],
     });
   }
-  return { text: heading, blocks };
+  return { text: title(message.kind, message.items, "slack_mrkdwn"), blocks };
 }
 
-/** Teams markdown would make `[x](url)` a link: break the pattern (a zero-width space). */
-function teamsText(text: string): string {
-  return text.replace(/\]\(/g, "]\u200b(");
+/** A Teams RichTextBlock of TextRuns: Adaptive Cards parse no markdown in a TextRun. */
+function teamsRuns(
+  runs: readonly Record<string, unknown>[],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { type: "RichTextBlock", inlines: runs.map((r) => ({ type: "TextRun", ...r })), ...extra };
 }
 
-/** A Microsoft Teams incoming-webhook / workflow body: one Adaptive Card (1.4). */
+function teamsFact(label: string, value: string): Record<string, unknown> {
+  return teamsRuns([{ text: `${label}: `, weight: "Bolder" }, { text: value }]);
+}
+
+/**
+ * A Microsoft Teams incoming-webhook / workflow body: one Adaptive Card (1.4). Values the runner did
+ * not write are TextRuns of RichTextBlocks, which Teams shows as written: `[x](url)`, `**`, `#` and
+ * lists stay text (TextBlock and FactSet would render them as markdown).
+ */
 export function teamsPayload(message: ChatMessage): Record<string, unknown> {
   const body: unknown[] = [
-    {
-      type: "TextBlock",
-      text: teamsText(title(message.kind, message.items)),
-      weight: "Bolder",
-      size: "Medium",
-      wrap: true,
-    },
+    teamsRuns([{ text: title(message.kind, message.items, "teams"), weight: "Bolder", size: "Medium" }]),
   ];
   const actions: unknown[] = [];
   for (const item of message.items) {
     const r = item.record;
+    const v = (text: string) => neutralise(text, "teams");
     body.push(
-      {
-        type: "FactSet",
-        facts: [
-          { title: "Tool", value: teamsText(`${r.tool} (${r.risk})`) },
-          { title: "Agent", value: teamsText(r.agent) },
-          r.scheduleId
-            ? { title: "Schedule", value: teamsText(r.scheduleId) }
-            : { title: "Run", value: teamsText(r.runId) },
-          { title: "Reason", value: teamsText(line(r.reason, 300)) },
-          { title: "Deadline", value: formatTime(r.deadline) },
-          { title: "Request", value: r.id },
-        ],
-      },
-      { type: "TextBlock", text: teamsText(argsLine(r)), fontType: "Monospace", wrap: true },
+      teamsFact("Tool", v(`${r.tool} (${r.risk})`)),
+      teamsFact("Agent", v(r.agent)),
+      r.scheduleId ? teamsFact("Schedule", v(r.scheduleId)) : teamsFact("Run", v(r.runId)),
+      teamsFact("Reason", line(r.reason, 300, "teams")),
+      teamsFact("Deadline", formatTime(r.deadline)),
+      teamsFact("Request", r.id),
+      teamsRuns([{ text: argsLine(r, "teams"), fontType: "Monospace" }]),
     );
     if (item.task !== null) {
-      body.push({
-        type: "TextBlock",
-        text: teamsText(`Task: ${line(item.task, 300)}`),
-        isSubtle: true,
-        wrap: true,
-      });
+      body.push(teamsRuns([{ text: `Task: ${line(item.task, 300, "teams")}`, isSubtle: true }]));
     }
     if (item.url !== null) {
       actions.push({
         type: "Action.OpenUrl",
         title:
           message.items.length > 1
-            ? `Open ${r.tool} #${actions.length + 1}`
+            ? `Open ${v(r.tool)} #${actions.length + 1}`
             : message.personal
               ? "Review and decide"
               : "Open in /admin",
@@ -210,18 +216,18 @@ export function jsonPayload(message: ChatMessage): Record<string, unknown> {
     personal: message.personal,
     requests: message.items.map(({ record: r, url, task }) => ({
       id: r.id,
-      tool: r.tool,
+      tool: neutralise(r.tool, "json"),
       risk: r.risk,
-      reason: r.reason,
-      agent: r.agent,
-      runId: r.runId,
-      scheduleId: r.scheduleId,
-      parentRunId: r.parentRunId,
-      argsSummary: argsLine(r),
+      reason: neutralise(r.reason, "json"),
+      agent: neutralise(r.agent, "json"),
+      runId: neutralise(r.runId, "json"),
+      scheduleId: r.scheduleId === null ? null : neutralise(r.scheduleId, "json"),
+      parentRunId: r.parentRunId === null ? null : neutralise(r.parentRunId, "json"),
+      argsSummary: argsLine(r, "json"),
       argsHash: r.argsHash,
       requestedAt: new Date(r.requestedAt).toISOString(),
       deadline: new Date(r.deadline).toISOString(),
-      task: task === null ? null : line(task, 1000),
+      task: task === null ? null : line(task, 1000, "json"),
       url,
     })),
   };

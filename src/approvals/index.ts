@@ -1,4 +1,10 @@
-export { RedisAllowAlwaysStore } from "./allow-always-store.js";
+export {
+  type AllowAlwaysGrant,
+  DEFAULT_ALLOW_ALWAYS_TTL_MS,
+  type GrantAuditPort,
+  grantSummary,
+} from "./allow-always-grant.js";
+export { type AllowAlwaysStoreOptions, RedisAllowAlwaysStore } from "./allow-always-store.js";
 export {
   approvalLink,
   composeMessage,

@@ -1,8 +1,8 @@
 import escapeHtml from "escape-html";
+import { neutralise } from "../shared/index.js";
 import {
   type ApprovalStory,
   cutWithNote,
-  defangLinks,
   describeStep,
   STORY_MAIL_STEPS,
   STORY_MAIL_TEXT_LIMIT,
@@ -10,15 +10,16 @@ import {
 
 /**
  * The run's story in a mail, below the link: task, the agent's own words (labelled as such) and the
- * most recent steps. Texts an agent may have written are cut and defanged (`https[:]//…`), so a
- * mail client cannot turn a prompt injection's "approve here" into a link.
+ * most recent steps. Texts an agent may have written are cut and neutralised (hidden characters
+ * escaped, links defanged as `https[:]//…`), so a mail client cannot turn a prompt injection's
+ * "approve here" into a link, nor U+202E reorder what it says.
  */
 
 const AGENT_LABEL =
   "Written by the agent, not by echo-runner or a person (it may try to persuade you; decide on the exact call):";
 
 function untrusted(text: string): string {
-  return defangLinks(cutWithNote(text, STORY_MAIL_TEXT_LIMIT));
+  return neutralise(cutWithNote(text, STORY_MAIL_TEXT_LIMIT), "mail");
 }
 
 /** Lines of the plain-text story. */
@@ -33,7 +34,8 @@ export function storyTextLines(story: ApprovalStory): string[] {
   lines.push(AGENT_LABEL, story.agentWords === null ? "(nothing)" : untrusted(story.agentWords), "");
   lines.push("Earlier steps, most recent first:");
   if (story.steps.length === 0) lines.push("(none)");
-  for (const step of story.steps.slice(0, STORY_MAIL_STEPS)) lines.push(defangLinks(describeStep(step)));
+  for (const step of story.steps.slice(0, STORY_MAIL_STEPS))
+    lines.push(neutralise(describeStep(step), "mail"));
   if (story.steps.length > STORY_MAIL_STEPS) {
     lines.push(`… and ${story.steps.length - STORY_MAIL_STEPS} more on the approval page.`);
   }
@@ -50,7 +52,7 @@ export function storyHtml(story: ApprovalStory): string {
   const parts = ["<h3>The run so far</h3>"];
   if (story.exec) {
     parts.push(
-      `<p>Working directory: <code>${escapeHtml(defangLinks(story.exec.cwd))}</code><br>Runs on: ${escapeHtml(story.exec.host)}</p>`,
+      `<p>Working directory: <code>${escapeHtml(neutralise(story.exec.cwd, "mail"))}</code><br>Runs on: ${escapeHtml(story.exec.host)}</p>`,
     );
   }
   if (story.parent) {
@@ -64,7 +66,7 @@ export function storyHtml(story: ApprovalStory): string {
   parts.push("<p><b>Earlier steps, most recent first</b></p>");
   const items = story.steps
     .slice(0, STORY_MAIL_STEPS)
-    .map((step) => `<li>${escapeHtml(defangLinks(describeStep(step)))}</li>`);
+    .map((step) => `<li>${escapeHtml(neutralise(describeStep(step), "mail"))}</li>`);
   parts.push(items.length === 0 ? "<p>(none)</p>" : `<ul>${items.join("")}</ul>`);
   if (story.steps.length > STORY_MAIL_STEPS) {
     parts.push(`<p>… and ${story.steps.length - STORY_MAIL_STEPS} more on the approval page.</p>`);

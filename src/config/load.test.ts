@@ -94,6 +94,18 @@ describe("config validation rejects bad values and names what is wrong", () => {
       "permissions.approval.wait_timeout_seconds",
       ["expected number"],
     ],
+    [
+      "an allow-always TTL of zero days",
+      "permissions:\n  approval:\n    allow_always_ttl_days: 0\n",
+      "permissions.approval.allow_always_ttl_days",
+      ["0"],
+    ],
+    [
+      "an allow-always TTL over ten years",
+      "permissions:\n  approval:\n    allow_always_ttl_days: 4000\n",
+      "permissions.approval.allow_always_ttl_days",
+      ["4000"],
+    ],
     ["a port out of range", "http:\n  port: 70000\n", "http.port", ["70000"]],
     [
       "a trusted proxy that is not an address or CIDR",

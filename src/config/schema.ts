@@ -304,6 +304,7 @@ const ConfigObject = z.strictObject({
       forbid_self_approval: z.boolean(),
       required_approvals: z.record(z.string().min(1), positiveInt.max(10)),
       reminder_before_seconds: nonNegativeInt,
+      allow_always_ttl_days: positiveInt.max(3650),
     }),
     elevated: z.strictObject({
       enabled: z.boolean(),

@@ -14,6 +14,8 @@ export type AllowAlwaysScope = (typeof ALLOW_ALWAYS_SCOPES)[number];
  */
 export interface AllowAlwaysRecord {
   readonly v: 1;
+  /** The grant's id, when the store gives one (operators revoke by it; the gate's reason names it). */
+  readonly id?: string;
   readonly tool: string;
   /** SHA-256 of the canonical arguments that were approved; or undefined with a pattern. */
   readonly argsHash?: string;

@@ -1,12 +1,14 @@
 import { posix } from "node:path";
 import { pathArgumentsOf } from "../catalog/index.js";
 import { isHostAllowed, type NetworkPolicy } from "../policy/index.js";
+import type { RunFile } from "./command-run-files.js";
 import { type ExecHostKind, hostEffect } from "./exec-host-table.js";
 import { checkExecNetwork } from "./exec-network.js";
 import { type ExecPolicy, type ExecVerdict, stricterExecVerdict } from "./exec-policy.js";
 import type { GuardAssessment } from "./guard-assessment.js";
 import { findInvisibleCharacters } from "./invisible-characters.js";
 import type { PathFence } from "./path-fence.js";
+import type { ShellDialect } from "./shell-dialect.js";
 import { checkUrl, type HostResolver } from "./ssrf.js";
 
 /** What the guard reads of a call's execution context (a tool's ToolExecutionContext has these). */
@@ -23,6 +25,11 @@ export interface CallGuard {
     args: Readonly<Record<string, unknown>>,
     ctx: CallGuardContext,
   ): Promise<GuardAssessment | undefined>;
+  /**
+   * The workspace files an exec-class call runs (`sh x.sh`, `./x`, `make`, `npm run`: see
+   * commandRunFiles), whose content an approval binds; none for other tools, or without a parser.
+   */
+  runFiles?(tool: string, args: Readonly<Record<string, unknown>>): readonly RunFile[];
 }
 
 /** Options for {@link createCallGuard}. */
@@ -41,6 +48,8 @@ export interface CallGuardOptions {
    * every path operand checked by the fence.
    */
   commandPaths?: (command: string) => readonly string[];
+  /** The files a shell command runs (guard's `commandRunFiles` over the command guard's analysis). */
+  commandRunFiles?: (command: string, dialect: ShellDialect) => readonly RunFile[];
   networkPolicy: NetworkPolicy;
   allowedHosts: readonly string[];
   /** `tools.exec.host` (default local): in the sandbox, code the guard cannot read is contained. */
@@ -216,6 +225,19 @@ export function createCallGuard(options: CallGuardOptions): CallGuard {
   };
   return {
     assess: async (tool, args, ctx) => withInvisibleCharacters(await byTool.assess(tool, args, ctx), args),
+    runFiles(tool, args) {
+      const runFiles = options.commandRunFiles;
+      if (!runFiles) return [];
+      if (tool === "exec" || (tool === "process" && args.action !== "write")) {
+        return typeof args.command === "string" ? runFiles(args.command, "bash") : [];
+      }
+      if (tool === "execute_code" && (args.language === "bash" || args.language === "sh")) {
+        return typeof args.code === "string"
+          ? runFiles(args.code, args.language === "sh" ? "posix" : "bash")
+          : [];
+      }
+      return [];
+    },
   };
 }
 

@@ -1,9 +1,10 @@
 import escapeHtml from "escape-html";
 import { type DecisionView, type RunDetail, type RunSummary, usageText } from "../agent/index.js";
-import { type ApprovalRecord, formatTime, renderArgs } from "../approvals/index.js";
+import { type AllowAlwaysGrant, type ApprovalRecord, formatTime, renderArgs } from "../approvals/index.js";
 import { QUEUE_STATES, type QueueStateLabel } from "../metrics/index.js";
 import type { ScheduleView } from "../scheduler/index.js";
 import { makeVisible } from "../shared/index.js";
+import { grantsSection } from "./admin-grants.js";
 
 /**
  * HTML of the dashboard. Every dynamic value passes through escape-html; no script and no inline
@@ -69,6 +70,8 @@ export interface DashboardData {
   pending: ApprovalRecord[];
   runs: RunSummary[];
   schedules: ScheduleView[];
+  /** The live allow-always grants (omitted when the dashboard has no grant store). */
+  grants?: readonly AllowAlwaysGrant[];
   now: number;
 }
 
@@ -150,6 +153,7 @@ ${data.notice ? `<p class="notice" id="notice">${esc(data.notice)}</p>` : ""}
 <h2>Pending approvals</h2>${pending}
 <h2>Recent runs</h2>${runs}
 <h2>Schedules</h2>${schedules}
+${data.grants === undefined ? "" : `<h2>Allow-always grants</h2>${grantsSection(basePath, data.csrf, data.grants)}`}
 <p class="muted">As of ${esc(time(data.now))}. Reload for fresh numbers.</p>`,
   );
 }

@@ -17,11 +17,13 @@ import { MetricsKeys, queueDepths } from "../metrics/index.js";
 import type { AgentQueue } from "../queue/index.js";
 import type { ScheduleService } from "../scheduler/index.js";
 import { type Clock, isRunnerError, RunnerError, systemClock } from "../shared/index.js";
+import { GRANT_NOTICES } from "./admin-grants.js";
 import { ADMIN_CSS, adminErrorPage, dashboardPage, loginPage, runPage } from "./admin-pages.js";
 import { ADMIN_COOKIE, type AdminSession, AdminSessions, readCookie } from "./admin-sessions.js";
 import { APPROVAL_PAGE_HEADERS, clientErrorStatus } from "./approval-routes.js";
 import { MAX_BODY_BYTES } from "./error-replies.js";
 import { retryAfterSeconds } from "./failure-throttle.js";
+import { type GrantsPort, revokeGrant } from "./grant-api.js";
 import type { HttpAuth } from "./http-auth.js";
 
 /** Options of the dashboard (see {@link HttpServerOptions.admin}). */
@@ -35,6 +37,8 @@ export interface AdminHttpOptions {
   /** Queues whose depths are shown (the agent queue). */
   queues: readonly AgentQueue[];
   schedules: Pick<ScheduleService, "list">;
+  /** The allow-always grants, listed with a Revoke button; omitted = not shown. */
+  grants?: GrantsPort;
   /** Called after a dashboard decision settles a request (a worker in this process promotes the job). */
   onDecided?: (record: ApprovalRecord) => void | Promise<void>;
   clock?: Clock;
@@ -208,7 +212,7 @@ export async function adminRoutes(
   app.get<{ Querystring: { notice?: string } }>("/admin", async (request, reply) => {
     const { session } = current(request);
     const now = clock.now();
-    const [queues, pending, runs, schedules] = await Promise.all([
+    const [queues, pending, runs, schedules, grants] = await Promise.all([
       Promise.all(
         options.queues.map(async (q) => ({
           name: q.name,
@@ -218,6 +222,7 @@ export async function adminRoutes(
       options.approvals.list({ status: "pending" }),
       options.runs.listRuns({ limit: 25 }),
       options.schedules.list(),
+      options.grants?.list(),
     ]);
     return html(
       reply,
@@ -230,6 +235,7 @@ export async function adminRoutes(
         pending: pending.filter((r) => effectiveStatus(r, now) === "pending"),
         runs,
         schedules,
+        ...(grants ? { grants } : {}),
         now,
       }),
     );
@@ -248,6 +254,20 @@ export async function adminRoutes(
       throw err;
     }
   });
+
+  const { grants } = options;
+  if (grants) {
+    app.post<{ Params: { id: string } }>("/admin/grants/:id/revoke", async (request, reply) => {
+      const { session } = current(request);
+      if (!csrfOk(request, session)) return staleForm(reply);
+      const revoked = await revokeGrant(grants, request.params.id, session.operator);
+      logger.info(
+        { operator: session.operator, grantId: request.params.id, revoked: revoked !== null },
+        "admin revoked an allow-always grant",
+      );
+      return reply.redirect(`${basePath}/admin?notice=${revoked ? "grant_revoked" : "grant_not_found"}`, 303);
+    });
+  }
 
   app.post<{ Params: { id: string } }>("/admin/approvals/:id/decision", async (request, reply) => {
     const { session } = current(request);
@@ -291,6 +311,7 @@ export async function adminRoutes(
 function noticeFor(code: string | undefined): string | null {
   if (code === undefined) return null;
   if (Object.hasOwn(DONE_NOTICES, code)) return DONE_NOTICES[code as keyof typeof DONE_NOTICES];
+  if (Object.hasOwn(GRANT_NOTICES, code)) return GRANT_NOTICES[code as keyof typeof GRANT_NOTICES];
   if ((DECIDE_REFUSALS as readonly string[]).includes(code)) {
     return `Nothing was decided: ${describeRefusal(code as DecideRefusal)}`;
   }

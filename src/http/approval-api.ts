@@ -11,6 +11,7 @@ import {
 import { sameIdentity } from "../shared/index.js";
 import { type ApprovalHttpContext, reportDecided } from "./approval-http-context.js";
 import { jsonErrorHandler } from "./error-replies.js";
+import { grantApiRoutes } from "./grant-api.js";
 import { checkBearer } from "./http-auth.js";
 
 const DecisionBody = z
@@ -44,7 +45,8 @@ const REFUSAL_STATUS: Readonly<Record<DecideRefusal, number>> = {
 
 /**
  * The JSON API, for named operators: `GET /api/approvals?status=`, `GET /api/approvals/:id`,
- * `POST /api/approvals/:id/decision` ({decision, comment?, by?}). Each operator has a token of their
+ * `POST /api/approvals/:id/decision` ({decision, comment?, by?}); with `grants`, also the
+ * allow-always grants (`GET /api/approvals/grants`, `POST /api/approvals/grants/:id/revoke`). Each operator has a token of their
  * own (`approvers[].token_env`); the decision is recorded as that person. Failed tokens are throttled
  * per address and globally before any other work; the read-only metrics token is refused here (403).
  * Without any operator token every call is refused (503).
@@ -75,6 +77,8 @@ export async function approvalApiRoutes(app: FastifyInstance, ctx: ApprovalHttpC
     }
     operatorOf.set(request, check.id);
   });
+
+  if (ctx.grants) grantApiRoutes(app, ctx.grants, (request) => operatorOf.get(request));
 
   app.get("/api/approvals", async (request, reply) => {
     const query = ListQuery.safeParse(request.query);

@@ -3,6 +3,7 @@ import type { ApprovalRecord, ApprovalStore, ApprovalStorySource } from "../appr
 import type { Logger } from "../logging/index.js";
 import { RunnerError } from "../shared/index.js";
 import { DEFAULT_FAILURE_LIMITS, type FailureLimits } from "./failure-throttle.js";
+import type { GrantsPort } from "./grant-api.js";
 import type { HttpAuth } from "./http-auth.js";
 import { LinkFailures } from "./link-failures.js";
 
@@ -22,6 +23,8 @@ export interface ApprovalHttpOptions {
    * the pages show the call without it.
    */
   story?: ApprovalStorySource;
+  /** The allow-always grants the JSON API lists and revokes; omitted = those routes are not served. */
+  grants?: GrantsPort;
 }
 
 /** What the approval route plugins share. */

@@ -4,6 +4,7 @@ import type { EchoRunnerConfig } from "../config/index.js";
 import {
   type CallGuard,
   commandPathOperands,
+  commandRunFiles,
   createCallGuard,
   createExecPolicy,
   createPathFence,
@@ -52,6 +53,7 @@ export async function callGuardFromConfig(
     allowedHosts: config.execution.allowed_hosts,
     ...(options.processCommand ? { processCommand: options.processCommand } : {}),
     commandPaths: (command) => commandPathOperands(commandGuard.analyse(command)),
+    commandRunFiles: (command, dialect) => commandRunFiles(commandGuard.analyse(command, { dialect })),
     pathFence(workspace, workspaceOnly) {
       // The run's fence is the strictest of restrict_to_workspace and its session mode.
       const restrict = config.tools.restrict_to_workspace || workspaceOnly;

@@ -1,5 +1,6 @@
 // The composition root: everything built from config (guard, tool set, approvals, notifiers, model
 // clients, run dependencies) for the entry points in src/cli and workers/.
+export { allowAlwaysFromConfig, grantAuditTrail } from "./allow-always-from-config.js";
 export { approvalPolicyFromConfig, approvalsFromConfig } from "./approvals-from-config.js";
 export { chatNotifiersFromConfig } from "./chat-notifiers-from-config.js";
 export { callGuardFromConfig } from "./guard-from-config.js";

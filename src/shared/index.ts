@@ -14,6 +14,7 @@ export {
 export { hashCanonical, sha256Hex } from "./hash.js";
 export { normaliseIdentity, sameIdentity } from "./identity.js";
 export { type IdFactory, randomId, randomToken } from "./ids.js";
+export { NEUTRAL_SINKS, type NeutralSink, neutralise, stripEscapeSequences } from "./neutralise.js";
 export {
   countHiddenCharacters,
   hasHiddenCharacters,

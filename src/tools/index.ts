@@ -2,6 +2,7 @@
 // implementations and the runtime import one folder; the pure core imports src/catalog directly.
 export * from "../catalog/index.js";
 export { missingForAction } from "./action-args.js";
+export { RUN_FILE_MAX_BYTES, workspaceFileDigest } from "./beneath/workspace-file-digest.js";
 export {
   currentWorkspaceView,
   viewedPath,

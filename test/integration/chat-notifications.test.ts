@@ -69,7 +69,7 @@ function slackShape(body: Record<string, unknown>): string[] {
   else {
     if (blocks[0]?.type !== "header" || blocks[0].text?.type !== "plain_text") out.push("header first");
     for (const block of blocks) {
-      if (!["header", "section", "context", "actions", "divider"].includes(block.type))
+      if (!["header", "section", "rich_text", "context", "actions", "divider"].includes(block.type))
         out.push(`block ${block.type}`);
       if (block.type === "actions") {
         for (const el of block.elements as { type: string; url?: string; text?: { type: string } }[]) {

@@ -45,6 +45,7 @@ export function storeApprovals(options: {
               scopeId: call.agentId,
               createdBy: approver,
               createdAt: store.clock.now(),
+              runId: call.runId,
             });
           }
           return {

@@ -10,6 +10,7 @@ import {
 import { isExecClassTool } from "../../catalog/index.js";
 import { redactSecrets } from "../../journal/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
+import { callKeyOf } from "../run/approval-hash.js";
 import type { RunInspector } from "./run-inspector.js";
 import type { DecisionView, RunDetail } from "./run-view.js";
 
@@ -95,7 +96,9 @@ function storyOfRun(
   notes: string[],
 ): { agentWords: string | null; steps: StoryStep[] } {
   const calls = detail.transcript.flatMap((turn) => turn.toolCalls.map((call) => ({ turn, call })));
-  const target = calls.find(({ call }) => call.idempotencyKey === idempotencyKey);
+  // A call that runs workspace files asks under a key that adds their digests (approvalKeyOf).
+  const callKey = callKeyOf(idempotencyKey);
+  const target = calls.find(({ call }) => call.idempotencyKey === callKey);
   if (!target) notes.push("the turn that made this call is not in the journal (it may have expired)");
   const before = target ? calls.filter(({ call }) => call.callIndex < target.call.callIndex) : calls;
   const byKey = new Map<string, DecisionView[]>();

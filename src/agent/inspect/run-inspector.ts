@@ -4,6 +4,7 @@ import { type AuditRecord, AuditTrail, Journal } from "../../journal/index.js";
 import { AgentJobPayload, type AgentQueue, openAgentQueue, type RunJob } from "../../queue/index.js";
 import { assertNever, type Clock, RunnerError, systemClock } from "../../shared/index.js";
 import { type UsageTotals, usageOfRecords } from "../budget/usage-totals.js";
+import { callKeyOf } from "../run/approval-hash.js";
 import type { RunOutcome } from "../run/run-contract.js";
 import { clipText, DEFAULT_VIEW_MAX_CHARS } from "./clip.js";
 import { decodeJournal } from "./run-transcript.js";
@@ -308,7 +309,8 @@ function approvalView(record: ApprovalRecord, now: number, maxChars: number): Ap
     status: effectiveStatus(record, now),
     reason: clipText(record.reason, maxChars) ?? "",
     flags: record.flags,
-    idempotencyKey: record.idempotencyKey,
+    // The call's own key (a call that runs workspace files asks under one that adds their digests).
+    idempotencyKey: callKeyOf(record.idempotencyKey),
     argsHash: record.argsHash,
     requestedAt: record.requestedAt,
     deadline: record.deadline,

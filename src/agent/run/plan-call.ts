@@ -1,3 +1,4 @@
+import { isExecClassTool } from "../../catalog/index.js";
 import type { GateCall, GateContext, GateDecision, HumanApproval } from "../../gate/index.js";
 import { checkToolCall } from "../../policy/index.js";
 import {
@@ -8,9 +9,10 @@ import {
   toolFailure,
   validateAnyToolArgs,
 } from "../../tools/index.js";
-import { approvalArgsHash, approvalSubject } from "./approval-hash.js";
+import { approvalArgsHash, approvalKeyOf, approvalSubject } from "./approval-hash.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
 import { approvalAnswered, ParkSignal } from "./park-signal.js";
+import { runFileDigests } from "./run-file-digests.js";
 import type { RunScope } from "./run-scope.js";
 
 function gateContextOf(scope: RunScope): GateContext {
@@ -139,11 +141,15 @@ export async function planCall(
     behavior: "ask" as const,
     reason: `Tool "${name}"'s own permission check failed`,
   });
+  // What the workspace files the command runs hold now: part of what an approval binds.
+  const runFiles = isExecClassTool(name)
+    ? await runFileDigests(deps.guard, name, args, payload.agent.workspace)
+    : undefined;
   const gateCall: GateCall = {
     tool: name,
     args,
     risk,
-    argsHash: approvalArgsHash(name, args, scope.payload.agent.workspace, scope.deps.execHost),
+    argsHash: approvalArgsHash(name, args, payload.agent.workspace, deps.execHost, runFiles),
     ...(guard ? { guard } : {}),
     toolPermission,
   };
@@ -152,7 +158,7 @@ export async function planCall(
   let decision = await gate.check(gateCall, gateCtx);
   const asked = {
     runId: payload.runId,
-    idempotencyKey: ctx.idempotencyKey,
+    idempotencyKey: approvalKeyOf(ctx.idempotencyKey, runFiles),
     tool: name,
     argsHash: gateCall.argsHash,
     agentId: payload.agentId,
@@ -215,9 +221,9 @@ export async function planCall(
     kind: "approval",
     payload,
     jobId: scope.jobId,
-    idempotencyKey: ctx.idempotencyKey,
+    idempotencyKey: asked.idempotencyKey,
     call: gateCall,
-    subject: approvalSubject(name, args, payload.agent.workspace, deps.execHost),
+    subject: approvalSubject(name, args, payload.agent.workspace, deps.execHost, runFiles),
     decision,
     reason: decision.reason,
   });

@@ -16,6 +16,7 @@ const RETRYABLE: Record<ErrorCode, boolean> = {
   JOURNAL_CORRUPT: false,
   APPROVAL_NOT_FOUND: false,
   APPROVAL_NOT_ALLOWED: false,
+  APPROVAL_GRANT_NOT_FOUND: false,
   SCHEDULE_INVALID: false,
   REDIS_UNAVAILABLE: true,
   REDIS_BINARY_MISSING: false,

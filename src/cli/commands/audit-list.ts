@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { AuditTrail } from "../../journal/index.js";
 import { RunnerError } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
+import { terminalJson, terminalText } from "../terminal-text.js";
 import { auditLine, type ListedEntry, openAudit, readRecentEntries } from "./audit-shared.js";
 import { wholeNumberOption } from "./whole-number-option.js";
 
@@ -59,9 +60,8 @@ export const auditListCommand: CliCommand = {
       const broken = entries.filter((e) => !e.ok);
       if (values.json) {
         io.stdout(
-          `${JSON.stringify(
+          `${terminalJson(
             entries.map((e) => (e.ok ? e.record : { id: e.id, malformed: e.problem })),
-            null,
             2,
           )}\n`,
         );
@@ -73,7 +73,7 @@ export const auditListCommand: CliCommand = {
         );
       } else {
         const lines = entries.map((e) => (e.ok ? auditLine(e.record) : `${e.id}  MALFORMED  ${e.problem}`));
-        io.stdout(`${lines.join("\n")}\n`);
+        io.stdout(terminalText(`${lines.join("\n")}\n`));
       }
       if (broken.length > 0) {
         io.stderr(

@@ -1,5 +1,6 @@
 import type { CliCommand } from "../io.js";
 import { approvalsApproveCommand, approvalsDenyCommand } from "./approvals-decide.js";
+import { approvalsGrantsListCommand, approvalsGrantsRevokeCommand } from "./approvals-grants.js";
 import { approvalsListCommand } from "./approvals-list.js";
 import { approvalsShowCommand } from "./approvals-show.js";
 import { auditListCommand } from "./audit-list.js";
@@ -45,6 +46,8 @@ export const COMMANDS: readonly CliCommand[] = [
   approvalsShowCommand,
   approvalsApproveCommand,
   approvalsDenyCommand,
+  approvalsGrantsListCommand,
+  approvalsGrantsRevokeCommand,
   jobsListCommand,
   jobsShowCommand,
   auditListCommand,

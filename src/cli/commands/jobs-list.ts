@@ -8,6 +8,7 @@ import {
 } from "../../agent/index.js";
 import { RunnerError } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
+import { terminalJson, terminalText } from "../terminal-text.js";
 import { oneLine, openRuns, usageLine, when } from "./jobs-shared.js";
 import { wholeNumberOption } from "./whole-number-option.js";
 
@@ -68,9 +69,9 @@ export const jobsListCommand: CliCommand = {
     const runs = await openRuns(io, values.config);
     try {
       const rows = await runs.inspector.listRuns({ limit, ...(state ? { state } : {}) });
-      if (values.json) io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+      if (values.json) io.stdout(`${terminalJson(rows, 2)}\n`);
       else if (rows.length === 0) io.stdout(state ? `no runs in state ${state}\n` : "no runs\n");
-      else io.stdout(`${rows.map(line).join("\n")}\n`);
+      else io.stdout(terminalText(`${rows.map(line).join("\n")}\n`));
       return EXIT.ok;
     } finally {
       await runs.close();

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import type { DecisionView, RunDetail } from "../../agent/index.js";
 import { RunnerError } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
+import { terminalJson, terminalText } from "../terminal-text.js";
 import { oneLine, openRuns, usageLine, when } from "./jobs-shared.js";
 
 const USAGE = "echo-runner jobs show <run id> [--config FILE] [--json]";
@@ -102,7 +103,7 @@ export const jobsShowCommand: CliCommand = {
     const runs = await openRuns(io, values.config);
     try {
       const detail = await runs.inspector.showRun(positionals[0]);
-      io.stdout(values.json ? `${JSON.stringify(detail, null, 2)}\n` : render(detail));
+      io.stdout(values.json ? `${terminalJson(detail, 2)}\n` : terminalText(render(detail)));
       return EXIT.ok;
     } finally {
       await runs.close();

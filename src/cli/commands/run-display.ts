@@ -1,3 +1,4 @@
+import { terminalJson, terminalText } from "../terminal-text.js";
 import type { RunEvent } from "./run-follow.js";
 
 /** Writes run events for a person (plain lines, plus a live status line on a terminal) or as JSON lines. */
@@ -13,8 +14,15 @@ function who(event: { child: boolean; runId: string }): string {
   return event.child ? `  [sub-agent ${event.runId.slice(0, 14)}]` : "";
 }
 
-/** One event as the line(s) a person reads; the same text on a terminal and in a log. */
+/**
+ * One event as the line(s) a person reads; the same text on a terminal and in a log. Text a model
+ * or an agent wrote (the task, reasons, the final answer, errors) cannot take over the terminal.
+ */
 export function describeEvent(event: RunEvent, approveHint: (id: string) => string): string {
+  return terminalText(eventText(event, approveHint));
+}
+
+function eventText(event: RunEvent, approveHint: (id: string) => string): string {
   switch (event.type) {
     case "enqueued":
       return `enqueued run ${event.runId} (agent ${event.agent}, model ${event.model})\n  task: ${event.task.split("\n")[0]}`;
@@ -49,7 +57,7 @@ export function describeEvent(event: RunEvent, approveHint: (id: string) => stri
 
 /** `--json`: one JSON object per event and line. */
 export function jsonDisplay(write: (text: string) => void): RunDisplay {
-  return { event: (event) => write(`${JSON.stringify(event)}\n`), close: () => undefined };
+  return { event: (event) => write(`${terminalJson(event)}\n`), close: () => undefined };
 }
 
 /** Plain lines (stdout is not a terminal): one line or block per event, nothing rewritten. */

@@ -28,7 +28,7 @@ export const allowAlwaysStep: GateStep = {
     if (!match) return NEXT;
     return {
       verdict: "allow",
-      reason: `allow-always record by ${match.createdBy} (${match.scope} ${match.scopeId})`,
+      reason: `allow-always ${match.id === undefined ? "record" : `grant ${match.id}`} by ${match.createdBy} (${match.scope} ${match.scopeId})`,
     };
   },
 };
