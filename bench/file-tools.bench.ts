@@ -3,10 +3,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { withHeldEntry } from "../src/tools/beneath/held-entry.js";
+import { withWorkspaceView } from "../src/tools/beneath/workspace-view.js";
 import { atomicWriteFile } from "../src/tools/files/atomic-write.js";
 import { readTextAt, readTextFile } from "../src/tools/files/text-file.js";
 import { readChangeSet } from "../src/tools/layer/change-set.js";
 import { landChangeSet } from "../src/tools/layer/land-change-set.js";
+import { RunLayers } from "../src/tools/layer/run-layers.js";
 import { runStandalone } from "./standalone.js";
 
 /**
@@ -30,6 +32,8 @@ export interface FileToolsBenchResult {
   depth: number;
   read: { byName: Percentiles; byDescriptor: Percentiles; overhead: Percentiles };
   write: { byName: Percentiles; byDescriptor: Percentiles; overhead: Percentiles };
+  /** The same read by descriptor on the host path and through a run's layer (its namespace root), µs. */
+  layered: { host: Percentiles; layered: Percentiles; overhead: Percentiles };
   /** A layer of 1,000 changed files (4 KiB each, 20 folders): reading its change set and landing it, ms. */
   landing: { files: number; readMs: number; landMs: number; copyMs: number; targetMs: number };
   targetOverheadUs: number;
@@ -86,18 +90,44 @@ export async function runFileToolsBench(options: { calls?: number } = {}): Promi
     }
     const read = compare(reads.name, reads.fd);
     const write = compare(writes.name, writes.fd);
+    const layered = await benchLayeredRead(ws, file, Math.max(200, Math.floor(calls / 5)));
     const landing = await benchLanding(ws);
     return {
       calls,
       depth: file.split("/").length - 1,
       read,
       write,
+      layered,
       landing,
       targetOverheadUs: TARGET_OVERHEAD_US,
       withinTarget: read.overhead.p50 <= TARGET_OVERHEAD_US && write.overhead.p50 <= TARGET_OVERHEAD_US,
     };
   } finally {
     await rm(ws, { recursive: true, force: true });
+  }
+}
+
+/** A read by descriptor on the host path against the same read through a run's layer, alternating. */
+async function benchLayeredRead(
+  ws: string,
+  file: string,
+  calls: number,
+): Promise<FileToolsBenchResult["layered"]> {
+  const dir = await mkdtemp(join(tmpdir(), "echo-bench-file-layers-"));
+  const layers = new RunLayers({ dir });
+  try {
+    const view = await layers.enter("bench", "bench", ws);
+    const host: number[] = [];
+    const inLayer: number[] = [];
+    for (let i = 0; i < calls; i++) {
+      host.push(await timed(() => readTextAt(file, 1 << 20)));
+      inLayer.push(await timed(() => withWorkspaceView(view, () => readTextAt(file, 1 << 20))));
+    }
+    const c = compare(host, inLayer);
+    return { host: c.byName, layered: c.byDescriptor, overhead: c.overhead };
+  } finally {
+    await layers.close();
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -139,6 +169,7 @@ export function formatFileToolsBench(r: FileToolsBenchResult): string {
     line("read_file's read", r.read),
     line("write_file's write", r.write),
     `  target: p50 overhead ≤ ${us(r.targetOverheadUs)}: ${r.withinTarget ? "met" : "MISSED"}`,
+    `  read_file's read in a run's layer: host path p50 ${us(r.layered.host.p50)}, through the layer p50 ${us(r.layered.layered.p50)} p99 ${us(r.layered.layered.p99)} (${(r.layered.layered.p50 / r.layered.host.p50).toFixed(2)}×, +${us(r.layered.overhead.p50)})`,
     `  landing ${r.landing.files} changed files: change set read in ${Math.round(r.landing.readMs)} ms, landed in ${Math.round(r.landing.landMs)} ms (cp -r of the same files: ${Math.round(r.landing.copyMs)} ms, ${(r.landing.landMs / r.landing.copyMs).toFixed(1)}×); target ≤ ${r.landing.targetMs} ms for both: ${r.landing.readMs + r.landing.landMs <= r.landing.targetMs ? "met" : "MISSED"}`,
   ].join("\n");
 }

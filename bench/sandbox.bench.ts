@@ -3,7 +3,13 @@ import { mkdtemp, readdir, readFile, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createSandboxHost, type SandboxHost } from "../src/tools/index.js";
+import {
+  createSandboxHost,
+  RunLayers,
+  type SandboxHost,
+  type WorkspaceView,
+  withWorkspaceView,
+} from "../src/tools/index.js";
 
 /**
  * Sandbox benchmark (issue 16): the start cost of a sandboxed call against a plain spawn of the same
@@ -36,6 +42,17 @@ export interface SandboxBenchResult {
   overhead: Percentiles;
   /** A sandbox with the filtering proxy and socat bridge (network allow). */
   withNetwork: { calls: number; sandboxed: Percentiles; overhead: Percentiles };
+  /**
+   * A sandboxed call inside a run's workspace layer (nsenter into its namespace first) against the
+   * same call without one, alternating; and what opening a run's layer costs (once per attempt).
+   */
+  withLayer: {
+    calls: number;
+    without: Percentiles;
+    layered: Percentiles;
+    overhead: Percentiles;
+    openMs: Percentiles;
+  };
   /** Resident memory of the sandbox's own processes while a command runs (no network / network). */
   memoryKiB: { sandbox: number; sandboxWithNetwork: number };
   targetOverheadMs: number;
@@ -87,6 +104,49 @@ async function timedSandboxed(host: SandboxHost, workspace: string): Promise<num
     await launch.dispose();
   }
   return performance.now() - t;
+}
+
+async function timedLayered(host: SandboxHost, workspace: string, view: WorkspaceView): Promise<number> {
+  return withWorkspaceView(view, () => timedSandboxed(host, workspace));
+}
+
+/** A sandboxed call with and without a layer, alternating, and the cost of opening fresh layers. */
+async function benchLayer(
+  host: SandboxHost,
+  workspace: string,
+  calls: number,
+): Promise<SandboxBenchResult["withLayer"]> {
+  const dir = await mkdtemp(join(tmpdir(), "echo-bench-layers-"));
+  const layers = new RunLayers({ dir });
+  try {
+    const opens: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const t = performance.now();
+      await layers.enter(`open-${i}`, `open-${i}`, workspace);
+      opens.push(performance.now() - t);
+      await layers.release(`open-${i}`);
+    }
+    const view = await layers.enter("bench", "bench", workspace);
+    for (let i = 0; i < 5; i++) await timedLayered(host, workspace, view);
+    const without: number[] = [];
+    const layered: number[] = [];
+    for (let i = 0; i < calls; i++) {
+      without.push(await timedSandboxed(host, workspace));
+      layered.push(await timedLayered(host, workspace, view));
+    }
+    const w = percentiles(without);
+    const l = percentiles(layered);
+    return {
+      calls,
+      without: w,
+      layered: l,
+      overhead: { p50: l.p50 - w.p50, p99: l.p99 - w.p99 },
+      openMs: percentiles(opens),
+    };
+  } finally {
+    await layers.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 async function rssKiB(pid: number): Promise<number> {
@@ -187,6 +247,7 @@ export async function runSandboxBench(options: SandboxBenchOptions = {}): Promis
       plainForNetwork.push(await timedPlain());
       networked.push(await timedSandboxed(online, workspace));
     }
+    const withLayer = await benchLayer(offline, workspace, Math.max(10, Math.floor(calls / 2)));
     const p = percentiles(plain);
     const s = percentiles(sandboxed);
     const pn = percentiles(plainForNetwork);
@@ -202,6 +263,7 @@ export async function runSandboxBench(options: SandboxBenchOptions = {}): Promis
         sandboxed: n,
         overhead: { p50: n.p50 - pn.p50, p99: n.p99 - pn.p99 },
       },
+      withLayer,
       memoryKiB: {
         sandbox: await sandboxMemory(offline, workspace),
         sandboxWithNetwork: await sandboxMemory(online, workspace),
@@ -220,6 +282,7 @@ export function formatSandboxBench(r: SandboxBenchResult): string {
   return [
     `sandbox: start cost of /usr/bin/true over ${r.calls} calls each, alternating — plain spawn p50 ${ms(r.plain.p50)} p99 ${ms(r.plain.p99)}; bubblewrap sandbox p50 ${ms(r.sandboxed.p50)} p99 ${ms(r.sandboxed.p99)}; overhead p50 ${ms(r.overhead.p50)} p99 ${ms(r.overhead.p99)}; target p50 overhead ≤ ${r.targetOverheadMs} ms: ${r.withinTarget ? "met" : "MISSED"}`,
     `  with network (filtering proxy + socat bridge, ${r.withNetwork.calls} calls): p50 ${ms(r.withNetwork.sandboxed.p50)} p99 ${ms(r.withNetwork.sandboxed.p99)}; overhead p50 ${ms(r.withNetwork.overhead.p50)} p99 ${ms(r.withNetwork.overhead.p99)}`,
+    `  in a run's workspace layer (${r.withLayer.calls} calls each, alternating): without p50 ${ms(r.withLayer.without.p50)}, layered p50 ${ms(r.withLayer.layered.p50)} p99 ${ms(r.withLayer.layered.p99)} (${(r.withLayer.layered.p50 / r.withLayer.without.p50).toFixed(2)}×, +${ms(r.withLayer.overhead.p50)}); opening a run's layer p50 ${ms(r.withLayer.openMs.p50)} p99 ${ms(r.withLayer.openMs.p99)} (once per attempt)`,
     `  memory of a running sandbox's own processes: ${r.memoryKiB.sandbox} KiB without network, ${r.memoryKiB.sandboxWithNetwork} KiB with the socat bridge`,
   ].join("\n");
 }
