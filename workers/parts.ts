@@ -1,4 +1,4 @@
-import { type RunDeps, RunInspector, storeApprovals } from "../src/agent/index.js";
+import { type RunDeps, RunInspector, RunOperations, storeApprovals } from "../src/agent/index.js";
 import {
   type ApprovalNotifications,
   type ApprovalStore,
@@ -150,6 +150,7 @@ export async function startWorkerPart(
         : false,
   });
   const metrics = new RunnerMetrics({ redis, keyPrefix, logger });
+  const operations = new RunOperations({ redis, keyPrefix, approvals: store });
   // Before taking any run: end what a dead worker on this data dir left running.
   await metrics.processesReaped("orphan", tools.reapOrphans?.().reaped ?? 0);
   const worker = startAgentWorker({
@@ -160,6 +161,7 @@ export async function startWorkerPart(
     deps: { ...deps, ...overrides },
     metrics,
     releaseRun: tools.releaseRun,
+    cancels: operations,
     onRunFinished: async (payload) => {
       if (payload.origin.scheduleId)
         await hooks.markScheduleRunFinished(payload.origin.scheduleId, payload.runId);
@@ -178,6 +180,7 @@ export async function startWorkerPart(
       await canceller.stop();
       await promoter.stop();
       await worker.close();
+      await operations.close();
       await approvals.close();
     },
   };
@@ -224,6 +227,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
     clock: systemClock,
   });
   const inspector = new RunInspector({ redis, keyPrefix: config.redis.key_prefix, approvals: store });
+  const operations = new RunOperations({ redis, keyPrefix: config.redis.key_prefix, approvals: store });
   const storyReader = storyReaderFromConfig(config, redis, store);
   const app = createHttpServer({
     redis,
@@ -263,6 +267,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
     async stop() {
       await app.close();
       await inspector.close();
+      await operations.close();
       await storyReader.close();
       await queue.close();
     },

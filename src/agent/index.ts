@@ -41,6 +41,7 @@ export {
   JOURNAL_VIEW_STATUSES,
   type JournalEntryView,
   type JournalViewStatus,
+  type OperatorActionView,
   type ParkedApproval,
   RUN_JOB_STATES,
   RUN_OUTCOMES,
@@ -55,6 +56,14 @@ export {
   type TranscriptToolCall,
 } from "./inspect/run-view.js";
 export { usageText } from "./inspect/usage-text.js";
+export { cancelJournalKey, isCancelJournalKey } from "./operate/cancel-record.js";
+export {
+  type CancelResult,
+  type OperatorActor,
+  type RestartResult,
+  RunOperations,
+  type RunOperationsOptions,
+} from "./operate/run-operations.js";
 export {
   type AnthropicClientOptions,
   createAnthropicClient,

@@ -42,6 +42,9 @@ export const ERROR_CODES = [
   "RUN_NOT_FOUND",
   "RUN_CANCELLED",
   "WORKSPACE_PATH_CHANGED",
+  "RUN_NOT_CANCELLABLE",
+  "RUN_NOT_RETRYABLE",
+  "RUN_PAYLOAD_GONE",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -19,6 +19,7 @@ import type { RunDeps, RunOutcome } from "./run-contract.js";
 import { RunOutbox } from "./run-outbox.js";
 import type { RunScope } from "./run-scope.js";
 import { batchVeto } from "./tool-batch-hook.js";
+import { throwIfCancelled } from "./run-cancelled.js";
 import { runToolCall } from "./tool-call.js";
 import { resultForModel } from "./tool-result-text.js";
 
@@ -29,6 +30,8 @@ export interface RunAgentOptions {
   /** Claimant id, unique per attempt of this job in this process. */
   owner: string;
   deps: RunDeps;
+  /** Aborts when an operator cancels the run (the worker's per-job signal). */
+  signal?: AbortSignal;
 }
 
 function systemPrompt(payload: AgentJobPayload): string {
@@ -106,6 +109,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     deps,
     recorded,
     outbox,
+    signal: options.signal,
   };
   // Each step's completion rides with the next step's claim (one round trip per step boundary);
   // whatever is still pending when the run stops, parks or fails is recorded before it does.
@@ -146,6 +150,7 @@ async function runSteps(scope: RunScope, deferred: DeferredCompletion): Promise<
   let childCount = 0;
   let callIndex = 0;
   for (let step = 0; step < payload.agent.maxSteps; step++) {
+    throwIfCancelled(scope.signal, payload.runId);
     await throwIfStopRequested(payload, deps.children);
     const key = modelStepKey(step);
     const tools = visibleSpecs(scope, loaded);
@@ -170,6 +175,7 @@ async function runSteps(scope: RunScope, deferred: DeferredCompletion): Promise<
           deferred,
           deferOwn: true,
         });
+    throwIfCancelled(scope.signal, payload.runId);
     const response = parseRecordedResponse(claimed.value, step);
     turns.recorded(response, recorded.has(key));
     const calls = response.message.toolCalls;
