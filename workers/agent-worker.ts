@@ -217,7 +217,10 @@ export function startAgentWorker(options: AgentWorkerOptions): RunWorker {
       worker.cancelJob(runId, "cancelled by an operator");
     });
     watch.ready.catch((err: unknown) =>
-      options.deps.logger.warn({ err: String(err) }, "watching for cancels failed; runs stop at their next start"),
+      options.deps.logger.warn(
+        { err: String(err) },
+        "watching for cancels failed; runs stop at their next start",
+      ),
     );
     worker.on("closed", () => void watch.stop().catch(() => undefined));
   }

@@ -249,7 +249,9 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
       // No onDecided: the worker promotes parked jobs from the decision events, whichever process decided.
     },
     metrics: { collector },
+    runs: { actions: operations, inspector },
     admin: {
+      actions: operations,
       keyPrefix: config.redis.key_prefix,
       publicUrl: config.http.public_url,
       approvals: store,

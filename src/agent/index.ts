@@ -56,14 +56,6 @@ export {
   type TranscriptToolCall,
 } from "./inspect/run-view.js";
 export { usageText } from "./inspect/usage-text.js";
-export { cancelJournalKey, isCancelJournalKey } from "./operate/cancel-record.js";
-export {
-  type CancelResult,
-  type OperatorActor,
-  type RestartResult,
-  RunOperations,
-  type RunOperationsOptions,
-} from "./operate/run-operations.js";
 export {
   type AnthropicClientOptions,
   createAnthropicClient,
@@ -111,6 +103,14 @@ export {
   ScriptedToolCall,
   ScriptedTurn,
 } from "./model/scripted-script.js";
+export { cancelJournalKey, isCancelJournalKey } from "./operate/cancel-record.js";
+export {
+  type CancelResult,
+  type OperatorActor,
+  type RestartResult,
+  RunOperations,
+  type RunOperationsOptions,
+} from "./operate/run-operations.js";
 export { type RunAgentOptions, runAgent } from "./run/agent-run.js";
 export { childRunId } from "./run/child-payload.js";
 export { ParkSignal } from "./run/park-signal.js";

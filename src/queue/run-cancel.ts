@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { type AgentQueue, type AgentQueueEvents, newestAgentEventId, openAgentQueueEvents } from "./queues.js";
+import {
+  type AgentQueue,
+  type AgentQueueEvents,
+  newestAgentEventId,
+  openAgentQueueEvents,
+} from "./queues.js";
 import type { RedisConnection } from "./redis-connection.js";
 
 /** How long a cancel request is kept, ms (as long as a journal: 7 days). */

@@ -17,8 +17,8 @@ import {
 } from "../../queue/index.js";
 import { assertNever, type Clock, RunnerError, systemClock } from "../../shared/index.js";
 import { type UsageTotals, usageOfRecords } from "../budget/usage-totals.js";
-import type { RunOutcome } from "../run/run-contract.js";
 import { isCancelJournalKey } from "../operate/cancel-record.js";
+import type { RunOutcome } from "../run/run-contract.js";
 import { clipText, DEFAULT_VIEW_MAX_CHARS } from "./clip.js";
 import { decodeJournal } from "./run-transcript.js";
 import {

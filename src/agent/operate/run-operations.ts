@@ -10,8 +10,8 @@ import {
   isCancelledReason,
   type OperatorChannel,
   openAgentQueue,
-  type RunJob,
   RunCancels,
+  type RunJob,
   RunReruns,
   retryFailedJob,
 } from "../../queue/index.js";
@@ -100,7 +100,12 @@ export class RunOperations {
     let result: CancelResult;
     switch (outcome) {
       case "cancelled":
-        result = { runId, status: "cancelled", from: state, withdrawn: await this.finishCancel(runId, request) };
+        result = {
+          runId,
+          status: "cancelled",
+          from: state,
+          withdrawn: await this.finishCancel(runId, request),
+        };
         break;
       case "active":
       case "defer": {
@@ -283,7 +288,9 @@ function describeState(state: string, job: RunJob): string {
 function notCancellable(runId: string, state: string, job: RunJob): RunnerError {
   const now = describeState(state, job);
   const next =
-    now === "completed" ? "use `jobs rerun` to run it again" : "use `jobs retry` to resume it or `jobs rerun`";
+    now === "completed"
+      ? "use `jobs rerun` to run it again"
+      : "use `jobs retry` to resume it or `jobs rerun`";
   return new RunnerError(
     "RUN_NOT_CANCELLABLE",
     `run ${runId} is already ${now}; cancel takes a waiting, running, parked or retry-scheduled run (${next})`,

@@ -15,11 +15,11 @@ import { taskWithDependencies, throwIfStopRequested } from "./dependency-answers
 import { endedByFinishReason } from "./finish-outcome.js";
 import { ModelTurns } from "./model-turns.js";
 import { ParkSignal } from "./park-signal.js";
+import { throwIfCancelled } from "./run-cancelled.js";
 import type { RunDeps, RunOutcome } from "./run-contract.js";
 import { RunOutbox } from "./run-outbox.js";
 import type { RunScope } from "./run-scope.js";
 import { batchVeto } from "./tool-batch-hook.js";
-import { throwIfCancelled } from "./run-cancelled.js";
 import { runToolCall } from "./tool-call.js";
 import { resultForModel } from "./tool-result-text.js";
 
