@@ -14,6 +14,7 @@ export {
 } from "./operator-credentials.js";
 export {
   CANCEL_WAIT_MS,
+  performRunAction,
   RUN_ACTIONS,
   type RunAction,
   type RunActionReply,
