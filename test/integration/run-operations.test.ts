@@ -81,17 +81,27 @@ async function show(runId: string): Promise<RunDetail> {
   return JSON.parse(stdout) as RunDetail;
 }
 
+let execRuns = 0;
 const exec = defineTool({
   name: "exec",
-  description: "does nothing (test tool): the gate asks a person first",
+  description: "counts its runs (test tool): the gate asks a person first",
   parameters: Type.Object({ command: Type.String() }),
   async execute() {
+    execRuns++;
     return toolSuccess("deployed");
   },
 });
 
-/** A run parked on an exec approval (a worker ran it to the park and stopped), with its link. */
-async function parkedRun(): Promise<{ payload: AgentJobPayload; approvalId: string; link: string }> {
+/**
+ * A run parked on an exec approval, with its link; the worker that ran it to the park is stopped,
+ * unless `keep` asks for it (then it is returned, to be closed by the caller).
+ */
+async function parkedRun(keep = false): Promise<{
+  payload: AgentJobPayload;
+  approvalId: string;
+  link: string;
+  worker?: RunWorker;
+}> {
   const { deps } = await testRunDeps({
     redis,
     keyPrefix,
@@ -117,13 +127,18 @@ async function parkedRun(): Promise<{ payload: AgentJobPayload; approvalId: stri
       .poll(async () => (await findRunJob(queue, payload.runId))?.getState(), { timeout: 15_000 })
       .toBe("delayed");
   } finally {
-    await worker.close();
+    if (!keep) await worker.close();
   }
   const request = (await store.list({ status: "pending" })).find((r) => r.runId === payload.runId);
   expect(request).toBeDefined();
   const token = await store.issueToken(request!.id, APPROVER);
   expect(token).not.toBeNull();
-  return { payload, approvalId: request!.id, link: `${base}/approvals/${request!.id}?t=${token}` };
+  return {
+    payload,
+    approvalId: request!.id,
+    link: `${base}/approvals/${request!.id}?t=${token}`,
+    ...(keep ? { worker } : {}),
+  };
 }
 
 /** Runs `payload` to its end on a worker with `script`, then stops the worker. */
@@ -293,6 +308,37 @@ describe("retrying a failed run", () => {
     expect((await show(payload.runId)).operatorActions.map((a) => [a.action, a.by])).toEqual([
       ["retry", OPERATOR],
     ]);
+  });
+});
+
+describe("retrying a run cancelled while parked", () => {
+  it("asks its approver again, and once approved the call runs once and the run completes", async () => {
+    const { payload, approvalId, worker } = await parkedRun(true);
+    try {
+      expect((await cli(["jobs", "cancel", payload.runId])).code).toBe(0);
+      expect((await store.get(approvalId))?.status).toBe("cancelled");
+      const res = await api("POST", `/api/runs/${payload.runId}/retry`, { reason: "go ahead after all" });
+      expect(res.status).toBe(200);
+      await expect
+        .poll(async () => (await store.get(approvalId))?.status, { timeout: 15_000 })
+        .toBe("pending");
+      await expect
+        .poll(async () => (await findRunJob(queue, payload.runId))?.getState(), { timeout: 15_000 })
+        .toBe("delayed");
+      const before = execRuns;
+      const decided = await store.decide({
+        id: approvalId,
+        actor: { kind: "operator", id: APPROVER, via: "api" },
+        decision: "approve",
+      });
+      expect(decided.outcome).toBe("decided");
+      // What the worker part's promoter does from the decision events.
+      await (await findRunJob(queue, payload.runId))?.promote();
+      expect(await finalState(payload.runId)).toBe("completed");
+      expect(execRuns - before).toBe(1);
+    } finally {
+      await worker?.close();
+    }
   });
 });
 

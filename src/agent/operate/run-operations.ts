@@ -50,7 +50,7 @@ export interface RunOperationsOptions {
   /** `redis.key_prefix`. */
   keyPrefix: string;
   /** The approval store over the same keys (pending approvals are withdrawn through it). */
-  approvals: Pick<ApprovalStore, "cancelRun">;
+  approvals: Pick<ApprovalStore, "cancelRun" | "forgetCancelled">;
   /** The audit trail operator actions are appended to; default one over the same keys. */
   audit?: AuditTrail;
   clock?: Clock;
@@ -72,7 +72,7 @@ export class RunOperations {
   readonly #reruns: RunReruns;
   readonly #journal: Journal;
   readonly #audit: AuditTrail;
-  readonly #approvals: Pick<ApprovalStore, "cancelRun">;
+  readonly #approvals: Pick<ApprovalStore, "cancelRun" | "forgetCancelled">;
   readonly #clock: Clock;
   readonly #newRunId: IdFactory;
 
@@ -196,6 +196,8 @@ export class RunOperations {
     }
     const from = isCancelledReason(job.failedReason) ? "cancelled" : "failed";
     await this.#cancels.clear(runId);
+    // Approvals the cancel withdrew are asked again when the run reaches their calls.
+    await this.#approvals.forgetCancelled(runId);
     await retryFailedJob(job);
     await this.#record("retry", runId, payloadOf(job)?.traceId ?? runId, actor, reason, { from });
     return { runId, from };
