@@ -198,6 +198,8 @@ export class RunOperations {
     await this.#cancels.clear(runId);
     // Approvals the cancel withdrew are asked again when the run reaches their calls.
     await this.#approvals.forgetCancelled(runId);
+    // The failed attempt is over: what it left claimed is in doubt now, not held for a lease.
+    await this.#journal.lapseClaims(runId);
     await retryFailedJob(job);
     await this.#record("retry", runId, payloadOf(job)?.traceId ?? runId, actor, reason, { from });
     return { runId, from };
