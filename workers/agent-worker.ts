@@ -133,7 +133,7 @@ export function agentProcessor(options: AgentWorkerOptions) {
     const endCancelled = async (request: CancelRequest): Promise<Error> => {
       await options.cancels?.finishCancel(payload.runId, request);
       log.info({ by: request.by, via: request.via, reason: request.reason }, "run cancelled");
-      await metrics?.runEnded(payload.runId, "failed");
+      await metrics?.runEnded(payload.runId, "cancelled");
       await finished(payload).catch(() => undefined);
       return failForGood(cancelledReason(request));
     };
