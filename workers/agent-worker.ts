@@ -9,6 +9,8 @@ import {
 import { meteredAuditSink, type RunnerMetrics } from "../src/metrics/index.js";
 import {
   type AgentJobPayload,
+  type CancelRequest,
+  cancelledReason,
   failForGood,
   parkJob,
   parseAgentJobPayload,
@@ -16,6 +18,7 @@ import {
   type RunJob,
   type RunWorker,
   startRunWorker,
+  watchCancels,
 } from "../src/queue/index.js";
 import { isRunnerError, randomToken } from "../src/shared/index.js";
 
@@ -46,6 +49,19 @@ export interface AgentWorkerOptions {
   releaseRun?: (runId: string) => Promise<number>;
   /** Counts runs, parks, retries and (through the audit sink) tool calls; none when omitted. */
   metrics?: RunnerMetrics;
+  /**
+   * Operators' cancels (RunOperations): a run with a cancel request is stopped — at its start, when
+   * it would park, or at once while it runs (announced on the queue's events) — and ended cancelled.
+   * None: runs are not cancellable by operators on this worker.
+   */
+  cancels?: RunCancelPort;
+}
+
+/** What the worker needs of an operator's cancel (implemented by RunOperations). */
+export interface RunCancelPort {
+  cancelRequested(runId: string): Promise<CancelRequest | null>;
+  /** Withdraws the run's approvals and journals who cancelled it and why. */
+  finishCancel(runId: string, request: CancelRequest): Promise<string[]>;
 }
 
 /**
@@ -86,7 +102,7 @@ export function agentProcessor(options: AgentWorkerOptions) {
     }
     await options.onRunFinished?.(payload);
   };
-  return async (job: RunJob, token?: string) => {
+  return async (job: RunJob, token?: string, signal?: AbortSignal) => {
     let payload: ReturnType<typeof parseAgentJobPayload>;
     try {
       payload = parseAgentJobPayload(job.data);
@@ -112,6 +128,22 @@ export function agentProcessor(options: AgentWorkerOptions) {
       });
       if (stopped) await metrics?.processesReaped("run_ended", stopped);
     };
+    // Ends the run cancelled: its processes are stopped (release ran or runs now), its approvals
+    // withdrawn, the cancel journalled; the job fails for good with the cancel as its reason.
+    const endCancelled = async (request: CancelRequest): Promise<Error> => {
+      await options.cancels?.finishCancel(payload.runId, request);
+      log.info({ by: request.by, via: request.via, reason: request.reason }, "run cancelled");
+      await metrics?.runEnded(payload.runId, "cancelled");
+      await finished(payload).catch(() => undefined);
+      return failForGood(cancelledReason(request));
+    };
+    const cancelled = async (): Promise<CancelRequest | null> =>
+      (await options.cancels?.cancelRequested(payload.runId).catch(() => null)) ?? null;
+    const before = await cancelled();
+    if (before) throw await endCancelled(before);
+    // The in-flight call's process tree stops at once, not when the call returns.
+    const onAbort = () => void release();
+    signal?.addEventListener("abort", onAbort, { once: true });
     try {
       let outcome: Awaited<ReturnType<typeof runAgent>>;
       try {
@@ -120,8 +152,10 @@ export function agentProcessor(options: AgentWorkerOptions) {
           jobId: job.id ?? payload.runId,
           owner,
           deps: { ...deps, logger: log },
+          ...(signal ? { signal } : {}),
         });
       } finally {
+        signal?.removeEventListener("abort", onAbort);
         await release();
       }
       log.info(
@@ -131,7 +165,15 @@ export function agentProcessor(options: AgentWorkerOptions) {
       await metrics?.runEnded(payload.runId, outcome.status);
       await finished(payload).catch((e: unknown) => log.warn({ err: String(e) }, "run-finished hook failed"));
       return outcome;
-    } catch (err) {
+    } catch (caught) {
+      // Cancelled while it ran (or just before it parked): ended here, not parked or retried.
+      const request = signal?.aborted || caught instanceof ParkSignal ? await cancelled() : null;
+      if (request) throw await endCancelled(request);
+      // Interrupted by a cancel that was withdrawn meanwhile (a retry): an ordinary, retried stop.
+      const err =
+        signal?.aborted && isRunnerError(caught, "RUN_CANCELLED")
+          ? new Error(`run ${payload.runId} was interrupted by a cancel no longer requested; it runs again`)
+          : caught;
       if (err instanceof ParkSignal) {
         log.info({ wakeAt: err.wakeAt, why: err.why }, "run parked");
         await metrics?.runParked(job.id ?? payload.runId, err.wakeAt);
@@ -165,9 +207,12 @@ export function agentProcessor(options: AgentWorkerOptions) {
   };
 }
 
-/** Starts a worker on the `agent` queue (a child's end wakes its parked parent). */
+/**
+ * Starts a worker on the `agent` queue (a child's end wakes its parked parent). With `cancels`, a
+ * cancel announced for a run this worker is running aborts it (see {@link AgentWorkerOptions.cancels}).
+ */
 export function startAgentWorker(options: AgentWorkerOptions): RunWorker {
-  return startRunWorker({
+  const worker = startRunWorker({
     connection: options.connection,
     keyPrefix: options.keyPrefix,
     concurrency: options.concurrency,
@@ -176,4 +221,17 @@ export function startAgentWorker(options: AgentWorkerOptions): RunWorker {
     ...(options.lockDurationMs ? { lockDurationMs: options.lockDurationMs } : {}),
     ...(options.stalledIntervalMs ? { stalledIntervalMs: options.stalledIntervalMs } : {}),
   });
+  if (options.cancels) {
+    const watch = watchCancels(options.connection, options.keyPrefix, (runId) => {
+      worker.cancelJob(runId, "cancelled by an operator");
+    });
+    watch.ready.catch((err: unknown) =>
+      options.deps.logger.warn(
+        { err: String(err) },
+        "watching for cancels failed; runs stop at their next start",
+      ),
+    );
+    worker.on("closed", () => void watch.stop().catch(() => undefined));
+  }
+  return worker;
 }

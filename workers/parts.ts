@@ -1,4 +1,4 @@
-import { type RunDeps, RunInspector, storeApprovals } from "../src/agent/index.js";
+import { type RunDeps, RunInspector, RunOperations, storeApprovals } from "../src/agent/index.js";
 import type { ApprovalNotifications, ApprovalStore } from "../src/approvals/index.js";
 import { createHttpServer } from "../src/http/index.js";
 import type { Logger } from "../src/logging/index.js";
@@ -147,6 +147,7 @@ export async function startWorkerPart(
         : false,
   });
   const metrics = new RunnerMetrics({ redis, keyPrefix, logger });
+  const operations = new RunOperations({ redis, keyPrefix, approvals: store });
   // Before taking any run: end what a dead worker on this data dir left running.
   await metrics.processesReaped("orphan", tools.reapOrphans?.().reaped ?? 0);
   const worker = startAgentWorker({
@@ -157,6 +158,7 @@ export async function startWorkerPart(
     deps: { ...deps, ...(tools.layers?.kind === "on" ? { layers: tools.layers.port } : {}), ...overrides },
     metrics,
     releaseRun: tools.releaseRun,
+    cancels: operations,
     onRunFinished: async (payload) => {
       if (payload.origin.scheduleId)
         await hooks.markScheduleRunFinished(payload.origin.scheduleId, payload.runId);
@@ -175,6 +177,7 @@ export async function startWorkerPart(
       await canceller.stop();
       await promoter.stop();
       await worker.close();
+      await operations.close();
       await approvals.close();
     },
   };
@@ -221,6 +224,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
     clock: systemClock,
   });
   const inspector = new RunInspector({ redis, keyPrefix: config.redis.key_prefix, approvals: store });
+  const operations = new RunOperations({ redis, keyPrefix: config.redis.key_prefix, approvals: store });
   const storyReader = storyReaderFromConfig(config, redis, store);
   const grants = allowAlwaysFromConfig(config, redis);
   const app = createHttpServer({
@@ -244,7 +248,9 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
       // No onDecided: the worker promotes parked jobs from the decision events, whichever process decided.
     },
     metrics: { collector },
+    runs: { actions: operations, inspector },
     admin: {
+      actions: operations,
       keyPrefix: config.redis.key_prefix,
       publicUrl: config.http.public_url,
       approvals: store,
@@ -263,6 +269,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
     async stop() {
       await app.close();
       await inspector.close();
+      await operations.close();
       await storyReader.close();
       await queue.close();
     },

@@ -41,6 +41,7 @@ export {
   JOURNAL_VIEW_STATUSES,
   type JournalEntryView,
   type JournalViewStatus,
+  type OperatorActionView,
   type ParkedApproval,
   RUN_JOB_STATES,
   RUN_OUTCOMES,
@@ -102,6 +103,14 @@ export {
   ScriptedToolCall,
   ScriptedTurn,
 } from "./model/scripted-script.js";
+export { cancelJournalKey, isCancelJournalKey } from "./operate/cancel-record.js";
+export {
+  type CancelResult,
+  type OperatorActor,
+  type RestartResult,
+  RunOperations,
+  type RunOperationsOptions,
+} from "./operate/run-operations.js";
 export { type RunAgentOptions, runAgent } from "./run/agent-run.js";
 export { childRunId } from "./run/child-payload.js";
 export { ParkSignal } from "./run/park-signal.js";

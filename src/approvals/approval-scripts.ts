@@ -153,6 +153,27 @@ return cancelled
 `;
 
 /**
+ * KEYS: 1 the run's request index. ARGV: 1 base. Forgets the run's cancelled requests (withdrawn
+ * when the run was cancelled), so the retried run asks its approvers again under the same ids;
+ * returns their ids. No other status is touched: a decision stays on record.
+ */
+const FORGET_CANCELLED = `${HELPERS}
+local base = ARGV[1]
+local forgotten = {}
+local isSet = redis.call('TYPE', KEYS[1]).ok == 'set'
+for _, id in ipairs(run_ids(KEYS[1])) do
+  local req = base .. 'req:' .. id
+  if redis.call('HGET', req, 'status') == 'cancelled' then
+    redis.call('DEL', req, base .. 'fetch:' .. id)
+    redis.call('ZREM', base .. 'all', id)
+    if isSet then redis.call('SREM', KEYS[1], id) else redis.call('HDEL', KEYS[1], id) end
+    forgotten[#forgotten + 1] = id
+  end
+end
+return forgotten
+`;
+
+/**
  * KEYS: 1 pending index. ARGV: 1 base, 2 now, 3 retention ms, 4 limit. Pending requests whose
  * deadline passed become expired; returns their ids.
  */
@@ -319,6 +340,7 @@ export const APPROVAL_SCRIPTS = {
   echoApprovalRegister: { keys: 1, lua: REGISTER },
   echoApprovalDecide: { keys: 1, lua: DECIDE },
   echoApprovalCancelRun: { keys: 1, lua: CANCEL_RUN },
+  echoApprovalForgetCancelled: { keys: 1, lua: FORGET_CANCELLED },
   echoApprovalExpireDue: { keys: 1, lua: EXPIRE_DUE },
   echoApprovalIssueToken: { keys: 1, lua: ISSUE_TOKEN },
   echoApprovalMarkDelivered: { keys: 1, lua: MARK_DELIVERED },

@@ -222,6 +222,16 @@ export class ApprovalStore {
   }
 
   /**
+   * Forgets the run's cancelled requests (a retried run asks again, under the same ids); returns
+   * their ids. Decided and expired requests stay.
+   */
+  async forgetCancelled(runId: string): Promise<string[]> {
+    assertApprovalInput("run id", runId);
+    const fn = this.#script("echoApprovalForgetCancelled");
+    return (await fn(this.keys.run(runId), this.keys.base)) as string[];
+  }
+
+  /**
    * The ids of a run's requests. The index is a hash since issue 20 and a set for runs parked
    * before, so both are read.
    */

@@ -5,6 +5,7 @@ import { QUEUE_STATES, type QueueStateLabel } from "../metrics/index.js";
 import type { ScheduleView } from "../scheduler/index.js";
 import { makeVisible } from "../shared/index.js";
 import { grantsSection } from "./admin-grants.js";
+import { runActionsSection } from "./admin-run-actions.js";
 
 /**
  * HTML of the dashboard. Every dynamic value passes through escape-html; no script and no inline
@@ -168,7 +169,14 @@ function decisionRow(d: DecisionView): string {
 }
 
 /** One run: its summary, audit entries (decisions and executions), approvals and journal. */
-export function runPage(basePath: string, operator: string, csrf: string, detail: RunDetail): string {
+export function runPage(
+  basePath: string,
+  operator: string,
+  csrf: string,
+  detail: RunDetail,
+  notice: string | null = null,
+  withActions = false,
+): string {
   const run = detail.run;
   const facts: [string, unknown][] = [
     ["state", run?.state],
@@ -217,8 +225,10 @@ ${detail.journal
     basePath,
     `${header(basePath, operator, csrf)}
 <h2>Run <code>${esc(detail.runId)}</code></h2>
+${notice ? `<p class="notice" id="notice">${esc(notice)}</p>` : ""}
 <table id="run-facts">${facts.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join("")}</table>
 ${detail.notes.map((n) => `<p class="notice">${esc(n)}</p>`).join("")}
+${withActions ? runActionsSection(basePath, csrf, detail) : ""}
 <h2>Decisions and executions (audit trail)</h2>${audit}
 <h2>Approval requests</h2>${approvals}
 <h2>Journal</h2>${journal}`,

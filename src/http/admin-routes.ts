@@ -25,6 +25,7 @@ import { MAX_BODY_BYTES } from "./error-replies.js";
 import { retryAfterSeconds } from "./failure-throttle.js";
 import { type GrantsPort, revokeGrant } from "./grant-api.js";
 import type { HttpAuth } from "./http-auth.js";
+import { actionStatus, performRunAction, RUN_ACTIONS, type RunActionsPort } from "./run-actions.js";
 
 /** Options of the dashboard (see {@link HttpServerOptions.admin}). */
 export interface AdminHttpOptions {
@@ -39,6 +40,8 @@ export interface AdminHttpOptions {
   schedules: Pick<ScheduleService, "list">;
   /** The allow-always grants, listed with a Revoke button; omitted = not shown. */
   grants?: GrantsPort;
+  /** Cancel / retry / rerun buttons on the run page (RunOperations); omitted = no buttons. */
+  actions?: RunActionsPort;
   /** Called after a dashboard decision settles a request (a worker in this process promotes the job). */
   onDecided?: (record: ApprovalRecord) => void | Promise<void>;
   clock?: Clock;
@@ -54,6 +57,20 @@ const DONE_NOTICES = {
 } as const;
 
 const DecisionChoices = ["approve", "deny"] as const;
+
+/** Notices the run page may show after an action (never text from the URL itself). */
+const RUN_NOTICES = {
+  cancelled: "Cancelled: its approvals are withdrawn and it will not run again unless retried.",
+  cancelling: "Cancel requested: its worker is stopping it.",
+  retried: "Retried: the run resumes from its journal; completed calls are not repeated.",
+  rerun: "Rerun started: this is the new run.",
+} as const;
+
+function runNotice(code: string | undefined): string | null {
+  return code !== undefined && Object.hasOwn(RUN_NOTICES, code)
+    ? RUN_NOTICES[code as keyof typeof RUN_NOTICES]
+    : null;
+}
 
 /**
  * `/admin`: sign-in form (the operator's own token → a session cookie carrying the identity that
@@ -241,19 +258,66 @@ export async function adminRoutes(
     );
   });
 
-  app.get<{ Params: { id: string } }>("/admin/runs/:id", async (request, reply) => {
-    const { session } = current(request);
-    try {
-      const detail = await options.runs.showRun(request.params.id);
-      return html(reply, 200, runPage(basePath, session.operator, session.csrf, detail));
-    } catch (err) {
-      if (isRunnerError(err) && (err.code === "RUN_NOT_FOUND" || err.code === "CLI_USAGE")) {
-        const status = err.code === "RUN_NOT_FOUND" ? 404 : 400;
-        return html(reply, status, adminErrorPage(basePath, "No such run", err.message));
+  app.get<{ Params: { id: string }; Querystring: { notice?: string } }>(
+    "/admin/runs/:id",
+    async (request, reply) => {
+      const { session } = current(request);
+      try {
+        const detail = await options.runs.showRun(request.params.id);
+        return html(
+          reply,
+          200,
+          runPage(
+            basePath,
+            session.operator,
+            session.csrf,
+            detail,
+            runNotice(request.query.notice),
+            Boolean(options.actions),
+          ),
+        );
+      } catch (err) {
+        if (isRunnerError(err) && (err.code === "RUN_NOT_FOUND" || err.code === "CLI_USAGE")) {
+          const status = err.code === "RUN_NOT_FOUND" ? 404 : 400;
+          return html(reply, status, adminErrorPage(basePath, "No such run", err.message));
+        }
+        throw err;
       }
-      throw err;
+    },
+  );
+
+  const { actions } = options;
+  if (actions) {
+    for (const action of RUN_ACTIONS) {
+      app.post<{ Params: { id: string } }>(`/admin/runs/:id/${action}`, async (request, reply) => {
+        const { session } = current(request);
+        if (!csrfOk(request, session)) return staleForm(reply);
+        const body = request.body as Record<string, unknown>;
+        const reason = typeof body.reason === "string" ? body.reason.slice(0, 2000) : "";
+        const runId = request.params.id;
+        try {
+          const result = await performRunAction(
+            actions,
+            action,
+            runId,
+            { id: session.operator, via: "admin" },
+            reason,
+          );
+          logger.info(
+            { operator: session.operator, action, runId, status: result.status },
+            "admin run action",
+          );
+          const target = action === "rerun" ? (result.started ?? runId) : runId;
+          const notice = action === "cancel" ? result.status : action === "retry" ? "retried" : "rerun";
+          return reply.redirect(`${basePath}/admin/runs/${encodeURIComponent(target)}?notice=${notice}`, 303);
+        } catch (err) {
+          const status = actionStatus(err);
+          if (status === undefined || !isRunnerError(err)) throw err;
+          return html(reply, status, adminErrorPage(basePath, "Nothing was done", err.message));
+        }
+      });
     }
-  });
+  }
 
   const { grants } = options;
   if (grants) {

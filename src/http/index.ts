@@ -12,4 +12,13 @@ export {
   OperatorCredentials,
   type OperatorToken,
 } from "./operator-credentials.js";
+export {
+  CANCEL_WAIT_MS,
+  performRunAction,
+  RUN_ACTIONS,
+  type RunAction,
+  type RunActionReply,
+  type RunActionsPort,
+} from "./run-actions.js";
+export type { RunApiOptions } from "./run-api.js";
 export { createHttpServer, type HttpServerOptions } from "./server.js";

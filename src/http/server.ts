@@ -16,6 +16,7 @@ import { AuthFailureThrottle, type FailureLimits, resolveFailureLimits } from ".
 import type { HttpAuth } from "./http-auth.js";
 import { type MetricsHttpOptions, metricsRoutes } from "./metrics-route.js";
 import { assertTokenStrength, OperatorCredentials } from "./operator-credentials.js";
+import { type RunApiOptions, runApiRoutes } from "./run-api.js";
 
 /** Options for {@link createHttpServer}. */
 export interface HttpServerOptions {
@@ -41,6 +42,8 @@ export interface HttpServerOptions {
   metrics?: MetricsHttpOptions;
   /** The `/admin` dashboard, signed in with an operator's own token; omitted = not served. */
   admin?: AdminHttpOptions;
+  /** The runs JSON API (`/api/runs/:id`, cancel / retry / rerun), operators' tokens; omitted = not served. */
+  runs?: RunApiOptions;
   /**
    * Fastify's `trustProxy` (`http.trust_proxy`: the proxies' addresses or CIDRs): set it behind a
    * reverse proxy so throttling, recorded fetch addresses and logs use the client's address (from
@@ -119,6 +122,8 @@ export function createHttpServer(options: HttpServerOptions) {
   }
   const { metrics } = options;
   if (metrics) app.register(async (scope) => metricsRoutes(scope, metrics, auth, options.logger));
+  const { runs } = options;
+  if (runs) app.register(async (scope) => runApiRoutes(scope, runs, auth, options.logger));
   const { admin } = options;
   if (admin) app.register(async (scope) => adminRoutes(scope, admin, options.redis, options.logger, auth));
   return app;

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { APPROVAL_SOURCES, CAPABILITIES, RISK_LEVELS, TOOL_ERROR_KINDS } from "../tools/index.js";
 
-/** What an audit entry records: a gate decision, or a tool execution. */
-export const AUDIT_KINDS = ["decision", "execution"] as const;
+/** What an audit entry records: a gate decision, a tool execution, or an operator's action on a run. */
+export const AUDIT_KINDS = ["decision", "execution", "operator"] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 /** Gate verdicts (DESIGN.md §6). */
@@ -61,10 +61,32 @@ const execution = {
   isReplay: z.boolean(),
 };
 
-/** What a caller appends: a gate decision or a tool execution. */
+/** What an operator did to a run (`jobs cancel | retry | rerun`, the API, /admin). */
+export const OPERATOR_ACTIONS = ["cancel", "retry", "rerun"] as const;
+export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
+
+const operator = {
+  kind: z.literal("operator"),
+  /** Trace id of the run acted on. */
+  traceId: id,
+  /** The run acted on (its execution id). */
+  executionId: id,
+  runId: id.optional(),
+  action: z.enum(OPERATOR_ACTIONS),
+  /** The operator's id (config `approvers`, or the CLI's `operator`). */
+  by: z.string().min(1).max(512),
+  via: z.enum(["cli", "api", "admin"]),
+  /** Why, as the operator said it; empty when they gave no reason. */
+  reason: z.string(),
+  /** The new run a rerun started; the job state a cancel found. */
+  detail: z.record(z.string(), z.unknown()).optional(),
+};
+
+/** What a caller appends: a gate decision, a tool execution or an operator's action. */
 export const AuditEvent = z.discriminatedUnion("kind", [
   z.object(decision).strict(),
   z.object(execution).strict(),
+  z.object(operator).strict(),
 ]);
 export type AuditEvent = z.infer<typeof AuditEvent>;
 
@@ -84,8 +106,13 @@ const stamp = {
 export const AuditEntry = z.discriminatedUnion("kind", [
   z.object({ ...stamp, ...decision }).strict(),
   z.object({ ...stamp, ...execution }).strict(),
+  z.object({ ...stamp, ...operator }).strict(),
 ]);
 export type AuditEntry = z.infer<typeof AuditEntry>;
+/** An entry about a tool call (a gate decision or an execution), not an operator's action. */
+export type ToolAuditEntry = Exclude<AuditEntry, { kind: "operator" }>;
+/** An operator's action on a run, as stored. */
+export type OperatorAuditEntry = Extract<AuditEntry, { kind: "operator" }>;
 
 /** An entry as read back, with its stream id and chain links. */
 export interface AuditRecord {

@@ -10,6 +10,10 @@ export {
   decodeAuditFields,
   EXECUTION_OUTCOMES,
   type ExecutionOutcome,
+  OPERATOR_ACTIONS,
+  type OperatorAction,
+  type OperatorAuditEntry,
+  type ToolAuditEntry,
 } from "./audit-entry.js";
 export { isSecretName, REDACTED, redactSecrets, SECRET_NAME_FRAGMENTS } from "./audit-redact.js";
 export {

@@ -161,6 +161,29 @@ end
 return {string.format('%d', t), redis.call('HGETALL', KEYS[1])}
 `;
 
+/**
+ * Ends the lease of every open claim of the run now (no ARGV): for a run no worker runs any more
+ * (a failed job about to be retried), so its open claims are in doubt at once instead of held by a
+ * dead attempt until their leases lapse. Returns how many it ended.
+ */
+const LAPSE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local lapsed = 0
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(field, 1, 2) == 's:' then
+    local ok, st = pcall(cjson.decode, redis.call('HGET', KEYS[1], field))
+    if ok and type(st) == 'table' and st.status == 'started' and type(st.leaseUntil) == 'number'
+      and st.leaseUntil > now then
+      st.leaseUntil = now
+      redis.call('HSET', KEYS[1], field, cjson.encode(st))
+      lapsed = lapsed + 1
+    end
+  end
+end
+return lapsed
+`;
+
 /** Script name (the ioredis command defined for it) → Lua source. Names are namespaced to avoid clashes. */
 export const JOURNAL_SCRIPTS = {
   echoJournalClaim: CLAIM,
@@ -169,5 +192,6 @@ export const JOURNAL_SCRIPTS = {
   echoJournalCompleteThenClaim: COMPLETE_THEN_CLAIM,
   echoJournalRenew: RENEW,
   echoJournalRead: READ,
+  echoJournalLapse: LAPSE,
 } as const;
 export type JournalScriptName = keyof typeof JOURNAL_SCRIPTS;

@@ -373,6 +373,18 @@ export class Journal {
   }
 
   /**
+   * Ends the leases of the run's open claims now; returns how many. Only for a run that no worker
+   * runs (a failed or cancelled job about to be retried): its open claims belong to an attempt that
+   * is over, and are in doubt at once (resolved by the in-doubt policy) instead of held until they
+   * lapse.
+   */
+  async lapseClaims(runId: string): Promise<number> {
+    assertId("run id", runId);
+    const fn = this.#script("echoJournalLapse") as unknown as (key: string) => Promise<number>;
+    return fn(journalKey(this.keyPrefix, runId));
+  }
+
+  /**
    * Deletes the outbox entries of `keys` (delivered by the caller) when no other journal call is
    * about to carry the acknowledgement (claim, complete and complete-then-claim take it along).
    */

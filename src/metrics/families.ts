@@ -4,7 +4,10 @@
  * registry's tools (see {@link UNKNOWN_TOOL_LABEL}) so a model inventing names cannot add series.
  */
 
-/** How a run ended for good (all but failed are the worker's RunOutcome statuses). */
+/**
+ * How a run ended for good (all but failed and cancelled are the worker's RunOutcome statuses);
+ * cancelled: by an operator or its parent run, on a worker (a run nobody held is not counted here).
+ */
 export const RUN_OUTCOMES = [
   "completed",
   "max_steps",
@@ -12,6 +15,7 @@ export const RUN_OUTCOMES = [
   "truncated",
   "refused",
   "failed",
+  "cancelled",
 ] as const;
 export type RunOutcomeLabel = (typeof RUN_OUTCOMES)[number];
 

@@ -44,5 +44,18 @@ export {
   lowHashListpackValues,
 } from "./redis-memory.js";
 export { type RemovedRunsWatch, watchRemovedRuns } from "./removed-runs.js";
+export {
+  CANCEL_EVENT,
+  CancelRequest,
+  type CancelWatch,
+  cancelledReason,
+  isCancelledReason,
+  OPERATOR_CHANNELS,
+  type OperatorChannel,
+  type QueuedCancelOutcome,
+  RunCancels,
+  watchCancels,
+} from "./run-cancel.js";
+export { RunReruns, retryFailedJob } from "./run-restart.js";
 export { type RunProcessor, type RunWorker, type RunWorkerOptions, startRunWorker } from "./run-worker.js";
 export { wakeRun } from "./wake.js";

@@ -52,6 +52,8 @@ export const AgentJobPayload = z.strictObject({
   depth: z.number().int().nonnegative().max(100),
   /** Workflow steps: run ids whose final answers this run is given with its task (they ran before it). */
   dependsOn: z.array(id).max(100).optional(),
+  /** The run this one reruns (`jobs rerun`): same agent, task and schedule, a new run and journal. */
+  rerunOf: id.optional(),
   createdAt: z.number().int().nonnegative(),
 });
 export type AgentJobPayload = z.infer<typeof AgentJobPayload>;

@@ -6,8 +6,11 @@ import { wakeParentOf } from "./wake.js";
 /** A worker on the agent queue; close() waits for its jobs in flight. */
 export type RunWorker = Worker;
 
-/** Handles one run's job; `token` is the job's lock token (for {@link parkJob}). */
-export type RunProcessor = (job: RunJob, token?: string) => Promise<unknown>;
+/**
+ * Handles one run's job; `token` is the job's lock token (for {@link parkJob}); `signal` aborts when
+ * the run is cancelled while this worker runs it (`worker.cancelJob`).
+ */
+export type RunProcessor = (job: RunJob, token?: string, signal?: AbortSignal) => Promise<unknown>;
 
 /** Options for {@link startRunWorker}. */
 export interface RunWorkerOptions {

@@ -44,6 +44,9 @@ export const ERROR_CODES = [
   "RUN_CANCELLED",
   "WORKSPACE_PATH_CHANGED",
   "WORKSPACE_LAYER_FAILED",
+  "RUN_NOT_CANCELLABLE",
+  "RUN_NOT_RETRYABLE",
+  "RUN_PAYLOAD_GONE",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

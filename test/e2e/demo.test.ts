@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AuditTrail } from "../../src/journal/index.js";
+import { AuditTrail, type ToolAuditEntry } from "../../src/journal/index.js";
 import { type AgentQueue, findRunJob, openAgentQueue } from "../../src/queue/index.js";
 import { ScheduleStore } from "../../src/scheduler/index.js";
 import { artifactPath, launchChromium } from "../helpers/browser.js";
@@ -138,7 +138,9 @@ describe("the demo that npm start runs", () => {
       expect(existsSync(join(workspace, "report.md"))).toBe(true);
       expect(existsSync(join(workspace, "report.tar.gz"))).toBe(true);
       const trail = new AuditTrail({ redis, keyPrefix: "echo" });
-      const entries = (await trail.readByTrace(runId)).map((r) => r.entry);
+      const entries = (await trail.readByTrace(runId))
+        .map((r) => r.entry)
+        .filter((e): e is ToolAuditEntry => e.kind !== "operator");
       const decisions = entries
         .filter((e) => e.kind === "decision")
         .map((e) => `${e.tool}:${e.kind === "decision" ? e.verdict : ""}`);

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Job } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { AuditTrail, Journal } from "../../src/journal/index.js";
+import { AuditTrail, Journal, type ToolAuditEntry } from "../../src/journal/index.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
 import { agentQueue, countExecutions, testPayload } from "../helpers/agent-harness.js";
 import { REPO_ROOT } from "../helpers/cli-process.js";
@@ -160,7 +160,7 @@ describe("two workers on one queue with a forced stall", () => {
       expect(after.records.get(blockedKey)?.owner.startsWith(`${blockedPid}:`)).toBe(true);
       const trail = new AuditTrail({ redis, keyPrefix });
       const executions = (await trail.readByTrace(payload.traceId)).filter(
-        (r) => r.entry.kind === "execution",
+        (r): r is typeof r & { entry: ToolAuditEntry } => r.entry.kind === "execution",
       );
       expect(executions.map((r) => r.entry.idempotencyKey).sort()).toEqual([...counts.keys()].sort());
       expect(executions.every((r) => r.entry.kind === "execution" && !r.entry.isReplay)).toBe(true);

@@ -244,7 +244,10 @@ describe("allow-always grants can be seen, revoked and expire (real worker, serv
     for (const runId of [first.runId, third.runId, fourth.runId, fifth.runId]) {
       entries.push(...(await trail.readByTrace(`trace-${runId}`)), ...(await trail.readByTrace(runId)));
     }
-    const grantEntries = entries.map((e) => e.entry).filter((e) => e.detail?.allowAlways !== undefined);
+    const grantEntries = entries
+      .map((e) => e.entry)
+      .filter((e) => e.kind === "decision" && e.detail?.allowAlways !== undefined)
+      .map((e) => e as Extract<typeof e, { kind: "decision" }>);
     expect(grantEntries.filter((e) => e.detail?.allowAlways === "granted")).toHaveLength(4);
     const revokes = grantEntries.filter((e) => e.detail?.allowAlways === "revoked");
     expect(revokes.map((e) => e.approver)).toEqual(["olga", "olga", "olga"]);

@@ -34,7 +34,7 @@ async function outboxFields(runId: string, keyPrefix: string): Promise<string[]>
 
 async function executionKeys(traceId: string, keyPrefix: string): Promise<string[]> {
   const entries = await new AuditTrail({ redis, keyPrefix }).readByTrace(traceId);
-  return entries.filter((e) => e.entry.kind === "execution").map((e) => e.entry.idempotencyKey ?? "");
+  return entries.flatMap((e) => (e.entry.kind === "execution" ? [e.entry.idempotencyKey ?? ""] : []));
 }
 
 /** Tool calls of a journal whose recorded result is a success. */

@@ -203,7 +203,10 @@ describe("sub-agents", () => {
       const trail = await new AuditTrail({ redis, keyPrefix }).readByTrace(parent.traceId);
       const childDecisions = trail
         .map((e) => e.entry)
-        .filter((e) => e.kind === "decision" && (e.tool === "cronjob" || e.tool === "exec"));
+        .filter(
+          (e): e is Extract<typeof e, { kind: "decision" }> =>
+            e.kind === "decision" && (e.tool === "cronjob" || e.tool === "exec"),
+        );
       expect(childDecisions.map((e) => [e.tool, (e as { verdict: string }).verdict])).toEqual([
         ["cronjob", "deny"],
         ["exec", "deny"],

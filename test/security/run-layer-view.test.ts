@@ -130,6 +130,17 @@ describe("a run's layer view", () => {
     expect(await runLayers.record("run-4")).toBeUndefined();
   });
 
+  it("goes on in a kept layer when its run is retried (its replayed calls' writes are there)", async () => {
+    const { workspace, runLayers } = await setup();
+    const view = await runLayers.enter("run-7", "run-7", workspace);
+    expect(inNamespace(view.mountNamespace, `echo kept > ${workspace}/k.txt`).status).toBe(0);
+    await runLayers.keep("run-7", "the run failed");
+    const again = await runLayers.enter("run-7", "run-7", workspace);
+    expect(inNamespace(again.mountNamespace, `cat ${workspace}/k.txt`).stdout).toBe("kept\n");
+    expect((await runLayers.record("run-7"))?.state).toBe("open");
+    expect(existsSync(join(workspace, "k.txt"))).toBe(false);
+  });
+
   it("refuses to land a set that changed since it was approved", async () => {
     const { workspace, runLayers } = await setup();
     const view = await runLayers.enter("run-5", "run-5", workspace);

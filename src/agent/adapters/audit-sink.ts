@@ -29,7 +29,7 @@ export function auditTrailSink(trail: AuditTrail): AuditSink {
   const prepared = new WeakMap<OutboxEntry, Prepared>();
   const entryOf = (event: PreparedAuditEvent, deliveryId: string, text: string): OutboxEntry => {
     const outcome = event.kind === "execution" ? event.outcome : "success";
-    const entry: OutboxEntry = { text, tool: event.tool, outcome };
+    const entry: OutboxEntry = { text, tool: event.kind === "operator" ? event.action : event.tool, outcome };
     prepared.set(entry, { event, deliveryId });
     return entry;
   };

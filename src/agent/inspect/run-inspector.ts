@@ -1,9 +1,23 @@
 import type { Cluster, Redis } from "ioredis";
 import { type ApprovalRecord, type ApprovalStore, effectiveStatus } from "../../approvals/index.js";
-import { type AuditRecord, AuditTrail, Journal } from "../../journal/index.js";
-import { AgentJobPayload, type AgentQueue, openAgentQueue, type RunJob } from "../../queue/index.js";
+import {
+  type AuditRecord,
+  AuditTrail,
+  Journal,
+  type OperatorAuditEntry,
+  type ToolAuditEntry,
+} from "../../journal/index.js";
+import {
+  AgentJobPayload,
+  type AgentQueue,
+  isCancelledReason,
+  openAgentQueue,
+  type RunJob,
+  RunReruns,
+} from "../../queue/index.js";
 import { assertNever, type Clock, RunnerError, systemClock } from "../../shared/index.js";
 import { type UsageTotals, usageOfRecords } from "../budget/usage-totals.js";
+import { isCancelJournalKey } from "../operate/cancel-record.js";
 import { callKeyOf } from "../run/approval-hash.js";
 import type { RunOutcome } from "../run/run-contract.js";
 import { clipText, DEFAULT_VIEW_MAX_CHARS } from "./clip.js";
@@ -11,6 +25,7 @@ import { decodeJournal } from "./run-transcript.js";
 import {
   type ApprovalView,
   type DecisionView,
+  type OperatorActionView,
   type ParkedApproval,
   RUN_JOB_STATES,
   type RunDetail,
@@ -54,6 +69,7 @@ export class RunInspector {
   readonly #redis: Redis | Cluster;
   readonly #clock: Clock;
   readonly #maxChars: number;
+  readonly #reruns: RunReruns;
 
   constructor(options: RunInspectorOptions) {
     this.#redis = options.redis;
@@ -63,6 +79,7 @@ export class RunInspector {
     this.#approvals = options.approvals;
     this.#clock = options.clock ?? systemClock;
     this.#maxChars = options.maxChars ?? DEFAULT_VIEW_MAX_CHARS;
+    this.#reruns = new RunReruns(this.#queue, options.redis);
   }
 
   /**
@@ -136,16 +153,24 @@ export class RunInspector {
     // Approval requests carry the trace id too, so decisions are found even after the job is gone.
     const traceId = data?.traceId ?? approvals[0]?.traceId ?? null;
     let decisions: DecisionView[] = [];
+    let operatorActions: OperatorActionView[] = [];
     if (traceId === null)
       notes.push("no trace id known for this run, so its audit entries cannot be looked up");
     else {
-      const records = await this.#audit.readByTrace(traceId);
+      const records = (await this.#audit.readByTrace(traceId)).filter(
+        (r) => r.entry.runId === undefined || r.entry.runId === runId,
+      );
       decisions = records
-        .filter((r) => r.entry.runId === undefined || r.entry.runId === runId)
+        .filter((r): r is AuditRecord & { entry: ToolAuditEntry } => r.entry.kind !== "operator")
         .map(decisionView);
+      operatorActions = records
+        .filter((r): r is AuditRecord & { entry: OperatorAuditEntry } => r.entry.kind === "operator")
+        .filter((r) => r.entry.executionId === runId)
+        .map(operatorView);
     }
     const toolByKey = new Map<string, string>();
     for (const d of decisions) if (d.idempotencyKey) toolByKey.set(d.idempotencyKey, d.tool);
+    for (const key of snapshot.records.keys()) if (isCancelJournalKey(key)) toolByKey.set(key, "(cancelled)");
     const { transcript, journal } = decodeJournal(snapshot, traceId, toolByKey, this.#maxChars);
     const now = this.#clock.now();
     const run = job ? await this.#summary(job, await jobState(job), approvals) : null;
@@ -162,6 +187,8 @@ export class RunInspector {
       journal,
       decisions,
       approvals: approvals.map((r) => approvalView(r, now, this.#maxChars)),
+      operatorActions,
+      reruns: await this.#reruns.of(runId),
       notes,
     };
   }
@@ -199,6 +226,7 @@ export class RunInspector {
       origin: data?.origin.kind ?? null,
       scheduleId: data?.origin.scheduleId ?? null,
       parentRunId: data?.parentExecutionId ?? null,
+      rerunOf: data?.rerunOf ?? null,
       created: job.timestamp,
       started: job.processedOn ?? null,
       finished: job.finishedOn ?? null,
@@ -279,7 +307,10 @@ function outcomeOf(
       };
     }
     case "failed":
-      return { outcome: "failed", detail: job.failedReason || null };
+      return {
+        outcome: isCancelledReason(job.failedReason) ? "cancelled" : "failed",
+        detail: job.failedReason || null,
+      };
     default:
       return assertNever(state);
   }
@@ -296,8 +327,13 @@ function parkedApproval(record: ApprovalRecord): ParkedApproval {
   };
 }
 
-function decisionView(record: AuditRecord): DecisionView {
+function decisionView(record: AuditRecord & { entry: ToolAuditEntry }): DecisionView {
   const { v: _v, capabilities: _c, ...rest } = record.entry;
+  return { ...rest, streamId: record.id };
+}
+
+function operatorView(record: AuditRecord & { entry: OperatorAuditEntry }): OperatorActionView {
+  const { v: _v, ...rest } = record.entry;
   return { ...rest, streamId: record.id };
 }
 

@@ -1,5 +1,5 @@
 import type { ApprovalStatus, DecisionEntry } from "../../approvals/index.js";
-import type { AuditEntry } from "../../journal/index.js";
+import type { OperatorAuditEntry, ToolAuditEntry } from "../../journal/index.js";
 import type { RunOrigin } from "../../queue/index.js";
 import type { FinishReason, ModelUsage } from "../model/model-client.js";
 
@@ -32,7 +32,7 @@ export type RunStateFilter = (typeof RUN_STATE_FILTERS)[number];
  * backoff, another worker's claim, a child run), `completed`, `max_steps` (stopped without a final
  * answer), `budget_exhausted` (a run budget was reached), `truncated` (the model's answer was cut at
  * its output limit), `refused` (the model or its provider declined), `failed` (no retries left, or
- * not retryable).
+ * not retryable), `cancelled` (an operator cancelled it, or its parent run stopped it).
  */
 export const RUN_OUTCOMES = [
   "queued",
@@ -45,6 +45,7 @@ export const RUN_OUTCOMES = [
   "truncated",
   "refused",
   "failed",
+  "cancelled",
 ] as const;
 
 /**
@@ -91,6 +92,8 @@ export interface RunSummary {
   scheduleId: string | null;
   /** The parent run of a sub-agent run, or null for a top-level run. */
   parentRunId: string | null;
+  /** The run this one is a rerun of (`jobs rerun`), or null. */
+  rerunOf: string | null;
   /** When the job was enqueued. */
   created: number;
   /** When the latest attempt started, or null before any. */
@@ -158,7 +161,10 @@ export interface JournalEntryView {
  * an execution (`outcome`, `durationMs`, `isReplay`). The stored entry minus its version and
  * capabilities, plus the stream id.
  */
-export type DecisionView = ViewOf<AuditEntry>;
+export type DecisionView = ViewOf<ToolAuditEntry>;
+
+/** An operator's action on the run (cancel, retry, rerun), from the audit trail. */
+export type OperatorActionView = Omit<OperatorAuditEntry, "v"> & { streamId: string };
 // Distributes over the union, so `kind` still narrows to `verdict` or `outcome`.
 type ViewOf<E> = E extends unknown ? Omit<E, "v" | "capabilities"> & { streamId: string } : never;
 
@@ -196,6 +202,10 @@ export interface RunDetail {
   journal: JournalEntryView[];
   decisions: DecisionView[];
   approvals: ApprovalView[];
+  /** Operators' cancels, retries and reruns of this run, from the audit trail, oldest first. */
+  operatorActions: OperatorActionView[];
+  /** Runs started as reruns of this one (`jobs rerun`), oldest first. */
+  reruns: string[];
   /** What could not be shown and why (job removed, no trace id to read decisions by). */
   notes: string[];
 }

@@ -16,6 +16,7 @@ import { endedByFinishReason } from "./finish-outcome.js";
 import { landRunLayer } from "./land-layer.js";
 import { ModelTurns } from "./model-turns.js";
 import { ParkSignal } from "./park-signal.js";
+import { throwIfCancelled } from "./run-cancelled.js";
 import type { RunDeps, RunOutcome } from "./run-contract.js";
 import { RunOutbox } from "./run-outbox.js";
 import type { RunScope } from "./run-scope.js";
@@ -30,6 +31,8 @@ export interface RunAgentOptions {
   /** Claimant id, unique per attempt of this job in this process. */
   owner: string;
   deps: RunDeps;
+  /** Aborts when an operator cancels the run (the worker's per-job signal). */
+  signal?: AbortSignal;
 }
 
 function systemPrompt(payload: AgentJobPayload): string {
@@ -107,6 +110,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     deps,
     recorded,
     outbox,
+    signal: options.signal,
   };
   // Each step's completion rides with the next step's claim (one round trip per step boundary);
   // whatever is still pending when the run stops, parks or fails is recorded before it does.
@@ -148,6 +152,7 @@ async function runSteps(scope: RunScope, deferred: DeferredCompletion): Promise<
   let childCount = 0;
   let callIndex = 0;
   for (let step = 0; step < payload.agent.maxSteps; step++) {
+    throwIfCancelled(scope.signal, payload.runId);
     await throwIfStopRequested(payload, deps.children);
     const key = modelStepKey(step);
     const tools = visibleSpecs(scope, loaded);
@@ -172,6 +177,7 @@ async function runSteps(scope: RunScope, deferred: DeferredCompletion): Promise<
           deferred,
           deferOwn: true,
         });
+    throwIfCancelled(scope.signal, payload.runId);
     const response = parseRecordedResponse(claimed.value, step);
     turns.recorded(response, recorded.has(key));
     const calls = response.message.toolCalls;

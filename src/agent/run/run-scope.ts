@@ -20,4 +20,6 @@ export interface RunScope {
   readonly childOrdinals: Map<string, number>;
   /** Where the run's execution audit entries wait until the audit trail has them. */
   readonly outbox: RunOutbox;
+  /** Aborts when an operator cancels the run: the call in flight is interrupted, the run stops. */
+  readonly signal?: AbortSignal | undefined;
 }

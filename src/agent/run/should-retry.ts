@@ -47,6 +47,9 @@ const RETRYABLE: Record<ErrorCode, boolean> = {
   RUN_CANCELLED: false,
   WORKSPACE_PATH_CHANGED: false,
   WORKSPACE_LAYER_FAILED: false,
+  RUN_NOT_CANCELLABLE: false,
+  RUN_NOT_RETRYABLE: false,
+  RUN_PAYLOAD_GONE: false,
 };
 
 /** True when the queue should retry a run that threw `err`. Unknown (non-Runner) errors retry: they are crashes. */

@@ -18,6 +18,7 @@ import type { DeferredCompletion } from "./deferred-completion.js";
 import { executeWithPolicy } from "./execute-tool.js";
 import { approvalAnswered } from "./park-signal.js";
 import { type ExecutePlan, planCall, vetoedCall } from "./plan-call.js";
+import { throwIfCancelled } from "./run-cancelled.js";
 import { createRunControl } from "./run-control.js";
 import type { RunScope } from "./run-scope.js";
 import { prepareResult } from "./tool-result-text.js";
@@ -149,7 +150,10 @@ async function runFreshCall(
       isReplay: claim.inDoubtRerun && safeToRepeat,
       ...(control ? { runControl: control.port } : {}),
     });
-    const result = await executeWithPolicy(allowed.tool, allowed.args, ctx, safeToRepeat);
+    const result = await executeWithPolicy(allowed.tool, allowed.args, ctx, safeToRepeat, scope.signal);
+    // Cancelled while it ran: its process tree was stopped, and what it returned is not its result
+    // (the claim stays open, so a retry finds the call in doubt instead of "done").
+    throwIfCancelled(scope.signal, payload.runId);
     // A park or a failed queue write is not the call's result: it interrupts the run, as it always has.
     const interruption = control?.interruption();
     if (interruption !== undefined) throw interruption;

@@ -59,6 +59,20 @@ export function formatAuditTime(ms: number): string {
  */
 export function auditLine(record: AuditRecord): string {
   const e = record.entry;
+  if (e.kind === "operator") {
+    return [
+      formatAuditTime(e.at),
+      `#${e.seq}`,
+      e.kind.padEnd(9),
+      `jobs ${e.action}`.padEnd(16),
+      `run ${e.executionId}`,
+      e.reason !== "" ? JSON.stringify(oneLine(e.reason)) : "",
+      `by ${e.by} via ${e.via}`,
+      `trace ${e.traceId}`,
+    ]
+      .filter((part) => part !== "")
+      .join("  ");
+  }
   const result = e.kind === "decision" ? e.verdict : `${e.outcome}${e.isReplay ? " (replay)" : ""}`;
   const approver =
     e.approver !== undefined

@@ -13,6 +13,7 @@ import { guardArgvCommand } from "./guard-argv.js";
 import { guardCommandCommand } from "./guard-command.js";
 import { guardPathCommand } from "./guard-path.js";
 import { guardUrlCommand } from "./guard-url.js";
+import { jobsCancelCommand, jobsRerunCommand, jobsRetryCommand } from "./jobs-actions.js";
 import { jobsListCommand } from "./jobs-list.js";
 import { jobsShowCommand } from "./jobs-show.js";
 import { policyExplainCommand } from "./policy-explain.js";
@@ -50,6 +51,9 @@ export const COMMANDS: readonly CliCommand[] = [
   approvalsGrantsRevokeCommand,
   jobsListCommand,
   jobsShowCommand,
+  jobsCancelCommand,
+  jobsRetryCommand,
+  jobsRerunCommand,
   auditListCommand,
   auditVerifyCommand,
   runsLayersCommand,

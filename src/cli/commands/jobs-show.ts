@@ -34,9 +34,19 @@ function render(detail: RunDetail): string {
       `Agent: ${run.agent ?? "?"}   trace ${run.traceId ?? "?"}   origin ${run.origin ?? "?"}${run.scheduleId ? ` (schedule ${run.scheduleId})` : ""}${run.parentRunId ? `   parent ${run.parentRunId}` : ""}`,
       `Created ${when(run.created)}   started ${when(run.started)}   finished ${when(run.finished)}`,
     );
+    if (run.rerunOf) lines.push(`Rerun of: ${run.rerunOf}`);
     if (run.usage) lines.push(`Usage: ${usageLine(run.usage)}`);
-    if (run.detail)
-      lines.push(`${run.outcome === "failed" ? "Failure" : "Answer"}: ${oneLine(run.detail, 400)}`);
+    if (run.detail) {
+      const label =
+        run.outcome === "failed" ? "Failure" : run.outcome === "cancelled" ? "Cancelled" : "Answer";
+      lines.push(`${label}: ${oneLine(run.detail, 400)}`);
+    }
+  }
+  if (detail.reruns.length > 0) lines.push(`Reruns: ${detail.reruns.join(", ")}`);
+  for (const a of detail.operatorActions) {
+    lines.push(
+      `Operator: ${a.action} by ${a.by} via ${a.via} at ${when(a.at)}${a.reason ? `: ${oneLine(a.reason, 200)}` : ""}`,
+    );
   }
   if (detail.task !== null) {
     lines.push(

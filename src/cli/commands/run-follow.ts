@@ -1,5 +1,5 @@
 import type { ApprovalRecord, ApprovalStore } from "../../approvals/index.js";
-import type { AuditEntry, AuditTrail } from "../../journal/index.js";
+import type { AuditTrail, ToolAuditEntry } from "../../journal/index.js";
 import { type AgentQueue, findRunJob } from "../../queue/index.js";
 
 /** What `echo-runner run` reports while it follows a run (also its `--json` lines). */
@@ -58,7 +58,7 @@ export interface FollowOptions {
   now?: () => number;
 }
 
-function auditEvent(entry: AuditEntry, rootRunId: string): RunEvent {
+function auditEvent(entry: ToolAuditEntry, rootRunId: string): RunEvent {
   const runId = entry.runId ?? entry.executionId;
   const child = runId !== rootRunId;
   if (entry.kind === "decision") {
@@ -127,7 +127,8 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
       emit({ type: "resumed" });
       parked = false;
     }
-    for (const record of entries.slice(seen)) emit(auditEvent(record.entry, runId));
+    for (const record of entries.slice(seen))
+      if (record.entry.kind !== "operator") emit(auditEvent(record.entry, runId));
     seen = entries.length;
     if (state === "delayed") {
       const pending = (await approvals.list({ status: "pending", limit: 1000 })).filter(

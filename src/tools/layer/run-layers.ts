@@ -174,7 +174,11 @@ export class RunLayers {
         { data: { runId, workspace } },
       );
     }
-    if (record === undefined || record.state !== "open") {
+    if (record?.state === "kept") {
+      // A retried run goes on where it stopped: its completed calls are replayed from the journal,
+      // and what they wrote is in this layer.
+      record = { ...record, state: "open", updatedAt: Date.now(), note: `reopened by run ${runId}` };
+    } else if (record === undefined || record.state !== "open") {
       // A new layer, or a run going on after its layer landed or was discarded: start empty.
       await rm(upper, { recursive: true, force: true });
       await rm(work, { recursive: true, force: true });
