@@ -48,7 +48,9 @@ export const EXEC_HOST_TABLE: Readonly<Record<HardRule | SoftRule | ExecPolicyFi
     "hard.shutdown": HARD("stops or restarts the machine; never, on any host"),
     "hard.fork-bomb": HARD("a fork bomb; never, on any host (the sandbox's process limit is the backstop)"),
     "hard.system-secret-read": HARD("reads system secrets (/etc/shadow); never, on any host"),
-    "soft.recursive-delete": CROSSES("can destroy what the workspace holds, which the sandbox shares"),
+    "soft.recursive-delete": CROSSES(
+      "destroys the workspace's files: at once without a layer, at landing with one",
+    ),
     "soft.world-writable": CONTAINED("chmod: only the workspace and a private /tmp are writable inside"),
     "soft.setuid": CONTAINED("setuid bits do nothing inside (no capabilities, nosuid user namespace)"),
     "soft.chown-system": CONTAINED("chown to root fails inside (no capabilities)"),
