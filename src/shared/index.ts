@@ -15,6 +15,12 @@ export { hashCanonical, sha256Hex } from "./hash.js";
 export { normaliseIdentity, sameIdentity } from "./identity.js";
 export { type IdFactory, randomId, randomToken } from "./ids.js";
 export {
+  describeRedisOutage,
+  REDIS_OUTAGE_CONDITIONS,
+  type RedisOutageCondition,
+  redisOutageOf,
+} from "./redis-outage.js";
+export {
   countHiddenCharacters,
   hasHiddenCharacters,
   hiddenCharactersIn,

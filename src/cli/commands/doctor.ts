@@ -85,6 +85,7 @@ export async function runDoctor(options: {
                 url: clusterNodeUrl(url, node),
                 source: "redis.cluster_nodes",
                 timeoutMs: options.timeoutMs,
+                outageSeconds: config.execution.redis_outage_seconds,
               }),
             ),
           ).then((all) => all.flat())
@@ -92,6 +93,7 @@ export async function runDoctor(options: {
             url,
             source: options.env.REDIS_URL ? "REDIS_URL" : "redis.url",
             timeoutMs: options.timeoutMs,
+            outageSeconds: config.execution.redis_outage_seconds,
           });
     const baseDir = project ? dirname(project.origin) : options.cwd;
     const [redis, smtp, tools, sandbox, models] = await Promise.all([

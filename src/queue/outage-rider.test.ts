@@ -1,0 +1,136 @@
+import { rm } from "node:fs/promises";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fillRedisToOom } from "../../test/helpers/redis-oom.js";
+import { type RedisServerProcess, startRedisServer } from "../../test/helpers/redis-server.js";
+import { Journal } from "../journal/index.js";
+import { redisOutageOf } from "../shared/index.js";
+import { type OutageRiderOptions, type RedisOutage, rideRedisOutages } from "./outage-rider.js";
+
+// A Redis of its own: these tests fill it to maxmemory and break its disk.
+let server: RedisServerProcess;
+let admin: Redis;
+
+beforeAll(async () => {
+  server = await startRedisServer({ appendfsync: "everysec" });
+  admin = new Redis(server.url, { maxRetriesPerRequest: null });
+});
+
+afterAll(async () => {
+  admin?.disconnect();
+  await server?.stop();
+});
+
+/** A connection with a rider, and what the rider reported. */
+function ridden(options: Partial<OutageRiderOptions> = {}) {
+  const client = new Redis(server.url, { maxRetriesPerRequest: null });
+  const events: string[] = [];
+  const rider = rideRedisOutages(client, {
+    budgetMs: 30_000,
+    minDelayMs: 20,
+    maxDelayMs: 200,
+    onStart: (o: RedisOutage) => events.push(`start ${o.condition}`),
+    onEnd: (o: RedisOutage) => events.push(`end ${o.condition}`),
+    onGiveUp: (o: RedisOutage) => events.push(`give up ${o.condition}`),
+    ...options,
+  });
+  return { client, events, rider };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("rideRedisOutages", () => {
+  it("holds writes and journal scripts while Redis is out of memory and sends each once it has room; one outage reported", async () => {
+    const { client, events, rider } = ridden();
+    const journal = new Journal({ redis: client, keyPrefix: "rider-oom" });
+    const oom = await fillRedisToOom(admin, "filler-oom");
+    try {
+      const pending = [
+        ...Array.from({ length: 5 }, () => client.incr("rider:count")),
+        journal.claim({ runId: "r1", key: "k1", owner: "w1", leaseMs: 10_000 }),
+      ];
+      let settled = false;
+      void Promise.allSettled(pending).then(() => {
+        settled = true;
+      });
+      await expect.poll(() => rider.current()?.condition).toBe("oom");
+      await sleep(1000);
+      expect(settled).toBe(false);
+      expect(await admin.get("rider:count")).toBeNull();
+      await oom.release();
+      const results = await Promise.all(pending);
+      expect(results.slice(0, 5).map(Number).sort()).toEqual([1, 2, 3, 4, 5]);
+      expect(results[5]).toMatchObject({ state: "claimed" });
+      expect(await admin.get("rider:count")).toBe("5");
+      expect(events).toEqual(["start oom", "end oom"]);
+      expect(rider.current()).toBeUndefined();
+    } finally {
+      await oom.release();
+      client.disconnect();
+    }
+  });
+
+  it("fails a refused command as before once the outage has outlasted the budget", async () => {
+    const { client, events } = ridden({ budgetMs: 500 });
+    const oom = await fillRedisToOom(admin, "filler-budget");
+    try {
+      const started = Date.now();
+      const err = await client.set("rider:late", "1").catch((e: unknown) => e);
+      expect(redisOutageOf(err)).toBe("oom");
+      expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+      expect(events).toEqual(["start oom", "give up oom"]);
+    } finally {
+      await oom.release();
+      client.disconnect();
+    }
+  });
+
+  it("does not wait at all with a budget of 0, and leaves other errors alone", async () => {
+    const { client, events } = ridden({ budgetMs: 0 });
+    const oom = await fillRedisToOom(admin, "filler-zero");
+    try {
+      expect(redisOutageOf(await client.set("rider:zero", "1").catch((e: unknown) => e))).toBe("oom");
+    } finally {
+      await oom.release();
+    }
+    await client.hset("rider:zero-hash", "f", "v");
+    const wrongType = await client.incr("rider:zero-hash").catch((e: unknown) => e);
+    expect((wrongType as Error).message).toMatch(/^WRONGTYPE/);
+    expect(events).toEqual([]);
+    client.disconnect();
+  });
+
+  it("holds writes while Redis cannot write to disk (MISCONF) and sends them once writes are allowed again", async () => {
+    // A Redis whose data dir is removed under it: its next save fails, and with a save point set
+    // (stop-writes-on-bgsave-error, on by default) it then refuses writes with MISCONF.
+    const broken = await startRedisServer({ appendfsync: "everysec" });
+    const brokenAdmin = new Redis(broken.url, { maxRetriesPerRequest: null });
+    const client = new Redis(broken.url, { maxRetriesPerRequest: null });
+    const events: string[] = [];
+    rideRedisOutages(client, {
+      budgetMs: 30_000,
+      minDelayMs: 20,
+      maxDelayMs: 200,
+      onStart: (o) => events.push(`start ${o.condition}`),
+      onEnd: (o) => events.push(`end ${o.condition}`),
+    });
+    try {
+      await brokenAdmin.config("SET", "save", "3600 1");
+      await rm(broken.dir, { recursive: true, force: true });
+      await brokenAdmin.bgsave();
+      await expect
+        .poll(async () => /rdb_last_bgsave_status:err/.test(await brokenAdmin.info("persistence")))
+        .toBe(true);
+      const write = client.incr("rider:misconf");
+      await expect.poll(() => events).toEqual(["start misconf"]);
+      await sleep(300);
+      await brokenAdmin.config("SET", "stop-writes-on-bgsave-error", "no");
+      expect(await write).toBe(1);
+      expect(events).toEqual(["start misconf", "end misconf"]);
+    } finally {
+      client.disconnect();
+      brokenAdmin.disconnect();
+      await broken.stop();
+    }
+  });
+});
