@@ -52,4 +52,5 @@ export {
 } from "./redis-memory.js";
 export { type RemovedRunsWatch, watchRemovedRuns } from "./removed-runs.js";
 export { type RunProcessor, type RunWorker, type RunWorkerOptions, startRunWorker } from "./run-worker.js";
+export { isUnreadableJobData, UnreadableJobData } from "./unreadable-job.js";
 export { wakeRun } from "./wake.js";
