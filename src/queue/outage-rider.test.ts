@@ -14,6 +14,7 @@ let admin: Redis;
 beforeAll(async () => {
   server = await startRedisServer({ appendfsync: "everysec" });
   admin = new Redis(server.url, { maxRetriesPerRequest: null });
+  admin.on("error", () => undefined);
 });
 
 afterAll(async () => {
@@ -24,6 +25,7 @@ afterAll(async () => {
 /** A connection with a rider, and what the rider reported. */
 function ridden(options: Partial<OutageRiderOptions> = {}) {
   const client = new Redis(server.url, { maxRetriesPerRequest: null });
+  client.on("error", () => undefined); // a restart of the server is part of one test
   const events: string[] = [];
   const rider = rideRedisOutages(client, {
     budgetMs: 30_000,
@@ -98,6 +100,26 @@ describe("rideRedisOutages", () => {
     expect((wrongType as Error).message).toMatch(/^WRONGTYPE/);
     expect(events).toEqual([]);
     client.disconnect();
+  });
+
+  it("reports a lost connection once, and its end once, while ioredis holds and re-sends the commands", async () => {
+    const { client, events, rider } = ridden();
+    try {
+      await client.set("rider:before", "1");
+      const down = server.kill();
+      await expect.poll(() => rider.current()?.condition).toBe("connection");
+      await down;
+      const write = client.incr("rider:after-restart");
+      await sleep(500);
+      await server.restart();
+      expect(await write).toBe(1);
+      await expect.poll(() => events).toEqual(["start connection", "end connection"]);
+    } finally {
+      client.disconnect();
+      admin.disconnect();
+      admin = new Redis(server.url, { maxRetriesPerRequest: null });
+      admin.on("error", () => undefined);
+    }
   });
 
   it("holds writes while Redis cannot write to disk (MISCONF) and sends them once writes are allowed again", async () => {

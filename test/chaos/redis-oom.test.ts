@@ -65,12 +65,14 @@ describe("a Redis out of memory while runs run", () => {
       60_000,
     );
     const oom = await fillRedisToOom(stack.client, `${stack.keyPrefix}:filler`);
+    const filledAt = Date.now();
     let released = false;
+    let during = 0;
     try {
       const startedAt = Date.now();
       // Calls in flight when Redis filled up finish; after that nothing runs until it has room.
       await new Promise((r) => setTimeout(r, 3000));
-      const during = [...(await stack.counts()).values()].reduce((a, b) => a + b, 0);
+      during = [...(await stack.counts()).values()].reduce((a, b) => a + b, 0);
       const memory = (await doctor()).find((c) => c.name === "redis.memory.used");
       expect(memory?.status).toBe("warn");
       expect(memory?.reason).toMatch(/maxmemory/);
@@ -85,7 +87,9 @@ describe("a Redis out of memory while runs run", () => {
       if (!released) await oom.release();
     }
 
+    const releasedAt = Date.now();
     await waitAllCompleted(stack.queue, runIds, 120_000);
+    const completedAfterMs = Date.now() - releasedAt;
     for (const id of runIds) {
       const job = await Job.fromId(stack.queue, id);
       // BullMQ counts the attempt that completed a job: 1 is the run's first and only attempt.
@@ -102,5 +106,11 @@ describe("a Redis out of memory while runs run", () => {
     expect(log).toMatch(/Redis takes commands again after [\d.]+ s \(oom\)/);
     const metric = await stack.client.hget(`${stack.keyPrefix}:{metrics}:c:redis_outages`, '["oom"]');
     expect(Number(metric)).toBe(1);
+    const waited = /Redis takes commands again after ([\d.]+) s/.exec(log)?.[1];
+    console.log(
+      `[chaos redis-oom] ${RUNS} runs x ${STEPS} calls; Redis at maxmemory (noeviction) for ${((releasedAt - filledAt) / 1000).toFixed(1)} s ` +
+        `after ${during} calls had run; none ran during it; the worker waited ${waited} s (one outage logged); ` +
+        `all ${RUNS} completed ${(completedAfterMs / 1000).toFixed(1)} s after Redis had room, attemptsMade 1 each, ${counts.size} calls once, 0 twice`,
+    );
   });
 });
