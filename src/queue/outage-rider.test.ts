@@ -102,6 +102,46 @@ describe("rideRedisOutages", () => {
     client.disconnect();
   });
 
+  it("holds a write while a long script keeps Redis BUSY and sends it once the script ends", async () => {
+    const { client, events } = ridden();
+    const busy = new Redis(server.url, { maxRetriesPerRequest: null });
+    await admin.config("SET", "busy-reply-threshold", "100");
+    try {
+      // Spins for 1.5 s on Redis's clock; after 100 ms every other client is answered BUSY.
+      const script = busy.eval(
+        "local t = redis.call('TIME') while true do local n = redis.call('TIME') if (n[1] - t[1]) * 1000000 + (n[2] - t[2]) > 1500000 then return 1 end end",
+        0,
+      );
+      await sleep(300);
+      const write = client.incr("rider:busy");
+      await expect.poll(() => events).toEqual(["start busy"]);
+      expect(await script).toBe(1);
+      expect(await write).toBe(1);
+      expect(events).toEqual(["start busy", "end busy"]);
+    } finally {
+      await admin.config("SET", "busy-reply-threshold", "5000");
+      busy.disconnect();
+      client.disconnect();
+    }
+  });
+
+  it("holds a write while the server is a read-only replica (READONLY) and sends it once it is a primary again", async () => {
+    const { client, events } = ridden();
+    // A replica of a primary that is not there: no sync wipes the data, every write is refused.
+    await admin.call("REPLICAOF", "127.0.0.1", "1");
+    try {
+      const write = client.incr("rider:readonly");
+      await expect.poll(() => events).toEqual(["start readonly"]);
+      await sleep(300);
+      await admin.call("REPLICAOF", "NO", "ONE");
+      expect(await write).toBe(1);
+      expect(events).toEqual(["start readonly", "end readonly"]);
+    } finally {
+      await admin.call("REPLICAOF", "NO", "ONE");
+      client.disconnect();
+    }
+  });
+
   it("reports a lost connection once, and its end once, while ioredis holds and re-sends the commands", async () => {
     const { client, events, rider } = ridden();
     try {
