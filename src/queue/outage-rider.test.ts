@@ -31,6 +31,7 @@ function ridden(options: Partial<OutageRiderOptions> = {}) {
     budgetMs: 30_000,
     minDelayMs: 20,
     maxDelayMs: 200,
+    settleMs: 50,
     onStart: (o: RedisOutage) => events.push(`start ${o.condition}`),
     onEnd: (o: RedisOutage) => events.push(`end ${o.condition}`),
     onGiveUp: (o: RedisOutage) => events.push(`give up ${o.condition}`),
@@ -64,8 +65,29 @@ describe("rideRedisOutages", () => {
       expect(results.slice(0, 5).map(Number).sort()).toEqual([1, 2, 3, 4, 5]);
       expect(results[5]).toMatchObject({ state: "claimed" });
       expect(await admin.get("rider:count")).toBe("5");
-      expect(events).toEqual(["start oom", "end oom"]);
-      expect(rider.current()).toBeUndefined();
+      await expect.poll(() => events).toEqual(["start oom", "end oom"]);
+      await expect.poll(() => rider.current()).toBeUndefined();
+    } finally {
+      await oom.release();
+      client.disconnect();
+    }
+  });
+
+  it("counts a Redis that lets one write through and refuses the next as one outage", async () => {
+    const { client, events } = ridden({ settleMs: 3000 });
+    let oom = await fillRedisToOom(admin, "filler-flap-1");
+    try {
+      const first = client.incr("rider:flap");
+      await expect.poll(() => events).toEqual(["start oom"]);
+      await oom.release();
+      expect(await first).toBe(1);
+      oom = await fillRedisToOom(admin, "filler-flap-2");
+      const second = client.incr("rider:flap");
+      await sleep(300);
+      await oom.release();
+      expect(await second).toBe(2);
+      expect(events).toEqual(["start oom"]);
+      await expect.poll(() => events, { timeout: 6000 }).toEqual(["start oom", "end oom"]);
     } finally {
       await oom.release();
       client.disconnect();
@@ -117,7 +139,7 @@ describe("rideRedisOutages", () => {
       await expect.poll(() => events).toEqual(["start busy"]);
       expect(await script).toBe(1);
       expect(await write).toBe(1);
-      expect(events).toEqual(["start busy", "end busy"]);
+      await expect.poll(() => events).toEqual(["start busy", "end busy"]);
     } finally {
       await admin.config("SET", "busy-reply-threshold", "5000");
       busy.disconnect();
@@ -135,7 +157,7 @@ describe("rideRedisOutages", () => {
       await sleep(300);
       await admin.call("REPLICAOF", "NO", "ONE");
       expect(await write).toBe(1);
-      expect(events).toEqual(["start readonly", "end readonly"]);
+      await expect.poll(() => events).toEqual(["start readonly", "end readonly"]);
     } finally {
       await admin.call("REPLICAOF", "NO", "ONE");
       client.disconnect();
@@ -173,6 +195,7 @@ describe("rideRedisOutages", () => {
       budgetMs: 30_000,
       minDelayMs: 20,
       maxDelayMs: 200,
+      settleMs: 50,
       onStart: (o) => events.push(`start ${o.condition}`),
       onEnd: (o) => events.push(`end ${o.condition}`),
     });
@@ -188,7 +211,7 @@ describe("rideRedisOutages", () => {
       await sleep(300);
       await brokenAdmin.config("SET", "stop-writes-on-bgsave-error", "no");
       expect(await write).toBe(1);
-      expect(events).toEqual(["start misconf", "end misconf"]);
+      await expect.poll(() => events).toEqual(["start misconf", "end misconf"]);
     } finally {
       client.disconnect();
       brokenAdmin.disconnect();

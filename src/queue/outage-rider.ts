@@ -29,6 +29,12 @@ export interface OutageRiderOptions {
   minDelayMs?: number;
   /** Longest back-off, ms. Default 2000. */
   maxDelayMs?: number;
+  /**
+   * How long Redis must take commands before an outage counts as over, ms. Default 2000: a Redis at
+   * its memory limit lets a write through whenever expiring keys free a little, and refuses the next
+   * one; that is one outage, not two.
+   */
+  settleMs?: number;
   now?: () => number;
 }
 
@@ -81,19 +87,34 @@ export function rideRedisOutages(client: Redis | Cluster, options: OutageRiderOp
   const now = options.now ?? Date.now;
   const minDelay = options.minDelayMs ?? 100;
   const maxDelay = options.maxDelayMs ?? 2000;
+  const settleMs = options.settleMs ?? 2000;
   let outage: RedisOutage | undefined;
+  let settling: ReturnType<typeof setTimeout> | undefined;
 
+  const stopSettling = () => {
+    if (settling !== undefined) clearTimeout(settling);
+    settling = undefined;
+  };
   const start = (condition: RedisOutageCondition, message: string) => {
-    if (outage) return outage;
+    if (outage) {
+      stopSettling(); // refused again before it settled: the same outage goes on
+      return outage;
+    }
     outage = { condition, message, since: now() };
     options.onStart?.(outage);
     return outage;
   };
   const end = () => {
-    if (!outage) return;
+    if (!outage || settling !== undefined) return;
     const over = outage;
-    outage = undefined;
-    options.onEnd?.(over, now() - over.since);
+    const waitedMs = now() - over.since;
+    settling = setTimeout(() => {
+      settling = undefined;
+      if (outage !== over) return;
+      outage = undefined;
+      options.onEnd?.(over, waitedMs);
+    }, settleMs);
+    settling.unref?.();
   };
 
   const ride = (redis: Redis) => {
@@ -131,6 +152,7 @@ export function rideRedisOutages(client: Redis | Cluster, options: OutageRiderOp
       const current = start(condition, err.message);
       if (now() - current.since >= options.budgetMs) {
         if (outage === current) {
+          stopSettling();
           outage = undefined;
           options.onGiveUp?.(current);
         }
