@@ -108,7 +108,10 @@ export function agentProcessor(options: AgentWorkerOptions) {
       payload = parseAgentJobPayload(job.data);
     } catch (err) {
       await metrics?.runEnded(job.id ?? "invalid-payload", "failed");
-      throw failForGood(err instanceof Error ? err.message : String(err));
+      // Kept as the job's failure reason (`jobs show`): the code first, as for every run failure.
+      const reason = isRunnerError(err) ? `${err.code}: ${err.message}` : String(err);
+      options.deps.logger.error({ jobId: job.id, err: reason }, "run failed: its job payload is not usable");
+      throw failForGood(reason);
     }
     await metrics?.jobStarted(job.id ?? payload.runId);
     // Unique per attempt within the run's journal (the only place it is stored and compared): the

@@ -82,7 +82,18 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
     { url: redisUrl, clusterNodes },
     { maxRetriesPerRequest: null, lazyConnect: true },
   );
-  redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
+  // One line when the connection fails and one when it is back, not one per reconnect attempt.
+  let connectionDown = false;
+  redis.on("error", (err) => {
+    if (connectionDown) return;
+    connectionDown = true;
+    logger.warn({ err: err.message }, "redis connection error; reconnecting (logged again once it is back)");
+  });
+  redis.on("ready", () => {
+    if (!connectionDown) return;
+    connectionDown = false;
+    logger.info("redis connection is back");
+  });
   await redis.connect();
   const ctx: PartContext = {
     config,

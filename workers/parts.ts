@@ -6,6 +6,7 @@ import { createMetricsCollector, RunnerMetrics } from "../src/metrics/index.js";
 import {
   COMPACT_HASH_FIX,
   COMPACT_HASH_VALUE,
+  duplicateRedisConnection,
   lowHashListpackValues,
   openAgentQueue,
   type RedisConnection,
@@ -20,6 +21,7 @@ import {
   metricsTokenFromConfig,
   operatorsFromConfig,
   type PartContext,
+  rideRedisOutagesFromConfig,
   storyReaderFromConfig,
   toolEnvironmentFromProbe,
   type WorkerTools,
@@ -114,11 +116,22 @@ function startSweeper(
 
 /** The agent worker: runs, approvals promotion and sweeping, grant checks at run start. */
 export async function startWorkerPart(
-  ctx: PartContext,
+  processCtx: PartContext,
   tools: WorkerTools,
   overrides: Partial<RunDeps> = {},
 ): Promise<RunningPart> {
-  const { config, logger, redis } = ctx;
+  const { config, logger } = processCtx;
+  // Its own connection, which waits out a Redis that refuses writes (OOM, MISCONF, …) for up to
+  // execution.redis_outage_seconds: runs pause instead of spending their attempts, while the
+  // scheduler and the HTTP server on the process's other connection keep answering at once.
+  const redis = duplicateRedisConnection(processCtx.redis);
+  redis.on("error", () => undefined); // a lost connection is logged once, by the rider
+  let metrics: RunnerMetrics | undefined;
+  rideRedisOutagesFromConfig(redis, config, logger, {
+    onOver: (condition, seconds) => void metrics?.redisOutage(condition, seconds),
+  });
+  if (redis.status === "wait") await redis.connect();
+  const ctx: PartContext = { ...processCtx, redis };
   const keyPrefix = config.redis.key_prefix;
   const approvals = approvalsFromConfig(config, redis, ctx.env, logger, { sending: true });
   const { store, notifications } = approvals;
@@ -146,7 +159,7 @@ export async function startWorkerPart(
         ? (await hooks.resolveCronAuthorization(payload.origin.scheduleId, Date.now())).cronAuthorized
         : false,
   });
-  const metrics = new RunnerMetrics({ redis, keyPrefix, logger });
+  metrics = new RunnerMetrics({ redis, keyPrefix, logger });
   const operations = new RunOperations({ redis, keyPrefix, approvals: store });
   // Before taking any run: end what a dead worker on this data dir left running.
   await metrics.processesReaped("orphan", tools.reapOrphans?.().reaped ?? 0);
@@ -179,6 +192,8 @@ export async function startWorkerPart(
       await worker.close();
       await operations.close();
       await approvals.close();
+      if (redis.status === "ready") await redis.quit().catch(() => undefined);
+      redis.disconnect();
     },
   };
 }

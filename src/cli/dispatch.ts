@@ -1,4 +1,4 @@
-import { isRunnerError } from "../shared/index.js";
+import { describeRedisOutage, isRunnerError, redisOutageOf } from "../shared/index.js";
 import {
   type CommandInfo,
   commandHelpText,
@@ -104,6 +104,15 @@ export async function dispatch(
     if (isRunnerError(err)) {
       io.stderr(`echo-runner: ${err.code}: ${err.message}\n`);
       return err.code === "CLI_USAGE" || err.code === "CONFIG_INVALID" ? EXIT.usage : EXIT.failed;
+    }
+    const outage = redisOutageOf(err);
+    if (outage !== undefined) {
+      // A Redis that refuses or drops the command is the operator's to fix, not a crash: one
+      // line naming the condition and what Redis said, and the fix (no stack).
+      const { what, fix } = describeRedisOutage(outage);
+      const said = (err as Error).message.split("\n")[0];
+      io.stderr(`echo-runner: REDIS_UNAVAILABLE: ${what} (Redis: ${said})\n  fix: ${fix}\n`);
+      return EXIT.failed;
     }
     const code = (err as { code?: unknown }).code;
     if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) {

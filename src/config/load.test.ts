@@ -57,6 +57,18 @@ describe("config validation rejects bad values and names what is wrong", () => {
       ["allow, restricted, deny"],
     ],
     [
+      "a negative Redis outage wait",
+      "execution:\n  redis_outage_seconds: -1\n",
+      "execution.redis_outage_seconds",
+      [">=0"],
+    ],
+    [
+      "a Redis outage wait that is not a whole number",
+      "execution:\n  redis_outage_seconds: 1.5\n",
+      "execution.redis_outage_seconds",
+      ["expected int"],
+    ],
+    [
       "an invalid exec security",
       "tools:\n  exec:\n    security: yes-please\n",
       "tools.exec.security",

@@ -320,6 +320,7 @@ const ConfigObject = z.strictObject({
     max_steps: positiveInt.max(10_000),
     in_doubt_policy: z.enum(IN_DOUBT_POLICIES),
     durability: z.enum(DURABILITY_MODES),
+    redis_outage_seconds: nonNegativeInt.max(86_400),
     worker_concurrency: positiveInt.max(1000),
     network_probe: z.strictObject({
       targets: z.array(z.string().regex(/^(\[[^\]]+\]|[^:[\]]+):\d{1,5}$/, "host:port")),

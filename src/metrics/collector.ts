@@ -49,6 +49,9 @@ const HELP: Record<CounterFamily, string> = {
   model_retries: "Transient model failures retried inside finished runs, by agent and model",
   processes_reaped:
     "Process groups the runner ended, by reason (run_ended: still running when their run ended or parked; orphan: left by a dead worker)",
+  redis_outages:
+    "Times a worker's runs waited for a Redis that refused commands, by condition (oom, misconf, loading, readonly, busy, tryagain); counted when Redis took commands again",
+  redis_outage_seconds: "Seconds a worker's runs waited for a Redis that refused commands, by condition",
 };
 
 /**

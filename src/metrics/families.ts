@@ -42,6 +42,8 @@ export const COUNTER_FAMILIES = {
   model_active_seconds: ["agent", "model"],
   model_retries: ["agent", "model"],
   processes_reaped: ["reason"],
+  redis_outages: ["condition"],
+  redis_outage_seconds: ["condition"],
 } as const satisfies Record<string, readonly string[]>;
 export type CounterFamily = keyof typeof COUNTER_FAMILIES;
 export const COUNTER_FAMILY_NAMES = Object.keys(COUNTER_FAMILIES) as CounterFamily[];

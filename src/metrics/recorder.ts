@@ -177,6 +177,21 @@ export class RunnerMetrics {
     });
   }
 
+  /**
+   * An outage a worker's runs waited out (see execution.redis_outage_seconds), counted once Redis
+   * takes writes again: it could not be written while it lasted.
+   */
+  redisOutage(condition: string, waitedSeconds: number): Promise<void> {
+    return this.#quietly("redis_outages", async () => {
+      const field = JSON.stringify([condition]);
+      await this.#redis
+        .multi()
+        .hincrby(this.keys.counter("redis_outages"), field, 1)
+        .hincrbyfloat(this.keys.counter("redis_outage_seconds"), field, waitedSeconds)
+        .exec();
+    });
+  }
+
   /** A tool execution and how it ended (success or the error kind). */
   toolExecution(tool: string, outcome: string): Promise<void> {
     return this.#inc("tool_executions", [tool, outcome]);

@@ -10,6 +10,12 @@ export { coalesceWrites } from "./coalesced-writes.js";
 export { AGENT_JOB_ATTEMPTS, enqueueAgentRun } from "./enqueue.js";
 export { failForGood, type JobPark, parkJob } from "./job-signals.js";
 export {
+  type OutageRider,
+  type OutageRiderOptions,
+  type RedisOutage,
+  rideRedisOutages,
+} from "./outage-rider.js";
+export {
   AgentJobPayload,
   AgentSpec,
   parseAgentJobPayload,
@@ -33,6 +39,7 @@ export {
 export {
   createRedisConnection,
   describeRedisTarget,
+  duplicateRedisConnection,
   parseClusterNode,
   type RedisConnection,
   type RedisTarget,
@@ -58,4 +65,5 @@ export {
 } from "./run-cancel.js";
 export { RunReruns, retryFailedJob } from "./run-restart.js";
 export { type RunProcessor, type RunWorker, type RunWorkerOptions, startRunWorker } from "./run-worker.js";
+export { isUnreadableJobData, UnreadableJobData } from "./unreadable-job.js";
 export { wakeRun } from "./wake.js";

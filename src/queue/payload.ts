@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SESSION_PERMISSION_MODES } from "../policy/index.js";
 import { RunnerError } from "../shared/index.js";
+import { isUnreadableJobData } from "./unreadable-job.js";
 
 /** Where a run came from. */
 export const RUN_ORIGINS = ["schedule", "parent", "api", "cli"] as const;
@@ -58,8 +59,16 @@ export const AgentJobPayload = z.strictObject({
 });
 export type AgentJobPayload = z.infer<typeof AgentJobPayload>;
 
-/** Parses a payload; throws RunnerError PAYLOAD_INVALID naming every bad field. */
+/**
+ * Parses a payload; throws RunnerError PAYLOAD_INVALID naming every bad field, PAYLOAD_UNREADABLE
+ * when the stored data was not JSON at all.
+ */
 export function parseAgentJobPayload(data: unknown): AgentJobPayload {
+  if (isUnreadableJobData(data)) {
+    throw new RunnerError("PAYLOAD_UNREADABLE", `unreadable agent job payload: ${data.describe()}`, {
+      data: { reason: data.reason },
+    });
+  }
   const result = AgentJobPayload.safeParse(data);
   if (result.success) return result.data;
   const problems = result.error.issues.map(

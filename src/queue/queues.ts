@@ -1,5 +1,6 @@
-import { Job, type JobJson, Queue, QueueEvents, QueueKeys } from "bullmq";
+import { type Job, type JobJson, Queue, QueueEvents, QueueKeys } from "bullmq";
 import type { RedisConnection } from "./redis-connection.js";
+import { TolerantJob } from "./unreadable-job.js";
 
 /**
  * Queue names and the BullMQ key prefix. The prefix is wrapped in a Redis Cluster hash tag
@@ -34,9 +35,10 @@ export function queueConnection(connection: RedisConnection, keyPrefix: string) 
  * the job hash's `opts` JSON although the id is the key's own last part and `job.id`, and nothing
  * reads it back (the id is checked once, when the job is added): for a run that is its run id again,
  * ~40 bytes per parked run (issue 20). The copy goes only after BullMQ has checked the id, and jobs
- * stored with it (earlier releases) read the same. Only adds go through here; reads use BullMQ's Job.
+ * stored with it (earlier releases) read the same. Reads are BullMQ's, but for a `data` field that
+ * is not JSON ({@link TolerantJob}).
  */
-class AddedRunJob extends Job {
+class AddedRunJob extends TolerantJob {
   protected override validateOptions(jobData: JobJson): void {
     super.validateOptions(jobData);
     // `jobData.opts` is this same object: what `addJob` stores is the options without the copy.
@@ -44,7 +46,7 @@ class AddedRunJob extends Job {
   }
 }
 
-/** The agent queue: BullMQ's Queue, adding its jobs as {@link AddedRunJob}s. */
+/** The agent queue: BullMQ's Queue, adding and reading its jobs as {@link AddedRunJob}s. */
 class RunQueue extends Queue {
   protected override get Job(): typeof Job {
     // A subclass that only overrides a hook: BullMQ's generic signature cannot see that.
@@ -82,5 +84,8 @@ export async function newestAgentEventId(connection: RedisConnection, keyPrefix:
 
 /** A run's job, or undefined once it is gone (finished and trimmed, removed) or never was. */
 export async function findRunJob(queue: AgentQueue, runId: string): Promise<RunJob | undefined> {
-  return Job.fromId(queue, runId);
+  return AddedRunJob.fromId(queue, runId);
 }
+
+/** The jobs class the runner's queue and worker read with (see {@link TolerantJob}). */
+export const RUN_JOB_CLASS: typeof Job = AddedRunJob as typeof Job;

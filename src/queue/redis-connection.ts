@@ -40,6 +40,17 @@ export function createRedisConnection(target: RedisTarget, options: RedisOptions
   return connection;
 }
 
+/**
+ * A second connection to the same Redis (or cluster), with the same options and the same
+ * coalesced writes: a part that waits differently for Redis (a worker riding out outages) gets its
+ * own, so the others keep answering at once.
+ */
+export function duplicateRedisConnection(connection: RedisConnection): RedisConnection {
+  const copy = connection.duplicate();
+  coalesceWrites(copy);
+  return copy;
+}
+
 function openConnection(target: RedisTarget, options: RedisOptions): RedisConnection {
   if (target.clusterNodes.length === 0) return new Redis(target.url, options);
   const seeds = target.clusterNodes.map(parseClusterNode);

@@ -1,5 +1,5 @@
-import { Worker } from "bullmq";
-import { openAgentQueue, queueConnection, type RunJob } from "./queues.js";
+import { type Job, Worker } from "bullmq";
+import { openAgentQueue, queueConnection, RUN_JOB_CLASS, type RunJob } from "./queues.js";
 import type { RedisConnection } from "./redis-connection.js";
 import { wakeParentOf } from "./wake.js";
 
@@ -31,10 +31,17 @@ export interface RunWorkerOptions {
   stalledIntervalMs?: number;
 }
 
+/** BullMQ's Worker, reading its jobs as the queue does: a job whose data is not JSON still reaches the processor. */
+class RunJobWorker extends Worker {
+  protected override get Job(): typeof Job {
+    return RUN_JOB_CLASS;
+  }
+}
+
 /** Starts a worker on the agent queue that wakes a parked parent as soon as a child of it ends. */
 export function startRunWorker(options: RunWorkerOptions): RunWorker {
   const queue = openAgentQueue(options.connection, options.keyPrefix);
-  const worker = new Worker(queue.name, options.process, {
+  const worker = new RunJobWorker(queue.name, options.process, {
     ...queueConnection(options.connection, options.keyPrefix),
     concurrency: options.concurrency,
     removeOnComplete: { count: options.keepFinished ?? 1000 },

@@ -20,6 +20,7 @@ export type {
   StopReport,
 } from "./process-starter.js";
 export { checkRedisDurability, crashLoss } from "./redis-durability.js";
+export { type RedisOutageWiring, rideRedisOutagesFromConfig } from "./redis-outage-from-config.js";
 export { buildRunDeps } from "./run-deps-from-config.js";
 export { sandboxFromConfig } from "./sandbox-from-config.js";
 export { storyReaderFromConfig } from "./story-from-config.js";

@@ -16,6 +16,12 @@ export { normaliseIdentity, sameIdentity } from "./identity.js";
 export { type IdFactory, randomId, randomToken } from "./ids.js";
 export { NEUTRAL_SINKS, type NeutralSink, neutralise, stripEscapeSequences } from "./neutralise.js";
 export {
+  describeRedisOutage,
+  REDIS_OUTAGE_CONDITIONS,
+  type RedisOutageCondition,
+  redisOutageOf,
+} from "./redis-outage.js";
+export {
   countHiddenCharacters,
   hasHiddenCharacters,
   hiddenCharactersIn,

@@ -352,6 +352,8 @@ const SCRIPT_SITES: Record<string, string> = {
     "RECORD_LUA: the run's archived value and the user's run set, both under the user's {user:<id>} hash tag (its own cluster test in session-archive.test.ts)",
   "src/approvals/digest-store.ts": "inline JOIN, CLAIM_DUE, REMOVE: {approvals} keys",
   "src/http/failure-throttle.ts": "inline BLOCKED, COUNT: {http} keys",
+  "src/agent/budget/usage-index.ts":
+    "inline JOIN_SET: one key ({trace:<id>}:runs or {sched:<id>}:runs:<day>)",
 };
 
 async function filesUnder(dir: string): Promise<string[]> {

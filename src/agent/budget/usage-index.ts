@@ -19,20 +19,19 @@ export interface UsageIndex {
   scheduleRuns(scheduleId: string, day: string): Promise<string[]>;
 }
 
+/** SADD a member and refresh the set's expiry, atomically. */
+const JOIN_SET = "redis.call('SADD', KEYS[1], ARGV[1]); return redis.call('PEXPIRE', KEYS[1], ARGV[2])";
+
 /** The index in Redis: two sets per trace / schedule-day, expiring with the journals they point to. */
 export function redisUsageIndex(redis: Redis | Cluster, keyPrefix: string, retentionMs: number): UsageIndex {
   const traceKey = (traceId: string) => `${keyPrefix}:{trace:${traceId}}:runs`;
   const dayKey = (scheduleId: string, day: string) => `${keyPrefix}:{sched:${scheduleId}}:runs:${day}`;
   return {
     async join({ traceId, runId, scheduleId, day }) {
-      await redis.multi().sadd(traceKey(traceId), runId).pexpire(traceKey(traceId), retentionMs).exec();
-      if (scheduleId) {
-        await redis
-          .multi()
-          .sadd(dayKey(scheduleId, day), runId)
-          .pexpire(dayKey(scheduleId, day), retentionMs)
-          .exec();
-      }
+      // One script, not MULTI: a script refused while Redis is out of memory is sent again by a
+      // worker's outage rider, a transaction is not (its commands' order is the client's).
+      await redis.eval(JOIN_SET, 1, traceKey(traceId), runId, String(retentionMs));
+      if (scheduleId) await redis.eval(JOIN_SET, 1, dayKey(scheduleId, day), runId, String(retentionMs));
     },
     traceRuns: (traceId) => redis.smembers(traceKey(traceId)),
     scheduleRuns: (scheduleId, day) => redis.smembers(dayKey(scheduleId, day)),

@@ -11,6 +11,7 @@ import {
   AgentJobPayload,
   type AgentQueue,
   isCancelledReason,
+  isUnreadableJobData,
   openAgentQueue,
   type RunJob,
   RunReruns,
@@ -148,6 +149,8 @@ export class RunInspector {
       notes.push(
         "the job is no longer in the queue (removed after it finished); showing what the journal, audit trail and approvals hold",
       );
+    else if (isUnreadableJobData(job.data))
+      notes.push(`unreadable: ${job.data.describe()}; its fields are not shown`);
     else if (!payload?.success) notes.push("the job's payload does not parse; its fields are not shown");
     const data = payload?.success ? payload.data : undefined;
     // Approval requests carry the trace id too, so decisions are found even after the job is gone.
@@ -214,7 +217,10 @@ export class RunInspector {
     const pending = finished
       ? []
       : (known ?? (await this.#approvalsOf(runId))).filter((r) => effectiveStatus(r, now) === "pending");
-    const { outcome, detail } = outcomeOf(job, state, pending.length > 0);
+    const { outcome, detail: stateDetail } = outcomeOf(job, state, pending.length > 0);
+    // A record whose data is not JSON is listed with the rest, saying so (it fails once picked up).
+    const detail =
+      stateDetail ?? (isUnreadableJobData(job.data) ? `unreadable: ${job.data.describe()}` : null);
     return {
       runId,
       jobId: runId,

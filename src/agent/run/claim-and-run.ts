@@ -59,7 +59,7 @@ export interface ClaimAndRunOptions {
  * person's decision or a recorded failure — never a silent second execution.
  */
 export async function claimAndRun(options: ClaimAndRunOptions): Promise<ClaimedValue> {
-  const { journal, runId, key, owner, leaseMs, deferred } = options;
+  const { journal, runId, key, owner, leaseMs } = options;
   let outcome = await claimWithPending(options);
   for (let round = 0; round < 3; round++) {
     switch (outcome.state) {
@@ -67,24 +67,8 @@ export async function claimAndRun(options: ClaimAndRunOptions): Promise<ClaimedV
         return { value: outcome.record.result, replay: true };
       case "held":
         throw new ParkSignal(outcome.until + 250, `another worker holds the claim on ${key}`);
-      case "claimed": {
-        const claim = { attempt: outcome.record.attempt, inDoubtRerun: outcome.record.attempt > 1 };
-        const value = await withRenewal(options, () => options.produce(claim));
-        if (deferred && options.deferOwn) return { value: await deferred.defer(key, value), replay: false };
-        const { outbox } = options;
-        const entry = outbox?.take(key);
-        const done = await recordWithOutbox(outbox, key, entry, (acknowledge) =>
-          journal.complete({
-            runId,
-            key,
-            owner,
-            result: value,
-            ...(entry ? { outbox: entry.text } : {}),
-            acknowledge,
-          }),
-        );
-        return { value: done.record.result, replay: done.alreadyCompleted };
-      }
+      case "claimed":
+        return runClaimed(options, outcome.record.attempt);
       case "in_doubt": {
         const action = await options.onInDoubt();
         if (action === "park")
@@ -93,17 +77,47 @@ export async function claimAndRun(options: ClaimAndRunOptions): Promise<ClaimedV
             `in doubt: ${key} may have run`,
             options.inDoubtReady,
           );
-        outcome = await journal.reclaim({ runId, key, owner, leaseMs, attempt: outcome.record.attempt });
-        if (outcome.state === "claimed" && action === "fail") {
+        const taken = await journal.reclaim({ runId, key, owner, leaseMs, attempt: outcome.record.attempt });
+        // The completed-call race: while this worker judged the in-doubt record, its earlier owner
+        // may have completed the call (an owner may complete after its lease lapsed as long as nobody
+        // took the claim over), or another worker may have reclaimed it. The reclaim's
+        // compare-and-swap then answers "completed" or "held", and only a "claimed" answer lets this
+        // worker act: the next round replays the recorded result or parks.
+        if (taken.state !== "claimed") {
+          outcome = taken;
+          break;
+        }
+        if (action === "fail") {
           // The failure is recorded under our claim, so no other worker re-runs the call either.
           const done = await journal.complete({ runId, key, owner, result: options.inDoubtFailure() });
           return { value: done.record.result, replay: false };
         }
-        break;
+        return runClaimed(options, taken.record.attempt);
       }
     }
   }
   throw new ParkSignal(Date.now() + 1000, `the claim on ${key} kept changing hands`);
+}
+
+/** Runs the side effect under this worker's claim (`attempt`: the journal's claim number) and records it. */
+async function runClaimed(options: ClaimAndRunOptions, attempt: number): Promise<ClaimedValue> {
+  const { journal, runId, key, owner, deferred } = options;
+  const claim = { attempt, inDoubtRerun: attempt > 1 };
+  const value = await withRenewal(options, () => options.produce(claim));
+  if (deferred && options.deferOwn) return { value: await deferred.defer(key, value), replay: false };
+  const { outbox } = options;
+  const entry = outbox?.take(key);
+  const done = await recordWithOutbox(outbox, key, entry, (acknowledge) =>
+    journal.complete({
+      runId,
+      key,
+      owner,
+      result: value,
+      ...(entry ? { outbox: entry.text } : {}),
+      acknowledge,
+    }),
+  );
+  return { value: done.record.result, replay: done.alreadyCompleted };
 }
 
 /** Claims the key, recording the run's pending completion in the same round trip when there is one. */

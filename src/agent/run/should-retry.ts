@@ -13,6 +13,7 @@ const RETRYABLE: Record<ErrorCode, boolean> = {
   TOOL_RESERVED: false,
   TOOL_NOT_READY: false,
   PAYLOAD_INVALID: false,
+  PAYLOAD_UNREADABLE: false,
   JOURNAL_CORRUPT: false,
   APPROVAL_NOT_FOUND: false,
   APPROVAL_NOT_ALLOWED: false,

@@ -1,6 +1,6 @@
 import { type LoadedConfig, loadConfig, maskUrlCredentials } from "../../config/index.js";
 import { createRedisConnection, describeRedisTarget, type RedisConnection } from "../../queue/index.js";
-import { RunnerError } from "../../shared/index.js";
+import { describeRedisOutage, RunnerError } from "../../shared/index.js";
 import type { CliIo } from "../io.js";
 
 /** The config and a Redis connection for one CLI command; `close()` disconnects. */
@@ -31,7 +31,7 @@ export async function connectCliRedis(io: CliIo, configPath: string | undefined)
     redis.disconnect();
     throw new RunnerError(
       "REDIS_UNAVAILABLE",
-      `cannot reach ${describeRedisTarget(target, maskUrlCredentials)}`,
+      `cannot reach ${describeRedisTarget(target, maskUrlCredentials)}: ${(cause as Error).message}; ${describeRedisOutage("connection").fix}`,
       { cause },
     );
   }

@@ -2,7 +2,9 @@ import { Redis } from "ioredis";
 import { maskUrlCredentials } from "../../config/index.js";
 import { COMPACT_HASH_FIX, COMPACT_HASH_VALUE, hashListpackValue } from "../../queue/index.js";
 import { crashLoss } from "../../runtime/index.js";
+import { describeRedisOutage, redisOutageOf } from "../../shared/index.js";
 import { type DoctorCheck, fail, ok, warn } from "./doctor-check.js";
+import { memoryUse, writeRefusal } from "./doctor-redis-state.js";
 
 /** BullMQ refuses older servers and warns below the recommended version. */
 const BULLMQ_MINIMUM = "5.0.0";
@@ -15,6 +17,8 @@ export interface RedisCheckOptions {
   source: string;
   /** Connect timeout, ms. */
   timeoutMs: number;
+  /** `execution.redis_outage_seconds`, for what a refusing Redis means to runs. Default 600. */
+  outageSeconds?: number;
 }
 
 /** `a.b.c` compared numerically: negative when `a` is older than `b`. */
@@ -64,17 +68,25 @@ export async function checkRedis(options: RedisCheckOptions): Promise<DoctorChec
   });
   redis.on("error", () => undefined);
   try {
+    // A refusal (MISCONF refuses even PING, LOADING refuses everything) means Redis is there:
+    // it is named with its fix, and the checks that INFO allows still run.
+    let refused: DoctorCheck | undefined;
     try {
       await redis.connect();
       await redis.ping();
     } catch (err) {
-      return [
-        fail(
-          "redis",
-          `cannot reach Redis at ${shown} (from ${options.source}): ${(err as Error).message}`,
-          "start Redis: `echo-runner start` runs a local redis-server when REDIS_URL is unset, `docker compose up` runs one in a container; or point REDIS_URL (or redis.url) at a running Redis",
-        ),
-      ];
+      const condition = redisOutageOf(err);
+      if (condition === undefined || condition === "connection" || redis.status !== "ready") {
+        return [
+          fail(
+            "redis",
+            `cannot reach Redis at ${shown} (from ${options.source}): ${(err as Error).message}`,
+            "start Redis: `echo-runner start` runs a local redis-server when REDIS_URL is unset, `docker compose up` runs one in a container; or point REDIS_URL (or redis.url) at a running Redis",
+          ),
+        ];
+      }
+      const { what, fix } = describeRedisOutage(condition);
+      refused = fail("redis.writes", `${what} (Redis: ${(err as Error).message.split("\n")[0]})`, fix);
     }
     const info = parseInfo(await redis.info());
     const version = info.get("redis_version") ?? "0.0.0";
@@ -96,8 +108,11 @@ export async function checkRedis(options: RedisCheckOptions): Promise<DoctorChec
         ),
       );
     } else checks.push(ok("redis.version", `Redis ${version}`));
+    const refusal = writeRefusal(info) ?? refused;
+    if (refusal) checks.push(refusal);
     checks.push(await persistence(redis, info));
     checks.push(eviction(info));
+    checks.push(memoryUse(info, options.outageSeconds ?? 600));
     const compact = await compactHashes(redis);
     if (compact) checks.push(compact);
     return checks;

@@ -89,6 +89,7 @@ export async function runDoctor(options: {
                 url: clusterNodeUrl(url, node),
                 source: "redis.cluster_nodes",
                 timeoutMs: options.timeoutMs,
+                outageSeconds: config.execution.redis_outage_seconds,
               }),
             ),
           ).then((all) => all.flat())
@@ -96,6 +97,7 @@ export async function runDoctor(options: {
             url,
             source: options.env.REDIS_URL ? "REDIS_URL" : "redis.url",
             timeoutMs: options.timeoutMs,
+            outageSeconds: config.execution.redis_outage_seconds,
           });
     const baseDir = project ? dirname(project.origin) : options.cwd;
     const dataDir = resolve(options.cwd, options.dataDir ?? options.env.ECHO_RUNNER_DATA_DIR ?? "data");
