@@ -347,6 +347,7 @@ const SCRIPT_SITES: Record<string, string> = {
     "inline COUNT_ONCE, COUNT_DECISION_ONCE, COUNT_USAGE_ONCE: {metrics}:seen:*, {metrics}:c:<family>",
   "src/metrics/approval-wait.ts": "inline FOLD: {metrics}:h:approval_wait, {metrics}:approval_wait_cursor",
   "src/queue/children.ts": "inline UPDATE_QUEUED: five keys of the {prefix} BullMQ queue",
+  "src/queue/run-cancel.ts": "inline CANCEL_QUEUED: ten keys of the {prefix} BullMQ queue (one hash tag)",
   "src/tools/memory/memory.ts": "inline WRITE: one key",
   "src/tools/sessions/session-archive.ts":
     "RECORD_LUA: the run's archived value and the user's run set, both under the user's {user:<id>} hash tag (its own cluster test in session-archive.test.ts)",
