@@ -141,6 +141,31 @@ describe("a run's layer view", () => {
     expect(existsSync(join(workspace, "k.txt"))).toBe(false);
   });
 
+  it("leaves out FIFOs and sockets and ignores overlay marks an agent sets through the layer", async () => {
+    const { workspace, runLayers } = await setup();
+    const view = await runLayers.enter("run-8", "run-8", workspace);
+    const script = [
+      `cd ${workspace}`,
+      "mkfifo pipe",
+      `python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("sock")'`,
+      "mkdir -p forged && echo f > forged/f",
+      "setfattr -n user.overlay.opaque -v y d",
+      "setfattr -n user.overlay.redirect -v /etc forged",
+    ].join(" && ");
+    const ran = inNamespace(view.mountNamespace, script);
+    expect(ran.status, ran.stderr).toBe(0);
+    const changes = await runLayers.changes("run-8");
+    expect([...(changes?.set.skipped ?? [])].sort()).toEqual(["pipe", "sock"]);
+    // d's forged opaque mark deletes nothing of d; the forged redirect is not a redirect.
+    expect(changes?.set.changes.map((c) => `${c.kind} ${c.path}`).sort()).toEqual([
+      "mkdir forged",
+      "write forged/f",
+    ]);
+    await runLayers.land("run-8", { note: "test" });
+    expect(readdirSync(workspace).sort()).toEqual(["a.txt", "d", "forged"]);
+    expect(readFileSync(join(workspace, "d", "b.txt"), "utf8")).toBe("b\n");
+  });
+
   it("refuses to land a set that changed since it was approved", async () => {
     const { workspace, runLayers } = await setup();
     const view = await runLayers.enter("run-5", "run-5", workspace);

@@ -26,6 +26,8 @@ export interface ChangeSetSummary {
   readonly files: readonly string[];
   /** Changes not listed. */
   readonly more: number;
+  /** FIFOs and sockets the run left, which never land. */
+  readonly skipped: readonly string[];
   /** A unified diff of the text files, cut to size ({@link SUMMARY_DIFF_CHARS} characters by default). */
   readonly diff: string;
 }
@@ -91,6 +93,7 @@ export async function summariseChangeSet(
     counts,
     files: set.changes.slice(0, LISTED).map(line),
     more: Math.max(0, set.changes.length - LISTED),
+    skipped: (set.skipped ?? []).slice(0, LISTED),
     diff,
   };
 }

@@ -23,6 +23,11 @@ export const LAYER_CHANGE_KINDS = ["mkdir", "write", "symlink", "delete"] as con
 /** A run's change set, in the order it lands: folders (shallow first), files and links, then deletions (deepest first). */
 export interface ChangeSet {
   readonly changes: readonly LayerChange[];
+  /**
+   * FIFOs and sockets the run left (a dev server's socket, a named pipe): never landed, since they
+   * mean nothing without the run's processes; named so a person sees them.
+   */
+  readonly skipped?: readonly string[];
 }
 
 function join(rel: string, name: string): string {
@@ -60,8 +65,8 @@ async function lowerKind(lower: HeldDir, rel: string): Promise<"dir" | "file" | 
  * Reads a layer's change set from its upper folder against the workspace it lies over (both real
  * paths), walking both by descriptor and never following a link. A whiteout (a 0/0 character
  * device) deletes; an opaque folder deletes what the workspace had below it that the layer does not;
- * a folder the workspace lacks is made. A FIFO, device, socket, a redirected folder or a metacopy
- * file refuses the whole set (WORKSPACE_PATH_CHANGED naming the path).
+ * a folder the workspace lacks is made. A FIFO or socket is left out (listed in `skipped`); a device,
+ * a redirected folder or a metacopy file refuses the whole set (WORKSPACE_PATH_CHANGED naming the path).
  */
 export async function readChangeSet(upper: string, workspace: string): Promise<ChangeSet> {
   const marks = await readOverlayMarks(upper);
@@ -77,6 +82,7 @@ export async function readChangeSet(upper: string, workspace: string): Promise<C
   const mkdirs: LayerChange[] = [];
   const writes: LayerChange[] = [];
   const deletes: LayerChange[] = [];
+  const skipped: string[] = [];
   const mark = (rel: string): OverlayMarks | undefined => marks.get(rel);
   const walk = async (dir: HeldDir, rel: string): Promise<void> => {
     const names = (await readdir(dir.self)).sort();
@@ -125,8 +131,10 @@ export async function readChangeSet(upper: string, workspace: string): Promise<C
         });
       } else if (info.isSymbolicLink()) {
         writes.push({ kind: "symlink", path, target: await readlink(dir.entry(name)) });
+      } else if (info.isFIFO() || info.isSocket()) {
+        skipped.push(path);
       } else {
-        throw unsupported(path, "a special file (FIFO, socket or device)");
+        throw unsupported(path, "a device file");
       }
     }
   };
@@ -147,5 +155,6 @@ export async function readChangeSet(upper: string, workspace: string): Promise<C
       ...writes,
       ...deletes.filter((d) => !placed.has(d.path)).sort((a, b) => depth(b) - depth(a)),
     ],
+    ...(skipped.length > 0 ? { skipped } : {}),
   };
 }

@@ -64,7 +64,8 @@ async function namespaceOf(pid: number, self: string, folders: LayerFolders): Pr
 
 /**
  * Makes a mount namespace of the worker's own, mounts the layer (overlayfs: lower = the workspace,
- * upper and work in the layer's folder, `userxattr` so no privileged xattrs are needed) over the
+ * upper and work in the layer's folder, `userxattr` so no privileged xattrs are needed; an overlay
+ * xattr an agent sets through the layer is stored escaped, as `user.overlay.overlay.*`) over the
  * workspace's path in it, and holds the namespace and its root by descriptor. A short-lived
  * `unshare … cat` creates the namespace; once the descriptors are open it is ended, so no process
  * stands for the layer: the descriptors die with the worker, and a crash leaves only the layer's
@@ -108,7 +109,9 @@ export async function openLayerNamespace(
     fds.push(mountNs);
     const userNs = asRoot ? undefined : openSync(`/proc/${pid}/ns/user`, constants.O_RDONLY);
     if (userNs !== undefined) fds.push(userNs);
-    const options = `lowerdir=${folders.workspace},upperdir=${folders.upper},workdir=${folders.work},userxattr`;
+    // Never a redirect or a metacopy (whatever the kernel's defaults): the change set is the upper
+    // folder's plain files, and a redirect an agent could forge is never followed.
+    const options = `lowerdir=${folders.workspace},upperdir=${folders.upper},workdir=${folders.work},userxattr,redirect_dir=nofollow,metacopy=off`;
     const mounted = spawnSync(
       nsenter,
       [
