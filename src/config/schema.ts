@@ -330,6 +330,7 @@ const ConfigObject = z.strictObject({
     max_children_per_run: nonNegativeInt.max(1000),
     workspace_layer: z.enum(WORKSPACE_LAYER_MODES),
     layer_retention_days: positiveInt.max(3650),
+    disk_mb: nonNegativeInt.max(10_000_000),
   }),
   redis: z.strictObject({
     url: z.url({ protocol: /^rediss?$/ }),

@@ -54,6 +54,13 @@ export async function workspaceLayersFromConfig(
     summary: (layerId, changes) => layers.summary(layerId, changes),
     land: (layerId, landing) => layers.land(layerId, landing),
     keep: (layerId, note) => layers.keep(layerId, note),
+    overQuota: async (layerId) => {
+      const limitMb = config.execution.disk_mb;
+      if (limitMb === 0) return undefined;
+      const used = await layers.overLimit(layerId, limitMb * 1024 * 1024);
+      if (used === undefined) return undefined;
+      return `the run's changes take more than ${limitMb} MiB (execution.disk_mb): delete what the run does not need (build output, downloads) before writing more, or raise execution.disk_mb`;
+    },
   };
   return { kind: "on", port, layers };
 }

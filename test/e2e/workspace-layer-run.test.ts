@@ -59,7 +59,12 @@ interface Setup {
   dataDir: string;
 }
 
-async function setup(name: string, workspace: string, steps: unknown[]): Promise<Setup & { runId: string }> {
+async function setup(
+  name: string,
+  workspace: string,
+  steps: unknown[],
+  execution: Record<string, unknown> = {},
+): Promise<Setup & { runId: string }> {
   const keyPrefix = uniquePrefix(`layer-${name}`);
   const dir = await mkdtemp(join(tmpdir(), `echo-layer-run-${name}-`));
   await writeFile(join(dir, "script.yaml"), stringify(steps));
@@ -68,7 +73,7 @@ async function setup(name: string, workspace: string, steps: unknown[]): Promise
     security: { profile: "personal_cli" },
     permissions: { elevated: { allow_from: { cron: ["ann"] } } },
     tools: { exec: { host: "sandbox" } },
-    execution: { network_policy: "deny", workspace_layer: "required" },
+    execution: { network_policy: "deny", workspace_layer: "required", ...execution },
     approvers: [{ id: "ann", email: "ann@example.test" }],
     models: { scripted: { provider: "scripted", script: join(dir, "script.yaml") } },
     logging: { level: "silent", format: "json" },
@@ -267,6 +272,35 @@ describe("a run on its workspace layer", () => {
       expect(await readFile(join(workspace, "notes.md"), "utf8")).toBe("# notes\nedited line\n");
       const listed = execFileSync("tar", ["-tzf", join(workspace, "out.tgz")], { encoding: "utf8" });
       expect(listed).toContain("src/m29.py");
+    } finally {
+      await events.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+  }, 180_000);
+
+  it("fails the call that leaves the layer over execution.disk_mb, and the run goes on", async () => {
+    const workspace = await gitWorkspace("quota");
+    const steps = [
+      { tool_calls: [{ name: "exec", arguments: { command: "head -c 3000000 /dev/zero > big.bin" } }] },
+      { tool_calls: [{ name: "exec", arguments: { command: "rm big.bin && echo small > small.txt" } }] },
+      { content: "done" },
+    ];
+    const s = await setup("quota", workspace, steps, { disk_mb: 1 });
+    const queue = agentQueue(redis, s.keyPrefix);
+    const events = openAgentQueueEvents(redis.duplicate(), s.keyPrefix, { lastEventId: "0-0" });
+    await events.waitUntilReady();
+    try {
+      await withWorker(s, async () => {
+        const outcome = await (await findRunJob(queue, s.runId))!.waitUntilFinished(events, 90_000);
+        expect(outcome).toMatchObject({ status: "completed", landing: { state: "landed" } });
+      });
+      const [big, small] = await results(s.keyPrefix, s.runId);
+      expect(big).toMatchObject({ success: false });
+      expect(big?.error).toContain("execution.disk_mb");
+      expect(small).toMatchObject({ success: true });
+      expect(await readFile(join(workspace, "small.txt"), "utf8")).toBe("small\n");
+      expect((await readdir(workspace)).includes("big.bin")).toBe(false);
     } finally {
       await events.close();
       await queue.obliterate({ force: true });

@@ -3,6 +3,7 @@ import { resolveInDoubt } from "../../journal/index.js";
 import {
   contextForExecution,
   createToolExecutionContext,
+  currentWorkspaceView,
   type ExecHost,
   FrozenSet,
   type ToolExecutionContext,
@@ -157,7 +158,7 @@ async function runFreshCall(
     // A park or a failed queue write is not the call's result: it interrupts the run, as it always has.
     const interruption = control?.interruption();
     if (interruption !== undefined) throw interruption;
-    return result;
+    return overQuota(scope, result);
   };
   // The decision's audit append is in flight (see ExecutePlan.decisionRecorded): the claim below is
   // sent beside it, and nothing runs until both have answered.
@@ -267,6 +268,22 @@ async function runFreshCall(
   // A replayed call did not wait for it above; a failed append fails the call either way.
   await decisionRecorded;
   return { result: claimed.value as ToolResult, replay: claimed.replay };
+}
+
+/**
+ * A call that left the run's layer over `execution.disk_mb` fails naming the limit (what it wrote
+ * stays in the layer, so the agent can delete it); the run goes on.
+ */
+async function overQuota(scope: RunScope, result: ToolResult): Promise<ToolResult> {
+  const layers = scope.deps.layers;
+  if (layers === undefined || currentWorkspaceView() === undefined) return result;
+  const over = await layers.overQuota(scope.payload.traceId);
+  if (over === undefined) return result;
+  const how = result.success ? "the call finished, but" : `${result.error}:`;
+  return {
+    ...toolFailure("business", `${how} ${over}`, { limit: "execution.disk_mb" }),
+    output: result.output,
+  };
 }
 
 function fallbackGateCall(

@@ -290,6 +290,28 @@ export class RunLayers {
     return { ...report, changes: count };
   }
 
+  /**
+   * Bytes the layer's upper folder takes on disk (allocated blocks, links not followed), counted up
+   * to `limit`: the figure once it is over, undefined while it is within. Only what the run changed
+   * is in the upper folder, so the walk is as long as the change set, not the workspace.
+   */
+  async overLimit(layerId: string, limit: number): Promise<number | undefined> {
+    let used = 0;
+    const walk = async (dir: string): Promise<boolean> => {
+      const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+      for (const entry of entries) {
+        const path = join(dir, entry.name);
+        const info = await lstat(path).catch(() => undefined);
+        if (info === undefined) continue;
+        used += info.blocks * 512;
+        if (used > limit) return true;
+        if (info.isDirectory() && (await walk(path))) return true;
+      }
+      return false;
+    };
+    return (await walk(join(this.folderOf(layerId), "upper"))) ? used : undefined;
+  }
+
   /** Keeps the layer as it is (not landed) for `runs diff|land|discard`, with why. */
   async keep(layerId: string, note: string): Promise<void> {
     await this.#releaseLayer(layerId);

@@ -26,4 +26,9 @@ export interface WorkspaceLayerPort {
     options: { note: string; expectDigest?: string; keepSpecialBits?: boolean },
   ): Promise<{ changes: number }>;
   keep(layerId: string, note: string): Promise<void>;
+  /**
+   * After a call worked in the layer: why the layer is over `execution.disk_mb` (a message naming
+   * the limit), or undefined while it is within (or there is no limit).
+   */
+  overQuota(layerId: string): Promise<string | undefined>;
 }
