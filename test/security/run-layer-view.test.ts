@@ -179,6 +179,14 @@ describe("a run's layer view", () => {
     expect(existsSync(join(workspace, "f.txt"))).toBe(false);
   });
 
+  it("names a workspace that does not exist instead of failing on realpath", async () => {
+    const { root, runLayers } = await setup();
+    await expect(runLayers.enter("run-9", "run-9", join(root, "missing"))).rejects.toMatchObject({
+      code: "WORKSPACE_LAYER_FAILED",
+      message: expect.stringMatching(/missing does not exist: create it/),
+    });
+  });
+
   it("refuses a workspace path overlay options cannot carry", async () => {
     const { root, runLayers } = await setup();
     const odd = join(root, "a,b");

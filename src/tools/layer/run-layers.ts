@@ -120,7 +120,13 @@ export class RunLayers {
    */
   async enter(layerId: string, runId: string, given: string): Promise<WorkspaceView> {
     // The layer lies over the workspace's real path: the one the path fence and the sandbox use.
-    const workspace = await realpath(given);
+    const workspace = await realpath(given).catch((err: NodeJS.ErrnoException) => {
+      throw new RunnerError(
+        "WORKSPACE_LAYER_FAILED",
+        `the run's workspace ${given} ${err.code === "ENOENT" ? "does not exist" : `cannot be reached (${err.code ?? err.message})`}: create it, or give the agent a workspace that exists (agents.<name>.workspace); nothing of the run was done`,
+        { data: { workspace: given } },
+      );
+    });
     let open = this.#open.get(layerId);
     if (open === undefined) {
       open = { mounting: this.#mount(layerId, runId, workspace), users: new Set() };
