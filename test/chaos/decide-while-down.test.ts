@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callKeyOf } from "../../src/agent/run/approval-hash.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
 import { testPayload } from "../helpers/agent-harness.js";
 import {
@@ -99,7 +100,7 @@ describe("chaos: approvers decide while every worker is down", () => {
       const [request] = (await approvalsByRun(stack.store)).get(p.runId)!;
       expect(request!.status).toBe("approved");
       expect(request!.decisions).toHaveLength(1);
-      expect(counts.get(request!.idempotencyKey)).toBe(1);
+      expect(counts.get(callKeyOf(request!.idempotencyKey))).toBe(1);
       const job = await stack.queue.getJob(p.runId);
       expect(job?.returnvalue).toMatchObject({ status: "completed", finalAnswer: "done" });
     }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callKeyOf } from "../../src/agent/run/approval-hash.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
 import { testPayload } from "../helpers/agent-harness.js";
 import { chaosSeed, killHard, prng, repeated, waitAllCompleted, waitFor } from "../helpers/chaos.js";
@@ -162,7 +163,7 @@ describe("chaos: the HTTP server restarted while approvers click", () => {
       const [request] = after.get(p.runId)!;
       expect(request!.status).toBe("approved");
       expect(request!.decisions, `decisions of ${request!.id}`).toHaveLength(1);
-      expect(counts.get(request!.idempotencyKey)).toBe(1);
+      expect(counts.get(callKeyOf(request!.idempotencyKey))).toBe(1);
     }
     // Exactly one final decision event per request: the promoter woke each job once.
     const events = await stack.store.readEvents("0", { count: 1000 });

@@ -1,6 +1,7 @@
 import { Job } from "bullmq";
 import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callKeyOf } from "../../src/agent/run/approval-hash.js";
 import { auditKeys, Journal } from "../../src/journal/index.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
 import { ScheduleService, ScheduleStore } from "../../src/scheduler/index.js";
@@ -207,12 +208,15 @@ describe("chaos: Redis killed and restarted from its AOF mid-run", () => {
       const records = (await journal.readRun(id)).records;
       // The approved call ran once — or, when Redis died around its claim, it is recorded in doubt and
       // (not being idempotent) never re-run: at most once, and the journal says which.
-      const approvedCall = records.get(request!.idempotencyKey);
+      const approvedCall = records.get(callKeyOf(request!.idempotencyKey));
       const approvedInDoubt =
         approvedCall?.status === "completed" &&
         (approvedCall.result as { errorKind?: string } | null)?.errorKind === "in_doubt";
-      if (approvedInDoubt) expect(counts.get(request!.idempotencyKey) ?? 0).toBeLessThanOrEqual(1);
-      else expect(counts.get(request!.idempotencyKey), `approved call of ${id} (seed ${seed})`).toBe(1);
+      if (approvedInDoubt) expect(counts.get(callKeyOf(request!.idempotencyKey)) ?? 0).toBeLessThanOrEqual(1);
+      else
+        expect(counts.get(callKeyOf(request!.idempotencyKey)), `approved call of ${id} (seed ${seed})`).toBe(
+          1,
+        );
       for (const [key, record] of records) {
         if (key.startsWith("model:")) continue;
         expect(record.status).toBe("completed");

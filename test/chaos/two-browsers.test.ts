@@ -1,5 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callKeyOf } from "../../src/agent/run/approval-hash.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
 import { testPayload } from "../helpers/agent-harness.js";
 import { launchChromium } from "../helpers/browser.js";
@@ -99,7 +100,7 @@ describe("chaos: two browsers decide the same request at once", () => {
       const approved = request!.status === "approved";
       expect(request!.status).toBe(approved ? "approved" : "denied");
       // The exec call's only side effect: once when approved, never when denied.
-      expect(counts.get(request!.idempotencyKey) ?? 0).toBe(approved ? 1 : 0);
+      expect(counts.get(callKeyOf(request!.idempotencyKey)) ?? 0).toBe(approved ? 1 : 0);
       if (approved) ran++;
     }
     expect(ran).toBe(winners.approve);
