@@ -33,7 +33,7 @@ import {
   ScheduleService,
   ScheduleStore,
 } from "../src/scheduler/index.js";
-import { systemClock } from "../src/shared/index.js";
+import { RunnerError, systemClock } from "../src/shared/index.js";
 import { startAgentWorker } from "./agent-worker.js";
 
 export type { PartContext } from "../src/runtime/index.js";
@@ -277,7 +277,12 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
       }),
     },
   });
-  const address = await app.listen({ host: config.http.host, port: config.http.port });
+  const address = await app
+    .listen({ host: config.http.host, port: config.http.port })
+    .catch(async (err: NodeJS.ErrnoException) => {
+      await app.close().catch(() => undefined);
+      throw listenFailure(err, config.http.host, config.http.port);
+    });
   logger.info({ address, publicUrl: config.http.public_url }, "http server listening");
   return {
     address,
@@ -304,4 +309,35 @@ export async function warnIfHashesNotCompact(redis: RedisConnection, logger: Log
     { redis: low.map((l) => `${l.server} hash-max-listpack-value ${l.value}`).join(", ") },
     `Redis hash-max-listpack-value is below ${COMPACT_HASH_VALUE}: each parked run costs ~1.4 KB more; run \`${COMPACT_HASH_FIX}\` and set it in redis.conf`,
   );
+}
+
+/** A port that cannot be listened on, named with the setting that changes it (one line, no stack). */
+function listenFailure(err: NodeJS.ErrnoException, host: string, port: number): unknown {
+  const where = `${host}:${port}`;
+  const change = `set http.port (env ECHO_RUNNER_HTTP__PORT) to a free port, or 0 to let the system pick one`;
+  if (err.code === "EADDRINUSE")
+    return new RunnerError(
+      "HTTP_PORT_UNAVAILABLE",
+      `${where} is already in use (another echo-runner, or another program): ${change}`,
+      {
+        data: { host, port },
+      },
+    );
+  if (err.code === "EACCES")
+    return new RunnerError(
+      "HTTP_PORT_UNAVAILABLE",
+      `${where} needs privileges this process does not have (ports below 1024): ${change}`,
+      {
+        data: { host, port },
+      },
+    );
+  if (err.code === "EADDRNOTAVAIL")
+    return new RunnerError(
+      "HTTP_PORT_UNAVAILABLE",
+      `${host} is not an address of this machine: set http.host (env ECHO_RUNNER_HTTP__HOST) to one of its addresses, or 127.0.0.1`,
+      {
+        data: { host, port },
+      },
+    );
+  return err;
 }

@@ -48,6 +48,7 @@ const RETRYABLE: Record<ErrorCode, boolean> = {
   RUN_CANCELLED: false,
   WORKSPACE_PATH_CHANGED: false,
   WORKSPACE_LAYER_FAILED: false,
+  HTTP_PORT_UNAVAILABLE: false,
   RUN_NOT_CANCELLABLE: false,
   RUN_NOT_RETRYABLE: false,
   RUN_PAYLOAD_GONE: false,
