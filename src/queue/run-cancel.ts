@@ -1,10 +1,6 @@
 import { z } from "zod";
-import {
-  type AgentQueue,
-  type AgentQueueEvents,
-  newestAgentEventId,
-  openAgentQueueEvents,
-} from "./queues.js";
+import { type AgentEventWatch, watchAgentEvents } from "./agent-event-watch.js";
+import type { AgentQueue } from "./queues.js";
 import type { RedisConnection } from "./redis-connection.js";
 
 /** How long a cancel request is kept, ms (as long as a journal: 7 days). */
@@ -156,10 +152,7 @@ export class RunCancels {
 }
 
 /** A started watch; `ready` resolves once it listens. */
-export interface CancelWatch {
-  ready: Promise<void>;
-  stop(): Promise<void>;
-}
+export type CancelWatch = AgentEventWatch;
 
 /**
  * Calls `onCancel` with the run id of every cancel announced on the agent queue's event stream, from
@@ -170,32 +163,5 @@ export function watchCancels(
   keyPrefix: string,
   onCancel: (runId: string) => void,
 ): CancelWatch {
-  let stopped = false;
-  const opened: Promise<AgentQueueEvents | undefined> = newestAgentEventId(connection, keyPrefix).then(
-    async (lastEventId) => {
-      if (stopped) return undefined;
-      const own = connection.duplicate();
-      own.on("error", () => undefined); // reported by the main connection's handler
-      const events = openAgentQueueEvents(own, keyPrefix, { lastEventId });
-      const listen = events as unknown as {
-        on(event: string, listener: (args: { jobId?: string }) => void): void;
-      };
-      listen.on(CANCEL_EVENT, ({ jobId }) => {
-        if (typeof jobId === "string") onCancel(jobId);
-      });
-      await events.waitUntilReady().catch(async (err: unknown) => {
-        await events.close().catch(() => undefined);
-        throw err;
-      });
-      return events;
-    },
-  );
-  return {
-    ready: opened.then(() => undefined),
-    async stop() {
-      stopped = true;
-      const events = await opened.catch(() => undefined);
-      await events?.close();
-    },
-  };
+  return watchAgentEvents(connection, keyPrefix, CANCEL_EVENT, onCancel);
 }

@@ -31,10 +31,11 @@ export async function fillRedisToOom(
       keys.push(key);
     } catch (err) {
       if (!(err as Error).message.startsWith("OOM ")) throw err;
-      // Used memory hovers at the limit (a refused write frees its buffers, and small writes would
-      // then pass): a limit just under what is used now keeps every write refused until release.
+      // Used memory hovers at the limit (a refused write frees its buffers, client and AOF buffers
+      // come and go, and small writes would then pass): a limit well under what is used now keeps
+      // every write refused until release, whatever the buffers do meanwhile.
       const full = Number(/used_memory:(\d+)/.exec(await client.info("memory"))?.[1] ?? "0");
-      await client.config("SET", "maxmemory", String(full - (256 << 10)));
+      await client.config("SET", "maxmemory", String(Math.floor(full / 2)));
       return {
         async release() {
           for (let j = 0; j < keys.length; j += 500) await client.del(...keys.slice(j, j + 500));
