@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, mkdtemp, rm, rmdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { openLayerNamespace } from "./layer-namespace.js";
 
 /** Whether this host can give runs a layer in `dir` (the data dir's layers folder), and why not. */
@@ -14,8 +14,9 @@ export type LayerProbe = { readonly ok: true } | { readonly ok: false; readonly 
  */
 export async function probeLayers(dir: string): Promise<LayerProbe> {
   let root: string | undefined;
+  let made: string | undefined;
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    made = await mkdir(dir, { recursive: true, mode: 0o700 });
     root = await mkdtemp(join(dir, ".probe-"));
     const folders = { workspace: join(root, "lower"), upper: join(root, "upper"), work: join(root, "work") };
     for (const path of Object.values(folders)) await mkdir(path);
@@ -51,5 +52,12 @@ export async function probeLayers(dir: string): Promise<LayerProbe> {
     return { ok: false, why: err instanceof Error ? err.message : String(err) };
   } finally {
     if (root !== undefined) await rm(root, { recursive: true, force: true }).catch(() => undefined);
+    // A probe leaves no folder it made (doctor on a machine that never ran the runner): empty ones
+    // only, from the deepest up, so nothing another process put there meanwhile is touched.
+    if (made !== undefined) {
+      for (let at = dir; at.length >= made.length; at = dirname(at)) {
+        if ((await rmdir(at).catch(() => "kept")) === "kept") break;
+      }
+    }
   }
 }
