@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { ApprovalStore } from "../../src/approvals/index.js";
+import { bufferIo } from "../../src/cli/io.js";
+import { runCli } from "../../src/cli/run-cli.js";
 import type { EchoRunnerConfig } from "../../src/config/index.js";
 import { Journal } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
@@ -16,7 +18,7 @@ import { RunLayers } from "../../src/tools/index.js";
 import { isAlive } from "../../src/tools/process/process-group.js";
 import { startWorkerPart } from "../../workers/parts.js";
 import { agentQueue, testConfig } from "../helpers/agent-harness.js";
-import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
+import { testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 const redis = testRedisClient();
 afterAll(() => redis.disconnect());
@@ -55,6 +57,7 @@ async function gitWorkspace(name: string): Promise<string> {
 
 interface Setup {
   config: DeepReadonly<EchoRunnerConfig>;
+  configPath: string;
   keyPrefix: string;
   dataDir: string;
 }
@@ -98,7 +101,13 @@ async function setup(
   const scheduler = new Scheduler({ store, agentQueue: queue, clock, lockLeaseMs: 60_000 });
   expect((await scheduler.runDue(tick)).results).toEqual({ fired: 1 });
   await queue.close();
-  return { config, keyPrefix, dataDir: join(dir, "data"), runId: scheduledRunId("nightly", tick) };
+  return {
+    config,
+    configPath: join(dir, "echo.yaml"),
+    keyPrefix,
+    dataDir: join(dir, "data"),
+    runId: scheduledRunId("nightly", tick),
+  };
 }
 
 async function withWorker<T>(s: Setup, use: () => Promise<T>): Promise<T> {
@@ -229,6 +238,10 @@ describe("a run on its workspace layer", () => {
         const pid = Number(/\(pid (\d+)\)/.exec(started.output)?.[1]);
         await expect.poll(() => isAlive(pid)).toBe(false);
       }
+      // `jobs show` says what became of the workspace.
+      const shown = bufferIo("", { REDIS_URL: testRedisUrl(), HOME: s.dataDir }, s.dataDir);
+      expect(await runCli(["jobs", "show", s.runId, "--config", s.configPath], shown.io)).toBe(0);
+      expect(shown.stdout()).toMatch(/Workspace: \d+ change\(s\) kept, not landed \(echo-runner runs diff/);
       // The layer is kept for the operator, found by the run's id.
       const kept = await new RunLayers({ dir: join(s.dataDir, "layers") }).find(s.runId);
       expect(kept?.state).toBe("kept");

@@ -239,6 +239,7 @@ export class RunInspector {
       attempts: job.attemptsMade,
       parkedApprovals: pending.map(parkedApproval),
       usage: usageFromOutcome(job.returnvalue),
+      landing: landingFromOutcome(job.returnvalue),
     };
   }
 
@@ -250,6 +251,12 @@ export class RunInspector {
       .filter((r): r is ApprovalRecord => r !== null)
       .sort((a, b) => a.requestedAt - b.requestedAt);
   }
+}
+
+function landingFromOutcome(value: unknown): RunSummary["landing"] {
+  const landing = (value as Partial<RunOutcome> | null | undefined)?.landing;
+  if (!landing || typeof landing !== "object") return null;
+  return { state: landing.state, changes: landing.changes, note: landing.note };
 }
 
 function usageView(totals: UsageTotals): RunUsageView {

@@ -108,6 +108,8 @@ export interface RunSummary {
    * (shown by `jobs show`); null when unknown (a listed run in progress, a run from before usage).
    */
   usage: RunUsageView | null;
+  /** What became of a finished run's workspace layer (landed, or kept unlanded with why); null: no layer. */
+  landing?: { state: "landed" | "kept"; changes: number; note: string } | null;
 }
 
 /** One tool call the model asked for in one step, joined to its journal key. */

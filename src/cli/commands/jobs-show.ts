@@ -36,6 +36,10 @@ function render(detail: RunDetail): string {
     );
     if (run.rerunOf) lines.push(`Rerun of: ${run.rerunOf}`);
     if (run.usage) lines.push(`Usage: ${usageLine(run.usage)}`);
+    if (run.landing)
+      lines.push(
+        `Workspace: ${run.landing.state === "landed" ? `${run.landing.changes} change(s) landed` : `${run.landing.changes} change(s) kept, not landed (echo-runner runs diff ${detail.runId})`}: ${oneLine(run.landing.note, 200)}`,
+      );
     if (run.detail) {
       const label =
         run.outcome === "failed" ? "Failure" : run.outcome === "cancelled" ? "Cancelled" : "Answer";
