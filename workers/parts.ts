@@ -219,8 +219,7 @@ export async function startWorkerPart(
     releaseRun: tools.releaseRun,
     cancels: operations,
     onRunFinished: async (payload, end) => {
-      if (payload.origin.scheduleId)
-        await hooks.markScheduleRunFinished(payload.origin.scheduleId, payload.runId);
+      // Alerts first: they never throw, and a failing schedule hook must not swallow them.
       const scheduleId = payload.origin.scheduleId ?? null;
       if (end.status === "completed") await alerts.runSucceeded(scheduleId);
       if (end.status === "failed") {
@@ -232,6 +231,7 @@ export async function startWorkerPart(
         };
         await alerts.runFailed(run, end.code, end.message);
       }
+      if (scheduleId) await hooks.markScheduleRunFinished(scheduleId, payload.runId);
     },
   });
   await worker.waitUntilReady();
@@ -265,12 +265,24 @@ export function startSchedulerPart(
   const { config, logger, redis } = ctx;
   const queue = openAgentQueue(redis, config.redis.key_prefix);
   const metrics = new RunnerMetrics({ redis, keyPrefix: config.redis.key_prefix, logger });
+  // Missed firings go to the alerts outbox; the worker's sender mails them.
+  const alerts = alertReporterFromConfig(config, redis, ctx.env, logger);
   const scheduler = new Scheduler({
     store: new ScheduleStore({ redis, keyPrefix: config.redis.key_prefix }),
     agentQueue: queue,
     configSchedules,
     logger,
     onPass: (report) => metrics.schedulePass(report),
+    onMissed: (schedule, missed, note) =>
+      alerts.scheduleMissed(
+        {
+          id: schedule.id,
+          agent: `schedule:${schedule.id}`,
+          owner: runOwner(config, { userId: schedule.owner, origin: { scheduleId: schedule.id } }),
+        },
+        missed,
+        note,
+      ),
   });
   scheduler.start();
   logger.info({ schedules: configSchedules.length }, "scheduler running");
