@@ -6,16 +6,16 @@ import { isRunnerError } from "../shared/index.js";
 import { loadConfig } from "./load.js";
 import type { ConfigProblem } from "./problems.js";
 
-async function load(project: string) {
+async function load(project: string, env: NodeJS.ProcessEnv = {}) {
   const dir = await mkdtemp(join(tmpdir(), "echo-config-alerts-"));
   const configPath = join(dir, "project.yaml");
   await writeFile(configPath, project);
-  return loadConfig({ configPath, userConfigPath: null, env: {} });
+  return loadConfig({ configPath, userConfigPath: null, env });
 }
 
-async function problemsOf(project: string): Promise<ConfigProblem[]> {
+async function problemsOf(project: string, env: NodeJS.ProcessEnv = {}): Promise<ConfigProblem[]> {
   try {
-    await load(project);
+    await load(project, env);
   } catch (err) {
     if (isRunnerError(err, "CONFIG_INVALID")) return err.data.problems as ConfigProblem[];
     throw err;
@@ -71,5 +71,22 @@ describe("alerts: in the config", () => {
     const problem = problems.find((p) => p.path === path);
     expect(problem, JSON.stringify(problems)).toBeDefined();
     expect(problem?.message).toContain(words);
+  });
+
+  const HOOK = "alerts: { chat_webhooks: [{ format: json, url_env: ALERT_HOOK }] }\n";
+
+  it("refuses an alert webhook to an internal address, naming its variable's key, not its URL", async () => {
+    const url = "http://127.0.0.1:9/secret-path";
+    const problems = await problemsOf(HOOK, { ALERT_HOOK: url });
+    const problem = problems.find((p) => p.path === "alerts.chat_webhooks.0.url_env");
+    expect(problem?.message).toContain("allow_internal_webhooks");
+    expect(JSON.stringify(problems)).not.toContain("secret-path");
+  });
+
+  it("accepts that webhook once notifications.allow_internal_webhooks lists its host", async () => {
+    const { config } = await load(`${HOOK}notifications: { allow_internal_webhooks: ["127.0.0.1:9"] }\n`, {
+      ALERT_HOOK: "http://127.0.0.1:9/secret-path",
+    });
+    expect(config.alerts.chat_webhooks).toEqual([{ format: "json", url_env: "ALERT_HOOK" }]);
   });
 });
