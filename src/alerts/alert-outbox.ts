@@ -97,9 +97,9 @@ export class AlertOutbox {
   async take(gid: string): Promise<AlertBatch | null> {
     const items = this.#key(`items:${gid}`);
     const batch = this.#key(`batch:${gid}`);
-    const exists = await this.#redis.exists(batch, items);
-    if (exists > 0 && (await this.#redis.exists(batch)) === 0) {
-      // Atomic: alerts added from here on go to a new items hash, the next message.
+    if ((await this.#redis.exists(batch)) === 0) {
+      // Atomic: alerts added from here on go to a new items hash, the next message. No items
+      // hash is "no such key", the same as nothing to send.
       await this.#redis.renamenx(items, batch).catch(() => 0);
     }
     const [stored, done] = await Promise.all([
