@@ -29,6 +29,8 @@ export const LAYERS: Record<string, number> = {
   scheduler: 4,
   http: 5,
   metrics: 5,
+  /** Alerts to people about runs and schedules: built on the approvals notifiers. */
+  alerts: 5,
   /** The composition root: builds everything from config; cli and workers import it, not each other. */
   runtime: 6,
   cli: 7,

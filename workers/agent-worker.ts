@@ -37,8 +37,11 @@ export interface AgentWorkerOptions {
   lockDurationMs?: number;
   /** How often stalled jobs are looked for, ms (default 30 s). */
   stalledIntervalMs?: number;
-  /** Called once a run has ended for good (completed, or failed without further retries). */
-  onRunFinished?: (payload: AgentJobPayload) => Promise<void>;
+  /**
+   * Called once a run has ended for good (completed, failed without further retries, cancelled),
+   * with how it ended (a failure's code and message feed the alerts).
+   */
+  onRunFinished?: (payload: AgentJobPayload, end: RunEnd) => Promise<void>;
   /** Called when a run parks (it may resume on another worker): release what it holds here. */
   onRunParked?: (payload: AgentJobPayload) => Promise<void>;
   /**
@@ -55,6 +58,19 @@ export interface AgentWorkerOptions {
    * None: runs are not cancellable by operators on this worker.
    */
   cancels?: RunCancelPort;
+}
+
+/** How a run ended for good: completed (whatever its outcome), failed (with its code, if any), cancelled. */
+export type RunEnd =
+  | { status: "completed" }
+  | { status: "failed"; code: string | null; message: string }
+  | { status: "cancelled" };
+
+/** The end of a run that failed with `err`: its RunnerError code (null for others) and message. */
+function failedEnd(err: unknown): RunEnd {
+  return isRunnerError(err)
+    ? { status: "failed", code: err.code, message: err.message }
+    : { status: "failed", code: null, message: err instanceof Error ? err.message : String(err) };
 }
 
 /** What the worker needs of an operator's cancel (implemented by RunOperations). */
@@ -81,7 +97,7 @@ export function agentProcessor(options: AgentWorkerOptions) {
         ),
       }
     : options.deps;
-  const finished = async (payload: AgentJobPayload) => {
+  const finished = async (payload: AgentJobPayload, end: RunEnd) => {
     // Archived first: a failing hook must not cost session_search the transcript.
     await archiveRun(options.deps, payload).catch((e: unknown) =>
       options.deps.logger.warn({ runId: payload.runId, err: String(e) }, "archiving the transcript failed"),
@@ -100,7 +116,7 @@ export function agentProcessor(options: AgentWorkerOptions) {
         );
       }
     }
-    await options.onRunFinished?.(payload);
+    await options.onRunFinished?.(payload, end);
   };
   return async (job: RunJob, token?: string, signal?: AbortSignal) => {
     let payload: ReturnType<typeof parseAgentJobPayload>;
@@ -137,7 +153,7 @@ export function agentProcessor(options: AgentWorkerOptions) {
       await options.cancels?.finishCancel(payload.runId, request);
       log.info({ by: request.by, via: request.via, reason: request.reason }, "run cancelled");
       await metrics?.runEnded(payload.runId, "cancelled");
-      await finished(payload).catch(() => undefined);
+      await finished(payload, { status: "cancelled" }).catch(() => undefined);
       return failForGood(cancelledReason(request));
     };
     const cancelled = async (): Promise<CancelRequest | null> =>
@@ -166,7 +182,9 @@ export function agentProcessor(options: AgentWorkerOptions) {
         "run finished",
       );
       await metrics?.runEnded(payload.runId, outcome.status);
-      await finished(payload).catch((e: unknown) => log.warn({ err: String(e) }, "run-finished hook failed"));
+      await finished(payload, { status: "completed" }).catch((e: unknown) =>
+        log.warn({ err: String(e) }, "run-finished hook failed"),
+      );
       return outcome;
     } catch (caught) {
       // Cancelled while it ran (or just before it parked): ended here, not parked or retried.
@@ -195,14 +213,14 @@ export function agentProcessor(options: AgentWorkerOptions) {
         log.error({ err: message }, "run failed, not retryable");
         await keepLayer(message);
         await metrics?.runEnded(payload.runId, "failed");
-        await finished(payload).catch(() => undefined);
+        await finished(payload, failedEnd(err)).catch(() => undefined);
         throw failForGood(message);
       }
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       log.warn({ err: err instanceof Error ? err.message : String(err), lastAttempt }, "run attempt failed");
       if (lastAttempt) {
         await keepLayer(err instanceof Error ? err.message : String(err));
-        await finished(payload).catch(() => undefined);
+        await finished(payload, failedEnd(err)).catch(() => undefined);
       }
       await (lastAttempt ? metrics?.runEnded(payload.runId, "failed") : metrics?.runRetrying());
       throw err;

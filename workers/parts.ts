@@ -1,4 +1,5 @@
 import { type RunDeps, RunInspector, RunOperations, storeApprovals } from "../src/agent/index.js";
+import type { AlertSender } from "../src/alerts/index.js";
 import type { ApprovalNotifications, ApprovalStore } from "../src/approvals/index.js";
 import { createHttpServer } from "../src/http/index.js";
 import type { Logger } from "../src/logging/index.js";
@@ -14,6 +15,8 @@ import {
   watchRemovedRuns,
 } from "../src/queue/index.js";
 import {
+  alertReporterFromConfig,
+  alertSenderFromConfig,
   allowAlwaysFromConfig,
   approvalsFromConfig,
   buildRunDeps,
@@ -22,6 +25,7 @@ import {
   operatorsFromConfig,
   type PartContext,
   rideRedisOutagesFromConfig,
+  runOwner,
   storyReaderFromConfig,
   toolEnvironmentFromProbe,
   type WorkerTools,
@@ -114,7 +118,36 @@ function startSweeper(
   };
 }
 
-/** The agent worker: runs, approvals promotion and sweeping, grant checks at run start. */
+/**
+ * Sends due alerts every 2 s (a cheap look at the outbox's due set); a tick while one runs is
+ * skipped. The per-group send lease keeps other processes' senders off the same group.
+ */
+function startAlertSender(ctx: PartContext, sender: AlertSender): RunningPart {
+  let running: Promise<void> | null = null;
+  const tick = () => {
+    if (running) return;
+    running = sender
+      .sweep()
+      .then(() => undefined)
+      .catch((err: unknown) =>
+        ctx.logger.warn({ err: (err as Error).message }, "alert sender failed; will retry"),
+      )
+      .finally(() => {
+        running = null;
+      });
+  };
+  const timer = setInterval(tick, 2_000);
+  timer.unref();
+  tick();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/** The agent worker: runs, approvals promotion and sweeping, alerts, grant checks at run start. */
 export async function startWorkerPart(
   processCtx: PartContext,
   tools: WorkerTools,
@@ -136,6 +169,8 @@ export async function startWorkerPart(
   const approvals = approvalsFromConfig(config, redis, ctx.env, logger, { sending: true });
   const { store, notifications } = approvals;
   const hooks = createScheduleRunHooks({ redis, keyPrefix });
+  const alerts = alertReporterFromConfig(config, redis, ctx.env, logger);
+  const alertSender = alertSenderFromConfig(config, redis, ctx.env, logger, store);
   const guard = await callGuardFromConfig(config, {
     env: ctx.env,
     protectedPaths: ctx.protectedPaths,
@@ -148,7 +183,18 @@ export async function startWorkerPart(
     toolEnvironment: await toolEnvironmentFromProbe(config, ctx.env, logger),
     registry: tools.registry,
     guard,
-    approvals: storeApprovals({ store, notifications, logger, allowAlways }),
+    approvals: storeApprovals({
+      store,
+      notifications,
+      logger,
+      allowAlways,
+      onExpired: (record) =>
+        alerts.callExpired(
+          { runId: record.runId, agent: record.agent, scheduleId: record.scheduleId, owner: record.owner },
+          record.id,
+          record.tool,
+        ),
+    }),
     gatePorts: { allowAlways },
     logger,
     env: ctx.env,
@@ -172,9 +218,20 @@ export async function startWorkerPart(
     metrics,
     releaseRun: tools.releaseRun,
     cancels: operations,
-    onRunFinished: async (payload) => {
-      if (payload.origin.scheduleId)
-        await hooks.markScheduleRunFinished(payload.origin.scheduleId, payload.runId);
+    onRunFinished: async (payload, end) => {
+      // Alerts first: they never throw, and a failing schedule hook must not swallow them.
+      const scheduleId = payload.origin.scheduleId ?? null;
+      if (end.status === "completed") await alerts.runSucceeded(scheduleId);
+      if (end.status === "failed") {
+        const run = {
+          runId: payload.runId,
+          agent: payload.agentId,
+          scheduleId,
+          owner: runOwner(config, payload),
+        };
+        await alerts.runFailed(run, end.code, end.message);
+      }
+      if (scheduleId) await hooks.markScheduleRunFinished(scheduleId, payload.runId);
     },
   });
   await worker.waitUntilReady();
@@ -182,10 +239,12 @@ export async function startWorkerPart(
   const canceller = startCanceller(ctx, store);
   await canceller.ready;
   const sweeper = startSweeper(ctx, store, notifications);
+  const alertSending = startAlertSender(ctx, alertSender);
   logger.info({ concurrency: config.execution.worker_concurrency }, "agent worker running");
   void warnIfHashesNotCompact(redis, logger);
   return {
     async stop() {
+      await alertSending.stop();
       await sweeper.stop();
       await canceller.stop();
       await promoter.stop();
@@ -206,12 +265,24 @@ export function startSchedulerPart(
   const { config, logger, redis } = ctx;
   const queue = openAgentQueue(redis, config.redis.key_prefix);
   const metrics = new RunnerMetrics({ redis, keyPrefix: config.redis.key_prefix, logger });
+  // Missed firings go to the alerts outbox; the worker's sender mails them.
+  const alerts = alertReporterFromConfig(config, redis, ctx.env, logger);
   const scheduler = new Scheduler({
     store: new ScheduleStore({ redis, keyPrefix: config.redis.key_prefix }),
     agentQueue: queue,
     configSchedules,
     logger,
     onPass: (report) => metrics.schedulePass(report),
+    onMissed: (schedule, missed, note) =>
+      alerts.scheduleMissed(
+        {
+          id: schedule.id,
+          agent: `schedule:${schedule.id}`,
+          owner: runOwner(config, { userId: schedule.owner, origin: { scheduleId: schedule.id } }),
+        },
+        missed,
+        note,
+      ),
   });
   scheduler.start();
   logger.info({ schedules: configSchedules.length }, "scheduler running");

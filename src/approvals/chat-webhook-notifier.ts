@@ -71,10 +71,23 @@ export class ChatWebhookNotifier implements ApprovalNotifier {
         `chat webhook ${this.name} was handed a personal message without a link`,
       );
     }
+    await this.post(chatPayload(this.#settings.format, { kind: message.kind, items, personal }));
+  }
+
+  /** The service this webhook posts to: the body `post` takes must be in its format. */
+  get format(): ChatWebhookFormat {
+    return this.#settings.format;
+  }
+
+  /**
+   * POSTs one body (approval messages and alerts share it): no redirects followed, a timeout, and
+   * a non-2xx answer thrown (the URL is a secret: it is never in the error).
+   */
+  async post(body: Record<string, unknown>): Promise<void> {
     const response = await fetch(this.#settings.url, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify(chatPayload(this.#settings.format, { kind: message.kind, items, personal })),
+      body: JSON.stringify(body),
       signal: AbortSignal.timeout(this.#settings.timeoutMs ?? 10_000),
       redirect: "error",
     });

@@ -1,5 +1,6 @@
 import nodemailer, { type Transporter } from "nodemailer";
 import { RunnerError } from "../shared/index.js";
+import type { MessageContent } from "./approval-message.js";
 import type { ApprovalNotifier, NotificationMessage } from "./notifier.js";
 import type { Approver } from "./record.js";
 
@@ -48,13 +49,21 @@ export class EmailNotifier implements ApprovalNotifier {
   async send(message: NotificationMessage): Promise<void> {
     const to = message.approver?.email;
     if (!to) throw new RunnerError("INTERNAL", "the email notifier was handed a message without an address");
+    await this.mail(to, message.content, { "X-Echo-Runner-Approval": message.record.id });
+  }
+
+  /**
+   * Sends one mail (approval messages and alerts share the transport): marked auto-generated, so
+   * autoresponders stay quiet, plus the given `X-Echo-Runner-*` headers. Throws on failure.
+   */
+  async mail(to: string, content: MessageContent, headers: Record<string, string> = {}): Promise<void> {
     await this.#transport.sendMail({
       from: this.#from,
       to,
-      subject: message.content.subject,
-      text: message.content.text,
-      html: message.content.html,
-      headers: { "Auto-Submitted": "auto-generated", "X-Echo-Runner-Approval": message.record.id },
+      subject: content.subject,
+      text: content.text,
+      html: content.html,
+      headers: { "Auto-Submitted": "auto-generated", ...headers },
     });
   }
 

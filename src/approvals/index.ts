@@ -105,6 +105,7 @@ export {
 } from "./record.js";
 export { buildRequestFields, type RegisterInput } from "./request-fields.js";
 export { type RetryOptions, withRetry } from "./retry.js";
+export { DEFAULT_SEND_LEASE_MS, SendLease, type SendLeaseStore } from "./send-lease.js";
 export {
   DECIDE_REFUSALS,
   type DecideInput,

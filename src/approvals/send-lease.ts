@@ -1,4 +1,12 @@
-import type { ApprovalStore } from "./approval-store.js";
+/**
+ * Where a send lease lives: the approval store (one lease per request) or the alert outbox (one per
+ * alert group). `claimSendLease` answers the new holder's owner token, or null while one is held.
+ */
+export interface SendLeaseStore {
+  claimSendLease(id: string, leaseMs: number): Promise<string | null>;
+  renewSendLease(id: string, owner: string, leaseMs: number): Promise<boolean>;
+  releaseSendLease(id: string, owner: string): Promise<void>;
+}
 
 /** Default send lease: longer than one SMTP try (15 s timeouts), renewed every third of it. */
 export const DEFAULT_SEND_LEASE_MS = 30_000;
@@ -11,14 +19,14 @@ export const DEFAULT_SEND_LEASE_MS = 30_000;
  * its next token or try instead of racing the new holder.
  */
 export class SendLease {
-  readonly #store: ApprovalStore;
+  readonly #store: SendLeaseStore;
   readonly #id: string;
   readonly #owner: string;
   readonly #leaseMs: number;
   readonly #timer: NodeJS.Timeout;
   #lost = false;
 
-  private constructor(store: ApprovalStore, id: string, owner: string, leaseMs: number) {
+  private constructor(store: SendLeaseStore, id: string, owner: string, leaseMs: number) {
     this.#store = store;
     this.#id = id;
     this.#owner = owner;
@@ -27,8 +35,8 @@ export class SendLease {
     this.#timer.unref();
   }
 
-  /** Claims request `id`'s send lease, or null while another sender holds it. */
-  static async claim(store: ApprovalStore, id: string, leaseMs: number): Promise<SendLease | null> {
+  /** Claims `id`'s send lease (a request's, an alert group's), or null while another sender holds it. */
+  static async claim(store: SendLeaseStore, id: string, leaseMs: number): Promise<SendLease | null> {
     const owner = await store.claimSendLease(id, leaseMs);
     return owner === null ? null : new SendLease(store, id, owner, leaseMs);
   }

@@ -31,7 +31,8 @@ function chatHooks(input: WebhookCheckInput) {
  * they are checked where the environment is known: each URL must be https to a public host (they
  * carry approval links) unless `notifications.allow_internal_webhooks` lists it, and a personal
  * webhook is one person's chat identity, so its URL may not also be another approver's webhook or
- * a channel. An unset variable is not a problem here (start-up names it). Messages never repeat a
+ * a channel. `alerts.chat_webhooks` are checked for internal addresses too. An unset variable is
+ * not a problem here (start-up names it). Messages never repeat a
  * URL: its path is the credential.
  */
 export function envWebhookProblems(
@@ -69,6 +70,19 @@ export function envWebhookProblems(
     }
     byUrl.set(key, [...earlier, hook]);
   }
+  (input.alerts?.chat_webhooks ?? []).forEach((hook, k) => {
+    const raw = env[hook.url_env];
+    if (raw === undefined || raw === "") return;
+    // Alerts carry /admin links, which need a sign-in, not approval tokens: plain http is allowed.
+    const problem = webhookTargetProblem(raw, { carriesLinks: false, allow });
+    const path = `alerts.chat_webhooks.${k}.url_env`;
+    if (problem)
+      problems.push({
+        path,
+        message: `"${hook.url_env}": the webhook URL in this variable ${problem}`,
+        origins: originsOf(origins, path),
+      });
+  });
   return problems;
 }
 

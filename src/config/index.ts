@@ -29,3 +29,4 @@ export {
   parseYamlConfig,
   readYamlSource,
 } from "./sources.js";
+export { webhookTargetProblem } from "./webhook-targets.js";

@@ -11,7 +11,12 @@ import {
   toolGroupProblem,
   UNATTENDED_POLICIES,
 } from "../policy/index.js";
-import { CHAT_WEBHOOK_FORMATS, hasHiddenCharacters, normaliseIdentity } from "../shared/index.js";
+import {
+  ALERT_KINDS,
+  CHAT_WEBHOOK_FORMATS,
+  hasHiddenCharacters,
+  normaliseIdentity,
+} from "../shared/index.js";
 import {
   EXEC_HOSTS,
   type ExecHost,
@@ -19,6 +24,7 @@ import {
   TOOL_PROFILES,
   WEB_SEARCH_PROVIDERS,
 } from "../tools/index.js";
+import { checkAlertReferences } from "./alert-checks.js";
 import { checkIdentitiesAndWebhooks } from "./identity-checks.js";
 import { checkConfigReferences } from "./reference-checks.js";
 import { InternalWebhookAllowEntry } from "./webhook-targets.js";
@@ -227,6 +233,22 @@ const ScheduleConfig = z.strictObject({
   max_daily_cost_usd: z.number().positive().optional(),
 });
 
+/**
+ * `alerts:` — who hears of failed runs, expired approvals, failing and missed schedules, and how
+ * storms are gathered into digests (see config/default.yaml for each key's meaning).
+ */
+const AlertsConfig = z.strictObject({
+  on: z.array(z.enum(ALERT_KINDS)).max(ALERT_KINDS.length),
+  owner: z.boolean(),
+  approvers: z.array(z.string().min(1).max(128)).max(256),
+  chat_webhooks: z
+    .array(z.strictObject({ format: z.enum(CHAT_WEBHOOK_FORMATS), url_env: envVarName }))
+    .max(32),
+  schedule_failures: positiveInt.max(1000),
+  gather_seconds: nonNegativeInt.max(3600),
+  digest_window_seconds: nonNegativeInt.max(86_400),
+});
+
 const ConfigObject = z.strictObject({
   tools: z.strictObject({
     profile: z.enum(TOOL_PROFILES),
@@ -384,6 +406,7 @@ const ConfigObject = z.strictObject({
     });
     checkChatWebhooks(list, ctx);
   }),
+  alerts: AlertsConfig,
   notifications: z.strictObject({
     digest_window_seconds: nonNegativeInt.max(86_400),
     allow_internal_webhooks: z.array(InternalWebhookAllowEntry).max(256),
@@ -416,6 +439,7 @@ export const EchoRunnerConfigSchema = ConfigObject.superRefine((config, ctx) => 
   }
   checkIdentitiesAndWebhooks(config, ctx);
   checkConfigReferences(config, ctx);
+  checkAlertReferences(config, ctx);
 });
 
 /** The validated, merged configuration (deep-frozen once loaded). */

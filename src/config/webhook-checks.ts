@@ -10,6 +10,8 @@ export interface WebhookCheckInput {
   }[];
   tools: { messaging: { webhooks: Readonly<Record<string, { url: string }>> } };
   notifications: { allow_internal_webhooks: readonly string[] };
+  /** `alerts.chat_webhooks`: channel webhooks whose URLs live in environment variables. */
+  alerts?: { chat_webhooks: readonly { url_env: string }[] } | undefined;
 }
 
 /**

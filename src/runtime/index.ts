@@ -1,11 +1,16 @@
 // The composition root: everything built from config (guard, tool set, approvals, notifiers, model
 // clients, run dependencies) for the entry points in src/cli and workers/.
+export {
+  alertOutboxFromConfig,
+  alertReporterFromConfig,
+  alertSenderFromConfig,
+} from "./alerts-from-config.js";
 export { allowAlwaysFromConfig, grantAuditTrail } from "./allow-always-from-config.js";
 export { approvalPolicyFromConfig, approvalsFromConfig } from "./approvals-from-config.js";
 export { chatNotifiersFromConfig } from "./chat-notifiers-from-config.js";
 export { callGuardFromConfig } from "./guard-from-config.js";
 export { metricsTokenFromConfig, operatorsFromConfig } from "./operators-from-config.js";
-export { ownerNotifierFromConfig } from "./owner-notifier-from-config.js";
+export { ownerNotifierFromConfig, runOwner } from "./owner-notifier-from-config.js";
 export type { PartContext } from "./part-context.js";
 export {
   effectiveSessionMode,

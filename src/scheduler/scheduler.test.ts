@@ -200,6 +200,30 @@ describe("Scheduler catch-up after a 3-tick outage", () => {
     expect((await s.runDue(at("2025-01-01T04:45:00Z"))).results).toEqual({});
   });
 
+  it("tells onMissed once about ticks its catch-up policy did not run (alerts' schedule_missed)", async () => {
+    const f = setup();
+    await f.service.create(scheduleInput({ overlap: "allow", catchUp: "none" }), { approvalSource: null });
+    const told: { id: string; count: number; newest: number; note: string }[] = [];
+    const s = f.scheduler({
+      onMissed: (schedule, missed, note) => {
+        told.push({ id: schedule.id, count: missed.count, newest: missed.newest, note });
+      },
+    });
+    await s.runDue(at("2025-01-01T01:00:01Z"));
+    expect(told).toEqual([]);
+    await s.runDue(at("2025-01-01T04:30:00Z"));
+    expect(told).toEqual([
+      {
+        id: "nightly",
+        count: 3,
+        newest: at("2025-01-01T04:00:00Z"),
+        note: "3 tick(s) from 2025-01-01T02:00:00.000Z not run (catch-up none)",
+      },
+    ]);
+    await s.runDue(at("2025-01-01T04:45:00Z"));
+    expect(told).toHaveLength(1);
+  });
+
   it("runs an on-time tick as usual after downtime and counts only the older ones as missed (latest)", async () => {
     const f = setup();
     await f.service.create(scheduleInput({ overlap: "allow" }), { approvalSource: null });

@@ -11,6 +11,7 @@ import { timetableFor } from "./cron-timetable.js";
 import { LeaderLock } from "./leader-lock.js";
 import type { HistoryEntry, StoredSchedule } from "./records.js";
 import type { AgentQueuePort } from "./run-job.js";
+import type { Schedule } from "./schedule.js";
 import type { ScheduleStore } from "./schedule-store.js";
 import { type EnqueuedBatch, type FireResult, TickFirer } from "./tick-firer.js";
 
@@ -46,6 +47,15 @@ export interface SchedulerOptions {
   logger?: Logger;
   /** Called with the report of each pass {@link start} runs (metrics); a failure is logged. */
   onPass?: (report: PassReport) => Promise<void> | void;
+  /**
+   * Called when ticks of a schedule were missed (downtime) and its catch-up policy did not run them
+   * (alerts' `schedule_missed`), after the history records it; a failure is logged.
+   */
+  onMissed?: (
+    schedule: Schedule,
+    missed: { count: number; oldest: number; newest: number },
+    note: string,
+  ) => Promise<void> | void;
 }
 
 /** What one pass did. */
@@ -75,8 +85,11 @@ export class Scheduler {
   readonly #clock: Clock;
   readonly #lock: LeaderLock;
   readonly #firer: TickFirer;
-  readonly #o: Required<Omit<SchedulerOptions, "configSchedules" | "logger" | "owner" | "clock" | "onPass">>;
+  readonly #o: Required<
+    Omit<SchedulerOptions, "configSchedules" | "logger" | "owner" | "clock" | "onPass" | "onMissed">
+  >;
   readonly #onPass: SchedulerOptions["onPass"];
+  readonly #onMissed: SchedulerOptions["onMissed"];
   readonly #config: readonly ConfigScheduleEntry[] | undefined;
   readonly #logger: Logger | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -98,6 +111,7 @@ export class Scheduler {
     this.#config = options.configSchedules;
     this.#logger = options.logger;
     this.#onPass = options.onPass;
+    this.#onMissed = options.onMissed;
     this.#o = {
       store: options.store,
       agentQueue: options.agentQueue,
@@ -290,6 +304,9 @@ export class Scheduler {
       if (!count(await this.#firer.fire(stored, tick, kind, now))) return false;
     }
     const history: HistoryEntry[] = [];
+    const missedNote = plan.missed
+      ? `${plan.missed.countIsLowerBound ? "at least " : ""}${plan.missed.count} tick(s) from ${new Date(plan.missed.oldest).toISOString()} not run (catch-up ${schedule.catchUp})`
+      : "";
     if (plan.missed) {
       report.missed += plan.missed.count;
       history.push({
@@ -298,7 +315,7 @@ export class Scheduler {
         at: now,
         tick: plan.missed.newest,
         count: plan.missed.count,
-        note: `${plan.missed.countIsLowerBound ? "at least " : ""}${plan.missed.count} tick(s) from ${new Date(plan.missed.oldest).toISOString()} not run (catch-up ${schedule.catchUp})`,
+        note: missedNote,
       });
     }
     const newThrough = Math.max(through, plan.through ?? through);
@@ -309,6 +326,14 @@ export class Scheduler {
       table.next(Math.max(newThrough, now)),
       history,
     );
+    if (plan.missed) {
+      const missed = plan.missed;
+      await Promise.resolve()
+        .then(() => this.#onMissed?.(schedule, missed, missedNote))
+        .catch((err: unknown) =>
+          this.#logger?.warn({ scheduleId: schedule.id, err: String(err) }, "reporting missed ticks failed"),
+        );
+    }
     return true;
   }
 

@@ -1,3 +1,4 @@
+export { ALERT_KINDS, type AlertKind } from "./alert-kinds.js";
 export { assertNever } from "./assert-never.js";
 export { canonicalJson } from "./canonical-json.js";
 export { CHAT_WEBHOOK_FORMATS, type ChatWebhookFormat } from "./chat-formats.js";

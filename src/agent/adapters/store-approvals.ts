@@ -1,5 +1,6 @@
 import {
   type ApprovalNotifications,
+  type ApprovalRecord,
   type ApprovalStore,
   approvalIdFor,
   type RedisAllowAlwaysStore,
@@ -20,6 +21,11 @@ export function storeApprovals(options: {
   logger: Logger;
   /** Where approve-always decisions become allow-always records (exec-class tools only). */
   allowAlways?: RedisAllowAlwaysStore;
+  /**
+   * Told when the run reads that its call's approval expired (the call is denied): the alerts'
+   * `call_expired`. Its failure is logged, never the run's.
+   */
+  onExpired?: (record: ApprovalRecord) => Promise<void>;
 }): ApprovalPort {
   const { store, notifications, logger } = options;
   return {
@@ -64,6 +70,13 @@ export function storeApprovals(options: {
         case "deny": {
           const status =
             action.reason === "expired" ? "expired" : action.reason === "cancelled" ? "cancelled" : "denied";
+          if (status === "expired") {
+            await options
+              .onExpired?.(record)
+              .catch((err: unknown) =>
+                logger.warn({ err: String(err) }, "reporting an expired approval failed"),
+              );
+          }
           return {
             status,
             by: record.decisions.map((d) => d.by).join(", ") || "nobody",
