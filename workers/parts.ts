@@ -22,6 +22,7 @@ import {
   operatorsFromConfig,
   type PartContext,
   rideRedisOutagesFromConfig,
+  slackInteractionsFromConfig,
   storyReaderFromConfig,
   toolEnvironmentFromProbe,
   type WorkerTools,
@@ -242,6 +243,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
   const operations = new RunOperations({ redis, keyPrefix: config.redis.key_prefix, approvals: store });
   const storyReader = storyReaderFromConfig(config, redis, store);
   const grants = allowAlwaysFromConfig(config, redis);
+  const slack = slackInteractionsFromConfig(config, ctx.env, store);
   const app = createHttpServer({
     redis,
     logger,
@@ -249,6 +251,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
     operators,
     ...(metricsToken ? { metricsToken } : {}),
     trustProxy: config.http.trust_proxy,
+    ...(slack ? { slack } : {}),
     failureLimits: {
       windowMs: limit.window_seconds * 1000,
       perSource: limit.per_source,

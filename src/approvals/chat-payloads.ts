@@ -18,7 +18,18 @@ export interface ChatMessage {
   items: readonly ChatItem[];
   /** Personal: each url is the approver's own link that decides. Channel: no token anywhere. */
   personal: boolean;
+  /**
+   * Slack only: Approve / Deny buttons that post to the runner's `POST /slack/interactions` (the
+   * Slack app's interactivity, `notifications.slack.signing_secret_env`). They carry no token: the
+   * clicker is who Slack's signed request says, mapped to an approver by `slack_user_id`, so they
+   * are safe in a channel too. Default false.
+   */
+  interactive?: boolean;
 }
+
+/** The action ids of the Slack buttons (the HTTP route maps them back: approve | deny). */
+export const SLACK_APPROVE_ACTION = "echo_approve";
+export const SLACK_DENY_ACTION = "echo_deny";
 
 const CHANNEL_NO_ADMIN = "This channel gets no personal links: decide with the link in your approval mail.";
 const CHANNEL_ADMIN =
@@ -102,20 +113,36 @@ export function slackPayload(message: ChatMessage): Record<string, unknown> {
         { type: "rich_text_section", elements: [richText("Request "), richText(r.id, { code: true })] },
       ],
     });
+    const buttons: unknown[] = [];
+    if (message.interactive === true) {
+      // The value is the request id (32 hex characters): nothing else the click could be about.
+      buttons.push(
+        {
+          type: "button",
+          text: { type: "plain_text", text: "Approve" },
+          style: "primary",
+          action_id: SLACK_APPROVE_ACTION,
+          value: r.id,
+        },
+        {
+          type: "button",
+          text: { type: "plain_text", text: "Deny" },
+          style: "danger",
+          action_id: SLACK_DENY_ACTION,
+          value: r.id,
+        },
+      );
+    }
     if (item.url !== null) {
-      blocks.push({
-        type: "actions",
-        elements: [
-          {
-            type: "button",
-            text: { type: "plain_text", text: message.personal ? "Review and decide" : "Open in /admin" },
-            url: item.url,
-            ...(message.personal ? { style: "primary" } : {}),
-            action_id: `open-${r.id.slice(0, 32)}`,
-          },
-        ],
+      buttons.push({
+        type: "button",
+        text: { type: "plain_text", text: message.personal ? "Review and decide" : "Open in /admin" },
+        url: item.url,
+        ...(message.personal && message.interactive !== true ? { style: "primary" } : {}),
+        action_id: `open-${r.id.slice(0, 32)}`,
       });
     }
+    if (buttons.length > 0) blocks.push({ type: "actions", block_id: `req-${r.id}`, elements: buttons });
     blocks.push({ type: "divider" });
   }
   if (!message.personal) {

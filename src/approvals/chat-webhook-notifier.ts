@@ -17,6 +17,11 @@ export interface ChatWebhookSettings {
   personalFor: string | null;
   /** `<public url>/admin` when the dashboard is served (an API token is set), else null. */
   adminUrl: string | null;
+  /**
+   * Slack only: add Approve / Deny buttons (the Slack app's interactivity is set up, so clicks reach
+   * `POST /slack/interactions`). Default false.
+   */
+  interactive?: boolean;
   /** Request timeout, ms. Default 10 000. */
   timeoutMs?: number;
 }
@@ -74,7 +79,14 @@ export class ChatWebhookNotifier implements ApprovalNotifier {
     const response = await fetch(this.#settings.url, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify(chatPayload(this.#settings.format, { kind: message.kind, items, personal })),
+      body: JSON.stringify(
+        chatPayload(this.#settings.format, {
+          kind: message.kind,
+          items,
+          personal,
+          interactive: this.#settings.interactive === true,
+        }),
+      ),
       signal: AbortSignal.timeout(this.#settings.timeoutMs ?? 10_000),
       redirect: "error",
     });

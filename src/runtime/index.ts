@@ -23,6 +23,7 @@ export { checkRedisDurability, crashLoss } from "./redis-durability.js";
 export { type RedisOutageWiring, rideRedisOutagesFromConfig } from "./redis-outage-from-config.js";
 export { buildRunDeps } from "./run-deps-from-config.js";
 export { sandboxFromConfig } from "./sandbox-from-config.js";
+export { slackInteractionsFromConfig } from "./slack-from-config.js";
 export { storyReaderFromConfig } from "./story-from-config.js";
 export { toolEnvironmentFromProbe } from "./tool-environment-from-probe.js";
 export { buildToolSet, toolRegistryFor, type WorkerTools } from "./tool-set-from-config.js";
