@@ -83,7 +83,10 @@ function startCanceller(ctx: PartContext, store: ApprovalStore): RunningPart & {
   });
 }
 
-/** Re-sends unsent approval mails, sends reminders and expires overdue requests, every 30 s. */
+/**
+ * Re-sends unsent approval mails, sends reminders, escalates requests nobody settled in time
+ * (`escalate_after_minutes`) and expires overdue requests, every 30 s.
+ */
 function startSweeper(
   ctx: PartContext,
   store: ApprovalStore,
@@ -98,6 +101,7 @@ function startSweeper(
     try {
       await notifications.retryUnsent();
       await notifications.remindDue();
+      await notifications.escalateDue();
       await store.expireDue();
     } catch (err) {
       ctx.logger.warn({ err: (err as Error).message }, "approval sweeper failed; will retry");

@@ -1,5 +1,5 @@
 import { assertNever, type ChatWebhookFormat, type NeutralSink, neutralise } from "../shared/index.js";
-import { formatTime } from "./approval-message.js";
+import { formatTime, type MessageKind } from "./approval-message.js";
 import { summariseArgs } from "./approval-story.js";
 import type { ApprovalRecord } from "./record.js";
 
@@ -14,7 +14,7 @@ export interface ChatItem {
 
 /** What a chat message says: one request, a reminder, or a digest of several. */
 export interface ChatMessage {
-  kind: "request" | "reminder" | "digest";
+  kind: MessageKind;
   items: readonly ChatItem[];
   /** Personal: each url is the approver's own link that decides. Channel: no token anywhere. */
   personal: boolean;
@@ -62,6 +62,8 @@ function rawTitle(kind: ChatMessage["kind"], items: readonly ChatItem[]): string
       return `Approval needed: ${first.tool} (${first.risk}) for agent ${first.agent}`;
     case "reminder":
       return `Reminder: ${first.tool} (${first.risk}) for agent ${first.agent} is still waiting`;
+    case "escalation":
+      return `Escalated: ${first.tool} (${first.risk}) for agent ${first.agent} has waited with no decision`;
     case "digest":
       return `${items.length} more approval requests from ${first.scheduleId ? `schedule ${first.scheduleId}` : `run ${first.runId}`}`;
     default:
@@ -239,7 +241,7 @@ export function teamsPayload(message: ChatMessage): Record<string, unknown> {
  */
 export function jsonPayload(message: ChatMessage): Record<string, unknown> {
   return {
-    type: `approval.${message.kind === "request" ? "requested" : message.kind}`,
+    type: `approval.${message.kind === "request" ? "requested" : message.kind === "escalation" ? "escalated" : message.kind}`,
     personal: message.personal,
     requests: message.items.map(({ record: r, url, task }) => ({
       id: r.id,

@@ -3,6 +3,7 @@
 export { allowAlwaysFromConfig, grantAuditTrail } from "./allow-always-from-config.js";
 export { approvalPolicyFromConfig, approvalsFromConfig } from "./approvals-from-config.js";
 export { chatNotifiersFromConfig } from "./chat-notifiers-from-config.js";
+export { escalationAuditTrail } from "./escalation-audit.js";
 export { callGuardFromConfig } from "./guard-from-config.js";
 export { metricsTokenFromConfig, operatorsFromConfig } from "./operators-from-config.js";
 export { ownerNotifierFromConfig } from "./owner-notifier-from-config.js";
