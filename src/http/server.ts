@@ -138,7 +138,7 @@ export function createHttpServer(options: HttpServerOptions) {
   if (slack) {
     assertSlackSigningSecret(slack.signingSecret);
     app.register(async (scope) =>
-      slackInteractionRoutes(scope, slack, options.redis, keyPrefix, options.logger),
+      slackInteractionRoutes(scope, slack, options.redis, keyPrefix, options.logger, auth.throttle),
     );
   }
   const { admin } = options;

@@ -5,6 +5,7 @@ import { type ApprovalStore, isApprovalId } from "../approvals/index.js";
 import type { Logger } from "../logging/index.js";
 import { type ErrorCode, RunnerError } from "../shared/index.js";
 import { jsonErrorHandler, MAX_BODY_BYTES } from "./error-replies.js";
+import { type AuthFailureThrottle, retryAfterSeconds } from "./failure-throttle.js";
 import {
   ephemeral,
   SLACK_ACTIONS,
@@ -59,7 +60,13 @@ const BlockActions = z.object({
   response_url: z.string().optional(),
 });
 
-function refuse(reply: FastifyReply, status: number, error: ErrorCode, message: string) {
+/** The code of a refusal: the catalogue's, or the throttle's 429 that every credential path answers. */
+function refuse(
+  reply: FastifyReply,
+  status: number,
+  error: ErrorCode | "TOO_MANY_FAILURES",
+  message: string,
+) {
   return reply.code(status).send({ error, message });
 }
 
@@ -76,6 +83,7 @@ export async function slackInteractionRoutes(
   redis: Redis | Cluster,
   keyPrefix: string,
   logger: Logger,
+  throttle: AuthFailureThrottle,
 ): Promise<void> {
   const { store } = options;
   const replays = new SlackReplayGuard(redis, keyPrefix);
@@ -101,6 +109,16 @@ export async function slackInteractionRoutes(
       signature: request.headers["x-slack-signature"],
     };
     const refusal = verifySlackSignature(options.signingSecret, headers, raw, store.clock.now());
+    // A verified request is never throttled because others failed; a failed one meets the
+    // server's failure limits (per address and global) before it is counted, like a bad bearer.
+    if (refusal !== null) {
+      const wait = await throttle.retryAfterMs(request.ip);
+      if (wait > 0) {
+        reply.header("retry-after", retryAfterSeconds(wait));
+        return refuse(reply, 429, "TOO_MANY_FAILURES", "too many failed requests; try again later");
+      }
+      await throttle.fail(request.ip, "slack_signature");
+    }
     if (refusal === "stale") {
       logger.warn("slack interaction refused: timestamp outside the 5-minute window");
       return refuse(

@@ -276,4 +276,17 @@ describe("Slack Approve / Deny buttons", () => {
     expect(replay.body.error).toBe("SLACK_REQUEST_REPLAYED");
     expect((await store.require(record.id)).decisions).toHaveLength(1);
   });
+  it("throttles bad signatures from one address (429) while a click Slack signed still decides", async () => {
+    const record = await register();
+    const approve = (await buttonsFor(record.id)).find((b) => b.action_id === "echo_approve")!;
+    const body = clickBody("U0ALICE", approve);
+    let status = 0;
+    for (let i = 0; i < 20 && status !== 429; i++) {
+      status = (await post(body, signAsSlack(body, now(), "f".repeat(32)))).status;
+    }
+    expect(status).toBe(429);
+    const good = await post(body, signAsSlack(body, now()));
+    expect(good.status).toBe(200);
+    expect((await store.require(record.id)).decisions.map((d) => d.by)).toEqual(["alice"]);
+  });
 });
