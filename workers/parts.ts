@@ -26,6 +26,7 @@ import {
   type PartContext,
   rideRedisOutagesFromConfig,
   runOwner,
+  slackInteractionsFromConfig,
   storyReaderFromConfig,
   toolEnvironmentFromProbe,
   type WorkerTools,
@@ -86,7 +87,10 @@ function startCanceller(ctx: PartContext, store: ApprovalStore): RunningPart & {
   });
 }
 
-/** Re-sends unsent approval mails, sends reminders and expires overdue requests, every 30 s. */
+/**
+ * Re-sends unsent approval mails, sends reminders, escalates requests nobody settled in time
+ * (`escalate_after_minutes`) and expires overdue requests, every 30 s.
+ */
 function startSweeper(
   ctx: PartContext,
   store: ApprovalStore,
@@ -101,6 +105,7 @@ function startSweeper(
     try {
       await notifications.retryUnsent();
       await notifications.remindDue();
+      await notifications.escalateDue();
       await store.expireDue();
     } catch (err) {
       ctx.logger.warn({ err: (err as Error).message }, "approval sweeper failed; will retry");
@@ -313,6 +318,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
   const operations = new RunOperations({ redis, keyPrefix: config.redis.key_prefix, approvals: store });
   const storyReader = storyReaderFromConfig(config, redis, store);
   const grants = allowAlwaysFromConfig(config, redis);
+  const slack = slackInteractionsFromConfig(config, ctx.env, store);
   const app = createHttpServer({
     redis,
     logger,
@@ -320,6 +326,7 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
     operators,
     ...(metricsToken ? { metricsToken } : {}),
     trustProxy: config.http.trust_proxy,
+    ...(slack ? { slack } : {}),
     failureLimits: {
       windowMs: limit.window_seconds * 1000,
       perSource: limit.per_source,

@@ -5,7 +5,7 @@ import type { ApprovalRecord } from "./record.js";
 import { storyHtml, storyTextLines } from "./story-message.js";
 
 /** What a notification is about. */
-export const MESSAGE_KINDS = ["request", "reminder", "digest"] as const;
+export const MESSAGE_KINDS = ["request", "reminder", "digest", "escalation"] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
 /** A composed message: subject, plain text and HTML (every value escaped). */
@@ -109,9 +109,12 @@ export function composeMessage(
   const lead =
     kind === "reminder"
       ? `Reminder: a request is still waiting for a decision and expires at ${formatTime(record.deadline)}.`
-      : `Agent "${neutralise(record.agent, "mail")}" wants to make a call that needs a person's approval.`;
+      : kind === "escalation"
+        ? `Escalated to you: nobody has settled this request since ${formatTime(record.requestedAt)}; it expires at ${formatTime(record.deadline)}.`
+        : `Agent "${neutralise(record.agent, "mail")}" wants to make a call that needs a person's approval.`;
+  const replaces = kind === "reminder" || kind === "escalation";
   const subject = neutralise(
-    `[echo-runner] ${kind === "reminder" ? "Reminder: " : ""}approve ${record.tool} (${record.risk}) for agent ${record.agent}?`,
+    `[echo-runner] ${kind === "reminder" ? "Reminder: " : kind === "escalation" ? "Escalated: " : ""}approve ${record.tool} (${record.risk}) for agent ${record.agent}?`,
     "mail",
   ).slice(0, 200);
   const facts = requestFacts(record).map(([label, value]): [string, string] => [
@@ -135,7 +138,7 @@ export function composeMessage(
           link,
           "",
           "Opening the link changes nothing; you decide on the page.",
-          ...(kind === "reminder" ? ["This link replaces the one in the earlier message."] : []),
+          ...(replaces ? ["This link replaces the one in the earlier message."] : []),
         ]),
     ...(story === null ? [] : storyTextLines(story)),
   ].join("\n");
@@ -152,7 +155,7 @@ export function composeMessage(
     link === null
       ? `<p>Request id: <code>${escapeHtml(record.id)}</code></p>`
       : `<p><a href="${escapeHtml(link)}">Review and decide</a> (this link is personal: do not forward it). Opening it changes nothing; you decide on the page.</p>${
-          kind === "reminder" ? "<p>This link replaces the one in the earlier message.</p>" : ""
+          replaces ? "<p>This link replaces the one in the earlier message.</p>" : ""
         }`,
     story === null ? "" : storyHtml(story),
     "</body></html>",

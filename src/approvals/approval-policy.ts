@@ -1,4 +1,4 @@
-import { normaliseIdentity, RunnerError } from "../shared/index.js";
+import { normaliseIdentity, RunnerError, sameIdentity } from "../shared/index.js";
 import { RISK_LEVELS, type RiskLevel } from "../tools/index.js";
 import type { Approver } from "./record.js";
 
@@ -24,6 +24,13 @@ export interface ApprovalPolicy {
    * (the job wakes a moment after the click), ms. Default 15 minutes.
    */
   executeGraceMs?: number;
+  /**
+   * A request still pending this long after it was made is escalated once to {@link escalateTo}
+   * (`escalate_after_minutes`), ms; 0 = never. Default 0.
+   */
+  escalateAfterMs?: number;
+  /** Approver ids told when a request escalates (`escalate_to`); each must be on {@link approvers}. */
+  escalateTo?: readonly string[];
   /** Who is asked. An empty list is allowed: then only the CLI and the API can decide. */
   approvers: readonly Approver[];
 }
@@ -75,6 +82,18 @@ export function validateApprovalPolicy(policy: ApprovalPolicy): void {
     invalid(`reminderBeforeMs must be a whole number of ms >= 0, got ${reminder}`);
   }
   positiveMs("executeGraceMs", policy.executeGraceMs ?? DEFAULT_EXECUTE_GRACE_MS);
+  const escalateAfter = policy.escalateAfterMs ?? 0;
+  if (!Number.isSafeInteger(escalateAfter) || escalateAfter < 0) {
+    invalid(`escalateAfterMs must be a whole number of ms >= 0, got ${escalateAfter}`);
+  }
+  for (const name of policy.escalateTo ?? []) {
+    if (!policy.approvers.some((a) => sameIdentity(a.id, name))) {
+      invalid(`escalateTo names "${name}", who is not on the approvers list`);
+    }
+  }
+  if (escalateAfter > 0 && (policy.escalateTo ?? []).length === 0) {
+    invalid("escalateAfterMs is set but escalateTo names nobody");
+  }
   const seen = new Set<string>();
   for (const approver of policy.approvers) {
     if (typeof approver.id !== "string" || approver.id.length === 0 || approver.id.length > 512) {

@@ -75,7 +75,7 @@ return {'created', snapshot(KEYS[1], id, base)}
 `;
 
 /**
- * KEYS: 1 request. ARGV: 1 base, 2 id, 3 now, 4 actor (token | operator), 5 operator id,
+ * KEYS: 1 request. ARGV: 1 base, 2 id, 3 now, 4 actor (token | operator | slack), 5 operator id,
  * 6 token hash, 7 decision (approve | deny), 8 kind (once | always | ""), 9 comment, 10 via,
  * 11 retention ms, 12 "1" when the decider is the run's owner (normalised), 13 "1" when they already
  * decided (normalised). Records one person's decision; refuses a second one and reports the state.

@@ -177,8 +177,9 @@ export class ApprovalStore {
       by = lookup.approver;
       read = lookup.record;
     } else {
-      // An operator is one of the configured approvers, recorded under the id as configured: a typed
-      // "Alice " or a made-up "nobody-1" never decides and never counts toward a quorum.
+      // An operator (or a Slack clicker, mapped by their verified user id) is one of the configured
+      // approvers, recorded under the id as configured: a typed "Alice " or a made-up "nobody-1"
+      // never decides and never counts toward a quorum.
       const approver = this.findApprover(input.actor.id);
       if (approver === null) return { outcome: "not_an_approver", record: null };
       by = approver.id;

@@ -73,6 +73,27 @@ describe("chat payloads", () => {
     expect(String(body.text)).not.toContain("<!");
   });
 
+  it("Slack interactive: Approve / Deny buttons carry the request id only, agent text stays neutralised", () => {
+    const body = slackPayload({ ...message, interactive: true });
+    const json = JSON.stringify(body);
+    expect(json).not.toContain("https://");
+    expect(json).not.toContain("\u202e");
+    const actions = (body.blocks as { type: string; elements?: Record<string, unknown>[] }[]).filter(
+      (b) => b.type === "actions",
+    );
+    expect(actions).toHaveLength(1);
+    expect(actions[0]!.elements).toEqual([
+      expect.objectContaining({ action_id: "echo_approve", value: hostile.id, style: "primary" }),
+      expect.objectContaining({ action_id: "echo_deny", value: hostile.id, style: "danger" }),
+    ]);
+    for (const el of actions[0]!.elements ?? []) expect(el).not.toHaveProperty("url");
+    // The same neutralised words as without buttons: the buttons add nothing an agent wrote.
+    const without = slackPayload(message);
+    expect((body.blocks as unknown[]).filter((b) => (b as { type: string }).type !== "actions")).toEqual(
+      without.blocks,
+    );
+  });
+
   it("Teams: agent text sits only in TextRuns (no markdown), never in a TextBlock or FactSet", () => {
     const body = teamsPayload(message);
     const json = JSON.stringify(body);

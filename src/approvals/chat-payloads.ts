@@ -1,5 +1,5 @@
 import { assertNever, type ChatWebhookFormat, type NeutralSink, neutralise } from "../shared/index.js";
-import { formatTime } from "./approval-message.js";
+import { formatTime, type MessageKind } from "./approval-message.js";
 import { summariseArgs } from "./approval-story.js";
 import type { ApprovalRecord } from "./record.js";
 
@@ -14,11 +14,22 @@ export interface ChatItem {
 
 /** What a chat message says: one request, a reminder, or a digest of several. */
 export interface ChatMessage {
-  kind: "request" | "reminder" | "digest";
+  kind: MessageKind;
   items: readonly ChatItem[];
   /** Personal: each url is the approver's own link that decides. Channel: no token anywhere. */
   personal: boolean;
+  /**
+   * Slack only: Approve / Deny buttons that post to the runner's `POST /slack/interactions` (the
+   * Slack app's interactivity, `notifications.slack.signing_secret_env`). They carry no token: the
+   * clicker is who Slack's signed request says, mapped to an approver by `slack_user_id`, so they
+   * are safe in a channel too. Default false.
+   */
+  interactive?: boolean;
 }
+
+/** The action ids of the Slack buttons (the HTTP route maps them back: approve | deny). */
+export const SLACK_APPROVE_ACTION = "echo_approve";
+export const SLACK_DENY_ACTION = "echo_deny";
 
 const CHANNEL_NO_ADMIN = "This channel gets no personal links: decide with the link in your approval mail.";
 const CHANNEL_ADMIN =
@@ -51,6 +62,8 @@ function rawTitle(kind: ChatMessage["kind"], items: readonly ChatItem[]): string
       return `Approval needed: ${first.tool} (${first.risk}) for agent ${first.agent}`;
     case "reminder":
       return `Reminder: ${first.tool} (${first.risk}) for agent ${first.agent} is still waiting`;
+    case "escalation":
+      return `Escalated: ${first.tool} (${first.risk}) for agent ${first.agent} has waited with no decision`;
     case "digest":
       return `${items.length} more approval requests from ${first.scheduleId ? `schedule ${first.scheduleId}` : `run ${first.runId}`}`;
     default:
@@ -102,20 +115,36 @@ export function slackPayload(message: ChatMessage): Record<string, unknown> {
         { type: "rich_text_section", elements: [richText("Request "), richText(r.id, { code: true })] },
       ],
     });
+    const buttons: unknown[] = [];
+    if (message.interactive === true) {
+      // The value is the request id (32 hex characters): nothing else the click could be about.
+      buttons.push(
+        {
+          type: "button",
+          text: { type: "plain_text", text: "Approve" },
+          style: "primary",
+          action_id: SLACK_APPROVE_ACTION,
+          value: r.id,
+        },
+        {
+          type: "button",
+          text: { type: "plain_text", text: "Deny" },
+          style: "danger",
+          action_id: SLACK_DENY_ACTION,
+          value: r.id,
+        },
+      );
+    }
     if (item.url !== null) {
-      blocks.push({
-        type: "actions",
-        elements: [
-          {
-            type: "button",
-            text: { type: "plain_text", text: message.personal ? "Review and decide" : "Open in /admin" },
-            url: item.url,
-            ...(message.personal ? { style: "primary" } : {}),
-            action_id: `open-${r.id.slice(0, 32)}`,
-          },
-        ],
+      buttons.push({
+        type: "button",
+        text: { type: "plain_text", text: message.personal ? "Review and decide" : "Open in /admin" },
+        url: item.url,
+        ...(message.personal && message.interactive !== true ? { style: "primary" } : {}),
+        action_id: `open-${r.id.slice(0, 32)}`,
       });
     }
+    if (buttons.length > 0) blocks.push({ type: "actions", block_id: `req-${r.id}`, elements: buttons });
     blocks.push({ type: "divider" });
   }
   if (!message.personal) {
@@ -212,7 +241,7 @@ export function teamsPayload(message: ChatMessage): Record<string, unknown> {
  */
 export function jsonPayload(message: ChatMessage): Record<string, unknown> {
   return {
-    type: `approval.${message.kind === "request" ? "requested" : message.kind}`,
+    type: `approval.${message.kind === "request" ? "requested" : message.kind === "escalation" ? "escalated" : message.kind}`,
     personal: message.personal,
     requests: message.items.map(({ record: r, url, task }) => ({
       id: r.id,

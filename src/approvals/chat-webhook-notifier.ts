@@ -17,6 +17,11 @@ export interface ChatWebhookSettings {
   personalFor: string | null;
   /** `<public url>/admin` when the dashboard is served (an API token is set), else null. */
   adminUrl: string | null;
+  /**
+   * Slack only: add Approve / Deny buttons (the Slack app's interactivity is set up, so clicks reach
+   * `POST /slack/interactions`). Default false.
+   */
+  interactive?: boolean;
   /** Request timeout, ms. Default 10 000. */
   timeoutMs?: number;
 }
@@ -71,7 +76,14 @@ export class ChatWebhookNotifier implements ApprovalNotifier {
         `chat webhook ${this.name} was handed a personal message without a link`,
       );
     }
-    await this.post(chatPayload(this.#settings.format, { kind: message.kind, items, personal }));
+    await this.post(
+      chatPayload(this.#settings.format, {
+        kind: message.kind,
+        items,
+        personal,
+        interactive: this.#settings.interactive === true,
+      }),
+    );
   }
 
   /** The service this webhook posts to: the body `post` takes must be in its format. */

@@ -78,6 +78,7 @@ export {
 export {
   ApprovalNotifications,
   type ApprovalNotificationsOptions,
+  type EscalationAuditPort,
   type NotifyOutcome,
   type RetryOutcome,
 } from "./notifications.js";

@@ -46,6 +46,10 @@ export class ApprovalKeys {
   request(id: string): string {
     return `${this.base}req:${id}`;
   }
+  /** Escalation of one request: claimed (a lease) while being sent, then `sent` (once per request). */
+  escalation(id: string): string {
+    return `${this.base}esc:${id}`;
+  }
   /** Lease of the sender now mailing one request (a random owner token, expires on its own). */
   sendLease(id: string): string {
     return `${this.base}send:${id}`;

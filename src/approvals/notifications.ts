@@ -1,10 +1,11 @@
 import type { Logger } from "../logging/index.js";
-import { RunnerError } from "../shared/index.js";
+import { RunnerError, sameIdentity } from "../shared/index.js";
 import { approvalLink, composeMessage, type MessageKind } from "./approval-message.js";
 import type { ApprovalStore } from "./approval-store.js";
 import type { ApprovalStory, ApprovalStorySource } from "./approval-story.js";
 import { DigestSender } from "./digest-sender.js";
 import { DigestStore } from "./digest-store.js";
+import { EscalationMarks } from "./escalation-marks.js";
 import { linkSlots } from "./link-slots.js";
 import type { ApprovalNotifier, Delivery, RetryOutcome } from "./notifier.js";
 import { composeOwnerNotice, isBarredOwner } from "./owner-notice.js";
@@ -43,6 +44,17 @@ export interface ApprovalNotificationsOptions {
    * the window closes (sent by {@link retryUnsent}). 0 (the default here) sends each at once.
    */
   digestWindowMs?: number;
+  /**
+   * `permissions.approval.escalate_after_minutes` / `escalate_to`: a request still pending
+   * `afterMs` after it was made is sent once to the `to` approvers by {@link escalateDue}, and
+   * `audit` records it. Omitted: no escalation.
+   */
+  escalation?: { afterMs: number; to: readonly string[]; audit?: EscalationAuditPort; leaseMs?: number };
+}
+
+/** Where escalations are recorded: the audit trail (runtime wires it; approvals may not import journal). */
+export interface EscalationAuditPort {
+  escalated(record: ApprovalRecord, to: readonly string[], afterMs: number): Promise<void>;
 }
 
 export type { RetryOutcome } from "./notifier.js";
@@ -72,6 +84,7 @@ export class ApprovalNotifications {
   readonly #options: ApprovalNotificationsOptions;
   readonly #digests: DigestStore;
   readonly #digestSender: DigestSender;
+  readonly #escalations: EscalationMarks;
 
   constructor(options: ApprovalNotificationsOptions) {
     const names = options.notifiers.map((n) => n.name);
@@ -103,6 +116,7 @@ export class ApprovalNotifications {
     }
     this.#options = options;
     this.#digests = new DigestStore(options.store.redis, options.store.keys);
+    this.#escalations = new EscalationMarks(options.store.redis, options.store.keys);
     this.#digestSender = new DigestSender({
       ...options,
       digests: this.#digests,
@@ -233,6 +247,52 @@ export class ApprovalNotifications {
       reminded.push(id);
     }
     return reminded;
+  }
+
+  /**
+   * Escalates, once each, the requests still pending `escalation.afterMs` after they were made: a
+   * message (with a fresh link, like a reminder's) to the `escalation.to` approvers only, then the
+   * audit trail records it. Claimed with a lease first, so two sweepers send it once; a failed send
+   * is tried again when the lease lapses. Returns the ids escalated by this call.
+   */
+  async escalateDue(now?: number, limit = 500): Promise<string[]> {
+    const escalation = this.#options.escalation;
+    if (escalation === undefined || escalation.afterMs <= 0 || escalation.to.length === 0) return [];
+    const { store, logger } = this.#options;
+    const at = now ?? store.clock.now();
+    const escalated: string[] = [];
+    for (const id of await this.#escalations.pendingIds(limit)) {
+      const record = await store.get(id);
+      if (record === null || effectiveStatus(record, at) !== "pending") continue;
+      if (record.requestedAt + escalation.afterMs > at) continue;
+      if (!(await this.#escalations.claim(id, escalation.leaseMs ?? 300_000))) continue;
+      const targets = this.#deliveries(record, "escalation:").filter(
+        (d) =>
+          d.approver !== null &&
+          !isBarredOwner(record, d.approver) &&
+          escalation.to.some((name) => sameIdentity(name, d.approver!.id)),
+      );
+      const result = await this.#send("escalation", record, targets, targets);
+      if (result === "not_pending") continue;
+      if (result.failed.length > 0) {
+        logger.warn(
+          { err: this.#failure(id, result.failed).message, approvalId: id },
+          "escalation not sent; will retry",
+        );
+        continue;
+      }
+      await this.#escalations.markSent(id, record.deadline - at + 86_400_000);
+      const reached = [...new Set(targets.map((d) => d.approver!.id))];
+      if (reached.length === 0) {
+        logger.warn(
+          { approvalId: id },
+          "escalation reaches nobody: no notifier reaches the escalate_to approvers",
+        );
+      }
+      await escalation.audit?.escalated(record, reached, escalation.afterMs);
+      escalated.push(id);
+    }
+    return escalated;
   }
 
   /** How long a target that failed `failures` times waits before the next try, ms. */

@@ -10,7 +10,7 @@ export const APPROVAL_DECISIONS = ["approve", "approve_always", "deny"] as const
 export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 
 /** How a decision reached the store. */
-export const DECISION_CHANNELS = ["link", "cli", "api"] as const;
+export const DECISION_CHANNELS = ["link", "cli", "api", "slack"] as const;
 export type DecisionChannel = (typeof DECISION_CHANNELS)[number];
 
 /** HTTP methods recorded in the fetch log. */

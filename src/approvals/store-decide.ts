@@ -1,10 +1,15 @@
 import { assertNever, RunnerError } from "../shared/index.js";
 import { APPROVAL_DECISIONS, type ApprovalDecision, type ApprovalRecord } from "./record.js";
 
-/** Who decides: the holder of a link token, or an operator through the CLI or the API. */
+/**
+ * Who decides: the holder of a link token, an operator through the CLI or the API, or an approver
+ * who clicked a button in Slack (`id` the approver their verified Slack user id maps to today,
+ * `slackUserId` that user id, for the record's comment-free trail in logs).
+ */
 export type DecisionActor =
   | { kind: "token"; token: string }
-  | { kind: "operator"; id: string; via: "cli" | "api" };
+  | { kind: "operator"; id: string; via: "cli" | "api" }
+  | { kind: "slack"; id: string; slackUserId: string };
 
 /** Input of `ApprovalStore.decide`. */
 export interface DecideInput {
@@ -66,9 +71,9 @@ export function decideArgs(
   }
   let operator = "";
   let via = "link";
-  if (input.actor.kind === "operator") {
+  if (input.actor.kind !== "token") {
     operator = identity.by;
-    via = input.actor.via;
+    via = input.actor.kind === "slack" ? "slack" : input.actor.via;
     if (operator.length === 0 || operator.length > 512) {
       throw new RunnerError("APPROVAL_INPUT_INVALID", "the operator identity must be 1-512 characters");
     }

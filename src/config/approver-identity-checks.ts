@@ -4,7 +4,7 @@ import { areConfusable } from "./confusable-skeleton.js";
 
 /** The part of the config the identity checks read (the schema's output type, kept structural). */
 export interface IdentityCheckInput {
-  approvers: readonly { id: string; email?: string | undefined }[];
+  approvers: readonly { id: string; email?: string | undefined; slack_user_id?: string | undefined }[];
   schedules: readonly { id: string; owner: string }[];
   operator: string;
   permissions: {
@@ -36,6 +36,29 @@ function checkSharedEmails(input: IdentityCheckInput, ctx: z.RefinementCtx): voi
       code: "custom",
       path: ["approvers", i, "email"],
       message: `is also the address of approvers[${first}] ("${input.approvers[first]?.id}"): every approver needs a mailbox of their own (addresses are compared ignoring case and surrounding spaces), or two entries are two votes of one person`,
+    });
+  });
+}
+
+/**
+ * One Slack user, one approver: a click is mapped to the approver by the clicker's Slack user id,
+ * so an id listed twice would make one person's click count for whichever entry came first (and
+ * the other entry's person could never decide in Slack). Compared upper-cased after NFKC.
+ */
+function checkSharedSlackIds(input: IdentityCheckInput, ctx: z.RefinementCtx): void {
+  const seen = new Map<string, number>();
+  input.approvers.forEach((approver, i) => {
+    if (approver.slack_user_id === undefined) return;
+    const key = approver.slack_user_id.normalize("NFKC").trim().toUpperCase();
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, i);
+      return;
+    }
+    ctx.addIssue({
+      code: "custom",
+      path: ["approvers", i, "slack_user_id"],
+      message: `is also the Slack user of approvers[${first}] ("${input.approvers[first]?.id}"): a Slack user id maps to one approver only, or one person's click would be two entries' vote; allowed: each approver's own Slack member id`,
     });
   });
 }
@@ -133,6 +156,7 @@ function checkQuorums(input: IdentityCheckInput, ctx: z.RefinementCtx): void {
  */
 export function checkApproverIdentities(input: IdentityCheckInput, ctx: z.RefinementCtx): void {
   checkSharedEmails(input, ctx);
+  checkSharedSlackIds(input, ctx);
   checkConfusables(input, ctx);
   checkOwnersAreApprovers(input, ctx);
   checkQuorums(input, ctx);

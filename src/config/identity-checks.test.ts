@@ -230,3 +230,59 @@ describe("config check refuses webhooks that point inside or carry links in the 
     await expect(load(yaml, env)).resolves.toBeDefined();
   });
 });
+
+describe("config check refuses Slack identities and escalation lists that do not name one person each", () => {
+  const esc = (minutes: number, to: string) =>
+    `permissions:\n  approval:\n    escalate_after_minutes: ${minutes}\n    escalate_to: ${to}\n`;
+  it.each([
+    [
+      "two approvers sharing one Slack user id",
+      "approvers:\n  - { id: ann, slack_user_id: U0ANN }\n  - { id: bob, slack_user_id: U0ANN }\n",
+      "approvers.1.slack_user_id",
+      ['approvers[0] ("ann")', "one approver only"],
+    ],
+    [
+      "a Slack user id that is not a Slack member id",
+      "approvers:\n  - { id: ann, slack_user_id: ann }\n",
+      "approvers.0.slack_user_id",
+      ["Slack member id"],
+    ],
+    [
+      "an escalation to someone not on the approvers list",
+      `${esc(30, "[carol]")}approvers:\n  - { id: ann }\n  - { id: bob }\n`,
+      "permissions.approval.escalate_to.0",
+      ['"carol" is not the id of any approver', 'allowed: "ann", "bob"'],
+    ],
+    [
+      "an escalation to a look-alike of an approver",
+      `${esc(30, '["\u0430nn"]')}approvers:\n  - { id: ann }\n`,
+      "permissions.approval.escalate_to.0",
+      ["is not the id of any approver"],
+    ],
+    [
+      "an escalation time with nobody to tell",
+      `${esc(30, "[]")}approvers:\n  - { id: ann }\n`,
+      "permissions.approval.escalate_to",
+      ["nobody would be told"],
+    ],
+    [
+      "an escalation list that is never used",
+      `${esc(0, "[ann]")}approvers:\n  - { id: ann }\n`,
+      "permissions.approval.escalate_after_minutes",
+      ["never"],
+    ],
+  ])("refuses %s, naming the key", async (_what, yaml, path, fragments) => {
+    const { message, problems } = await problemsOf(yaml);
+    const problem = problems.find((p) => p.path === path);
+    expect(problem, `no problem at ${path}: ${message}`).toBeDefined();
+    for (const fragment of fragments) expect(problem?.message).toContain(fragment);
+  });
+
+  it("accepts distinct Slack ids and an escalation to a listed approver", async () => {
+    const { config } = await load(
+      `${esc(30, "[carol]")}approvers:\n  - { id: ann, slack_user_id: U0ANN }\n  - { id: carol, slack_user_id: W0CAROL }\n`,
+    );
+    expect(config.permissions.approval.escalate_to).toEqual(["carol"]);
+    expect(config.approvers[1]?.slack_user_id).toBe("W0CAROL");
+  });
+});

@@ -118,6 +118,15 @@ const ApproverConfig = z.strictObject({
   /** Shorthand for a channel webhook `{ format: slack, url_env: <this> }`. */
   slack_webhook_env: envVarName.optional(),
   chat_webhooks: z.array(ChatWebhookConfig).optional(),
+  /**
+   * Their Slack member id (Profile → ⋮ → Copy member ID, e.g. U024BE7LH): a click on Approve / Deny
+   * in Slack by this user decides as this approver. Slack's ids are upper-case ASCII, so no two can
+   * look alike; two approvers may not share one (checked with the other identities).
+   */
+  slack_user_id: z
+    .string()
+    .regex(/^[UW][A-Z0-9]{2,31}$/, "a Slack member id: U or W and 2-31 upper-case letters or digits")
+    .optional(),
 });
 
 /** `""` = none (a key that is not needed, a feature that is off). */
@@ -326,6 +335,8 @@ const ConfigObject = z.strictObject({
       forbid_self_approval: z.boolean(),
       required_approvals: z.record(z.string().min(1), positiveInt.max(10)),
       reminder_before_seconds: nonNegativeInt,
+      escalate_after_minutes: nonNegativeInt.max(30 * 24 * 60),
+      escalate_to: z.array(z.string().min(1)).max(64),
       allow_always_ttl_days: positiveInt.max(3650),
     }),
     elevated: z.strictObject({
@@ -410,6 +421,7 @@ const ConfigObject = z.strictObject({
   notifications: z.strictObject({
     digest_window_seconds: nonNegativeInt.max(86_400),
     allow_internal_webhooks: z.array(InternalWebhookAllowEntry).max(256),
+    slack: z.strictObject({ signing_secret_env: optionalEnvVar }),
   }),
   operator: z.string(),
   models: z.record(z.string().min(1), ModelConfig),

@@ -66,7 +66,7 @@ export function jsonErrorHandler(logger: Logger) {
 /** True for paths whose callers read JSON (the API and metrics), false for pages people read. */
 export function wantsJson(url: string): boolean {
   const path = url.split("?")[0] ?? "";
-  return /^\/(api|metrics)(\/|$)/.test(path) || path === "/healthz";
+  return /^\/(api|metrics|slack)(\/|$)/.test(path) || path === "/healthz";
 }
 
 /** Page text of a status on the people-facing paths. */

@@ -130,8 +130,11 @@ export class AuthFailureThrottle {
     return this.#counters.retryAfterMs(this.#of(source));
   }
 
-  /** Counts one failed credential (`kind`: bearer or sign_in) from `source`, also in `/metrics`. */
-  async fail(source: string, kind: "bearer" | "sign_in" = "bearer"): Promise<void> {
+  /**
+   * Counts one failed credential (`kind`: bearer, sign_in, or a Slack request whose signature or
+   * timestamp failed) from `source`, also in `/metrics`.
+   */
+  async fail(source: string, kind: "bearer" | "sign_in" | "slack_signature" = "bearer"): Promise<void> {
     await Promise.all([
       this.#counters.fail(this.#of(source)),
       this.#redis.hincrby(this.#metrics.counter("credential_failures"), JSON.stringify([kind]), 1),

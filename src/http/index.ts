@@ -22,3 +22,5 @@ export {
 } from "./run-actions.js";
 export type { RunApiOptions } from "./run-api.js";
 export { createHttpServer, type HttpServerOptions } from "./server.js";
+export { SLACK_RESPONSE_ORIGIN, type SlackInteractionOptions } from "./slack-interactions.js";
+export { SLACK_TIMESTAMP_WINDOW_MS, slackSignature, verifySlackSignature } from "./slack-signature.js";

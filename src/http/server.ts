@@ -17,6 +17,11 @@ import type { HttpAuth } from "./http-auth.js";
 import { type MetricsHttpOptions, metricsRoutes } from "./metrics-route.js";
 import { assertTokenStrength, OperatorCredentials } from "./operator-credentials.js";
 import { type RunApiOptions, runApiRoutes } from "./run-api.js";
+import {
+  assertSlackSigningSecret,
+  type SlackInteractionOptions,
+  slackInteractionRoutes,
+} from "./slack-interactions.js";
 
 /** Options for {@link createHttpServer}. */
 export interface HttpServerOptions {
@@ -51,6 +56,11 @@ export interface HttpServerOptions {
    * whoever connects, and X-Forwarded-For is ignored.
    */
   trustProxy?: boolean | string | readonly string[];
+  /**
+   * `POST /slack/interactions`, Slack's Approve / Deny clicks (signed with the app's signing
+   * secret); omitted = not served (404).
+   */
+  slack?: SlackInteractionOptions;
 }
 
 /** The `redis.key_prefix` behind an approvals key base (`<prefix>:{approvals}:`). */
@@ -124,6 +134,13 @@ export function createHttpServer(options: HttpServerOptions) {
   if (metrics) app.register(async (scope) => metricsRoutes(scope, metrics, auth, options.logger));
   const { runs } = options;
   if (runs) app.register(async (scope) => runApiRoutes(scope, runs, auth, options.logger));
+  const { slack } = options;
+  if (slack) {
+    assertSlackSigningSecret(slack.signingSecret);
+    app.register(async (scope) =>
+      slackInteractionRoutes(scope, slack, options.redis, keyPrefix, options.logger, auth.throttle),
+    );
+  }
   const { admin } = options;
   if (admin) app.register(async (scope) => adminRoutes(scope, admin, options.redis, options.logger, auth));
   return app;

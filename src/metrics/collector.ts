@@ -40,7 +40,7 @@ const HELP: Record<CounterFamily, string> = {
   schedule_ticks:
     "Schedule ticks by result (fired, caught-up, skipped-overlap, queued, released, missed, already, busy, lost, gone)",
   credential_failures:
-    "Failed credentials by kind (bearer: API or /metrics token, sign_in: /admin, link: approval-link token)",
+    "Failed credentials by kind (bearer: API or /metrics token, sign_in: /admin, link: approval-link token, slack_signature: a Slack request not signed or too old)",
   model_input_tokens: "Prompt tokens the model providers reported for finished runs, by agent and model",
   model_output_tokens: "Output tokens the model providers reported for finished runs, by agent and model",
   model_cached_tokens: "Prompt tokens read from the providers' caches for finished runs, by agent and model",

@@ -7,9 +7,11 @@ import {
   TerminalNotifier,
 } from "../approvals/index.js";
 import { type EchoRunnerConfig, optionalSecret } from "../config/index.js";
+import { AuditTrail } from "../journal/index.js";
 import type { Logger } from "../logging/index.js";
 import type { DeepReadonly } from "../shared/index.js";
 import { chatNotifiersFromConfig } from "./chat-notifiers-from-config.js";
+import { escalationAuditTrail } from "./escalation-audit.js";
 import { smtpServerFromConfig } from "./smtp-from-config.js";
 import { storyReaderFromConfig } from "./story-from-config.js";
 
@@ -27,6 +29,8 @@ export function approvalPolicyFromConfig(config: DeepReadonly<EchoRunnerConfig>)
     requiredApprovals: { ...approval.required_approvals },
     forbidSelfApproval: approval.forbid_self_approval,
     reminderBeforeMs: approval.reminder_before_seconds * 1000,
+    escalateAfterMs: approval.escalate_after_minutes * 60_000,
+    escalateTo: [...approval.escalate_to],
     approvers: config.approvers.map((a) => ({ id: a.id, email: a.email ?? null })),
   };
 }
@@ -65,11 +69,21 @@ export function approvalsFromConfig(
         ),
       ];
   const reader = options.sending ? storyReaderFromConfig(config, redis, store) : null;
+  const escalateAfterMs = config.permissions.approval.escalate_after_minutes * 60_000;
+  const escalation =
+    options.sending && escalateAfterMs > 0
+      ? {
+          afterMs: escalateAfterMs,
+          to: config.permissions.approval.escalate_to,
+          audit: escalationAuditTrail(new AuditTrail({ redis, keyPrefix: config.redis.key_prefix })),
+        }
+      : undefined;
   const notifications = new ApprovalNotifications({
     store,
     notifiers: options.sending ? [...notifiers, ...chatNotifiersFromConfig(config, env)] : notifiers,
     publicUrl: config.http.public_url,
     logger,
+    ...(escalation ? { escalation } : {}),
     ...(reader
       ? { story: reader.story, digestWindowMs: config.notifications.digest_window_seconds * 1000 }
       : {}),

@@ -36,6 +36,8 @@ export function chatNotifiersFromConfig(
           url,
           personalFor: hook.personal ? approver.id : null,
           adminUrl,
+          // Buttons only when the Slack app's clicks can be verified (its signing secret is set).
+          interactive: hook.format === "slack" && config.notifications.slack.signing_secret_env !== "",
         }),
       );
     }

@@ -8,6 +8,7 @@ export {
 export { allowAlwaysFromConfig, grantAuditTrail } from "./allow-always-from-config.js";
 export { approvalPolicyFromConfig, approvalsFromConfig } from "./approvals-from-config.js";
 export { chatNotifiersFromConfig } from "./chat-notifiers-from-config.js";
+export { escalationAuditTrail } from "./escalation-audit.js";
 export { callGuardFromConfig } from "./guard-from-config.js";
 export { metricsTokenFromConfig, operatorsFromConfig } from "./operators-from-config.js";
 export { ownerNotifierFromConfig, runOwner } from "./owner-notifier-from-config.js";
@@ -28,6 +29,7 @@ export { checkRedisDurability, crashLoss } from "./redis-durability.js";
 export { type RedisOutageWiring, rideRedisOutagesFromConfig } from "./redis-outage-from-config.js";
 export { buildRunDeps } from "./run-deps-from-config.js";
 export { sandboxFromConfig } from "./sandbox-from-config.js";
+export { slackInteractionsFromConfig } from "./slack-from-config.js";
 export { storyReaderFromConfig } from "./story-from-config.js";
 export { toolEnvironmentFromProbe } from "./tool-environment-from-probe.js";
 export { buildToolSet, toolRegistryFor, type WorkerTools } from "./tool-set-from-config.js";
