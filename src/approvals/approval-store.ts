@@ -20,6 +20,18 @@ export const DEFAULT_MAX_ARGS_BYTES = 256 * 1024;
 /** Fetches kept per request (newest first). */
 export const FETCH_LOG_CAP = 50;
 
+/** A notification target that keeps failing (see {@link ApprovalStore.failingTargets}). */
+export interface FailingTarget {
+  /** `<notifier>` or `<notifier>:<approver id>`, as deliveries name it. */
+  readonly target: string;
+  /** The most failed sends in a row on one request. */
+  readonly failures: number;
+  /** Pending requests it failed on. */
+  readonly requests: number;
+  /** When it is tried next (ms since the epoch), soonest over those requests. */
+  readonly nextAt: number;
+}
+
 /** Options for {@link ApprovalStore}. */
 export interface ApprovalStoreOptions {
   /** A connected ioredis client or cluster; the store defines its Lua commands on it. */
@@ -299,6 +311,37 @@ export class ApprovalStore {
       if (match) out.set(targets[i]!, { failures: Number(match[1]), nextAt: Number(match[2]) });
     });
     return out;
+  }
+
+  /**
+   * Notification targets that keep failing: over the pending requests (soonest deadline first, at
+   * most `scan`), each target with at least `minFailures` failed sends on some request, with its
+   * worst count, how many requests it failed on and when it is tried next. For doctor and /admin:
+   * an approver whose webhook keeps failing never sees a link, and nobody else notices.
+   */
+  async failingTargets(options: { minFailures?: number; scan?: number } = {}): Promise<FailingTarget[]> {
+    const minFailures = options.minFailures ?? 3;
+    const ids = await this.#redis.zrange(this.keys.pending, 0, Math.max(1, options.scan ?? 500) - 1);
+    const byTarget = new Map<string, FailingTarget>();
+    for (const id of ids) {
+      const fields = await this.#redis.hgetall(this.keys.request(id));
+      for (const [field, value] of Object.entries(fields)) {
+        if (!field.startsWith("bo:")) continue;
+        const match = /^(\d+)\|(\d+)$/.exec(value);
+        if (!match) continue;
+        const failures = Number(match[1]);
+        if (failures < minFailures) continue;
+        const target = field.slice(3);
+        const seen = byTarget.get(target);
+        byTarget.set(target, {
+          target,
+          failures: Math.max(failures, seen?.failures ?? 0),
+          requests: (seen?.requests ?? 0) + 1,
+          nextAt: Math.min(Number(match[2]), seen?.nextAt ?? Number.POSITIVE_INFINITY),
+        });
+      }
+    }
+    return [...byTarget.values()].sort((a, b) => b.failures - a.failures || a.target.localeCompare(b.target));
   }
 
   /** Counts a failed send to one target and sets when it may be tried again; returns the count. */

@@ -28,6 +28,7 @@ export {
 export {
   ApprovalStore,
   type ApprovalStoreOptions,
+  type FailingTarget,
   DEFAULT_APPROVAL_RETENTION_MS,
   DEFAULT_MAX_ARGS_BYTES,
   FETCH_LOG_CAP,

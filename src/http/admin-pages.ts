@@ -1,6 +1,12 @@
 import escapeHtml from "escape-html";
 import { type DecisionView, type RunDetail, type RunSummary, usageText } from "../agent/index.js";
-import { type AllowAlwaysGrant, type ApprovalRecord, formatTime, renderArgs } from "../approvals/index.js";
+import {
+  type AllowAlwaysGrant,
+  type ApprovalRecord,
+  type FailingTarget,
+  formatTime,
+  renderArgs,
+} from "../approvals/index.js";
 import { QUEUE_STATES, type QueueStateLabel } from "../metrics/index.js";
 import type { ScheduleView } from "../scheduler/index.js";
 import { makeVisible } from "../shared/index.js";
@@ -73,6 +79,8 @@ export interface DashboardData {
   schedules: ScheduleView[];
   /** The live allow-always grants (omitted when the dashboard has no grant store). */
   grants?: readonly AllowAlwaysGrant[];
+  /** Notification targets that keep failing on pending requests (empty: none). */
+  failingTargets?: readonly FailingTarget[];
   now: number;
 }
 
@@ -155,8 +163,22 @@ ${data.notice ? `<p class="notice" id="notice">${esc(data.notice)}</p>` : ""}
 <h2>Recent runs</h2>${runs}
 <h2>Schedules</h2>${schedules}
 ${data.grants === undefined ? "" : `<h2>Allow-always grants</h2>${grantsSection(basePath, data.csrf, data.grants)}`}
+${failingTargetsSection(data.failingTargets ?? [])}
 <p class="muted">As of ${esc(time(data.now))}. Reload for fresh numbers.</p>`,
   );
+}
+
+/** Targets whose sends keep failing: their approvers see no link until someone fixes them. */
+function failingTargetsSection(targets: readonly FailingTarget[]): string {
+  if (targets.length === 0) return "";
+  const rows = targets.map(
+    (t) =>
+      `<tr><td><code>${esc(t.target)}</code></td><td>${esc(t.failures)}</td><td>${esc(t.requests)}</td><td>${esc(time(t.nextAt))}</td></tr>`,
+  );
+  return `<h2>Notification targets failing</h2>
+<p class="warn">These targets failed to take notifications several times in a row: their approvers get no link until the target is fixed (check the webhook URL or mailbox; \`echo-runner doctor\` lists them too).</p>
+<table id="failing-targets"><tr><th>target</th><th>failures in a row</th><th>pending requests</th><th>next try</th></tr>
+${rows.join("\n")}</table>`;
 }
 
 function decisionRow(d: DecisionView): string {

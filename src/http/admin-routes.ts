@@ -229,7 +229,7 @@ export async function adminRoutes(
   app.get<{ Querystring: { notice?: string } }>("/admin", async (request, reply) => {
     const { session } = current(request);
     const now = clock.now();
-    const [queues, pending, runs, schedules, grants] = await Promise.all([
+    const [queues, pending, runs, schedules, grants, failingTargets] = await Promise.all([
       Promise.all(
         options.queues.map(async (q) => ({
           name: q.name,
@@ -240,6 +240,7 @@ export async function adminRoutes(
       options.runs.listRuns({ limit: 25 }),
       options.schedules.list(),
       options.grants?.list(),
+      options.approvals.failingTargets(),
     ]);
     return html(
       reply,
@@ -253,6 +254,7 @@ export async function adminRoutes(
         runs,
         schedules,
         ...(grants ? { grants } : {}),
+        failingTargets,
         now,
       }),
     );

@@ -13,6 +13,7 @@ import { checkScheduleOwners } from "./doctor-owners.js";
 import { checkRedis } from "./doctor-redis.js";
 import { checkSandbox } from "./doctor-sandbox.js";
 import { checkShell } from "./doctor-shell.js";
+import { checkFailingTargets } from "./doctor-targets.js";
 import { checkTools } from "./doctor-tools.js";
 import { wholeNumberOption } from "./whole-number-option.js";
 
@@ -101,8 +102,9 @@ export async function runDoctor(options: {
           });
     const baseDir = project ? dirname(project.origin) : options.cwd;
     const dataDir = resolve(options.cwd, options.dataDir ?? options.env.ECHO_RUNNER_DATA_DIR ?? "data");
-    const [redis, smtp, tools, sandbox, layer, models] = await Promise.all([
+    const [redis, targets, smtp, tools, sandbox, layer, models] = await Promise.all([
       redisChecks,
+      checkFailingTargets(config, url, options.timeoutMs),
       checkSmtp(config, options.env, options.timeoutMs),
       checkTools(config, options.env, baseDir),
       checkSandbox(config, baseDir),
@@ -111,6 +113,7 @@ export async function runDoctor(options: {
     ]);
     checks.push(
       ...redis,
+      ...(targets ? [targets] : []),
       smtp,
       checkPublicUrl(config),
       checkScheduleOwners(config),
