@@ -28,9 +28,9 @@ export {
 export {
   ApprovalStore,
   type ApprovalStoreOptions,
-  type FailingTarget,
   DEFAULT_APPROVAL_RETENTION_MS,
   DEFAULT_MAX_ARGS_BYTES,
+  type FailingTarget,
   FETCH_LOG_CAP,
   type RegisterResult,
   type TokenLookup,
