@@ -135,6 +135,35 @@ describe("a hostile .git/config runs nothing", () => {
     expect(await exists(marker)).toBe(true);
   });
 
+  it("ignores git variables in the worker's own environment", async () => {
+    const repo = await tempWorkspace("git-hostile");
+    await twoCommitRepo(repo);
+    const elsewhere = await tempWorkspace("git-elsewhere");
+    const marker = join(tmpdir(), `echo-pwned-${randomUUID()}`);
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      GIT_DIR: join(elsewhere, ".git"),
+      GIT_EXTERNAL_DIFF: `touch ${marker}`,
+      GIT_PAGER: `touch ${marker}`,
+      GIT_CONFIG_PARAMETERS: `'core.fsmonitor=touch ${marker}'`,
+    });
+    try {
+      await writeFile(join(repo, "hello.txt"), "changed\n");
+      for (const [name, args] of CALLS) {
+        const tool = registry.get(name);
+        if (!tool) throw new Error(`${name} missing`);
+        const result = await invokeTool(tool, args, callContext(tool, repo, { params: args }));
+        expect(result.success, name).toBe(true);
+      }
+    } finally {
+      for (const key of ["GIT_DIR", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_CONFIG_PARAMETERS"]) {
+        if (saved[key] === undefined) delete process.env[key];
+        else process.env[key] = saved[key];
+      }
+    }
+    expect(await exists(marker)).toBe(false);
+  });
+
   it("shows the real content despite a planted textconv and pager", async () => {
     const repo = await tempWorkspace("git-hostile");
     await twoCommitRepo(repo);
