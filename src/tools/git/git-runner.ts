@@ -26,6 +26,13 @@ export const DEFAULT_GIT = "/usr/bin/git";
  * names (a command that starts no program) to blank every program-running key it sets, then runs
  * `command` with the hardened settings, the blanking and a scrubbed environment. Output past the
  * cap is dropped and said so; a non-zero exit is a `business` failure carrying git's message.
+ *
+ * The fixed `-c` settings hold whatever the configuration says when the command runs. The blanking
+ * of driver keys is as of the listing: a process of the same run that rewrote `.git/config` between
+ * the two could add a filter driver the command then runs (git_status and a working-tree git_diff
+ * hash files through clean filters; the other calls read only the object store, and textconv and
+ * external diff are off by flag). That needs exec or process beside the git tools, which the
+ * default security profile (daemon) removes; git 2.39 has no switch that ignores attributes.
  */
 export async function runGit(
   options: GitToolOptions,
