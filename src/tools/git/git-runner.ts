@@ -1,9 +1,10 @@
 import { type ToolExecutionContext, type ToolResult, toolFailure, toolSuccess } from "../../catalog/index.js";
 import { currentWorkspaceView } from "../beneath/workspace-view.js";
 import type { ProcessSupervisor } from "../process/process-supervisor.js";
-import { configNamesArgv, gitArgv, gitEnv, neutralisingEnv, programKeys } from "./git-invocation.js";
+import { gitArgv, gitEnv, objectFormatArgv } from "./git-invocation.js";
 import { type GitOutcome, runGitProcess } from "./git-process.js";
 import type { GitRepository } from "./git-repository.js";
+import { createShadowGitDir, ForeignGitEntry, type ShadowGitDir } from "./git-shadow-dir.js";
 
 /** What the git tools need from the worker (see createBuiltinTools). */
 export interface GitToolOptions {
@@ -22,17 +23,12 @@ export interface GitToolOptions {
 export const DEFAULT_GIT = "/usr/bin/git";
 
 /**
- * Runs one read-only git command in `repository`: first lists the repository's configuration key
- * names (a command that starts no program) to blank every program-running key it sets, then runs
- * `command` with the hardened settings, the blanking and a scrubbed environment. Output past the
- * cap is dropped and said so; a non-zero exit is a `business` failure carrying git's message.
- *
- * The fixed `-c` settings hold whatever the configuration says when the command runs. The blanking
- * of driver keys is as of the listing: a process of the same run that rewrote `.git/config` between
- * the two could add a filter driver the command then runs (git_status and a working-tree git_diff
- * hash files through clean filters; the other calls read only the object store, and textconv and
- * external diff are off by flag). That needs exec or process beside the git tools, which the
- * default security profile (daemon) removes; git 2.39 has no switch that ignores attributes.
+ * Runs one read-only git command in `repository`: reads its object format (the only thing taken
+ * from its configuration), builds a git directory of the runner's own over its `.git` (its config
+ * and hooks left out, see git-shadow-dir.ts), then runs `command` there with the hardened settings
+ * and a scrubbed environment. So no configuration the workspace wrote is in force when the command
+ * runs, and rewriting `.git/config` meanwhile changes nothing. Output past the cap is dropped and
+ * said so; a non-zero exit is a `business` failure carrying git's message.
  */
 export async function runGit(
   options: GitToolOptions,
@@ -48,31 +44,53 @@ export async function runGit(
     view: currentWorkspaceView(),
     timeoutMs: (options.timeoutSeconds ?? 30) * 1000,
   };
-  const listed = await runGitProcess({
+  const format = await runGitProcess({
     ...base,
-    argv: configNamesArgv(repository.root),
+    argv: objectFormatArgv(repository.root),
     env: gitEnv(repository.root),
-    stdoutMaxBytes: 4 * 1024 * 1024,
+    stdoutMaxBytes: 1024,
   });
-  // An unread configuration could hide a program-running key: no command runs without the full list.
-  if (listed.exitCode !== 0 || listed.droppedBytes > 0) {
-    return failure(listed, "reading the repository's configuration");
+  if (format.exitCode !== 0 && format.exitCode !== 1)
+    return failure(format, "reading the repository's object format");
+  const objectFormat = format.exitCode === 0 ? format.stdout.trim().toLowerCase() : undefined;
+  if (objectFormat !== undefined && !OBJECT_FORMATS.has(objectFormat)) {
+    return toolFailure(
+      "business",
+      `the repository's object format ${JSON.stringify(objectFormat)} is not sha1 or sha256`,
+    );
   }
-  const keys = programKeys(listed.stdout.split("\0").filter((name) => name !== ""));
-  const outcome = await runGitProcess({
-    ...base,
-    argv: gitArgv(repository.root, command),
-    env: gitEnv(repository.root, neutralisingEnv(keys)),
-    stdoutMaxBytes: options.outputMaxBytes,
-  });
-  if (outcome.exitCode !== 0) return failure(outcome, `git ${command[0]}`);
-  const data = { blankedKeys: keys, droppedBytes: outcome.droppedBytes };
-  let text = outcome.stdout;
-  if (outcome.droppedBytes > 0) {
-    text += `${text.endsWith("\n") ? "" : "\n"}[${outcome.droppedBytes} more bytes of output dropped; narrow the revision range or give a path]`;
+  let shadow: ShadowGitDir;
+  try {
+    shadow = await createShadowGitDir(repository.root, objectFormat === "sha1" ? undefined : objectFormat);
+  } catch (err) {
+    if (err instanceof ForeignGitEntry) {
+      return toolFailure(
+        "denied",
+        `${err.message}, which can point git outside the workspace; only a repository whose .git entries are inside it can be read`,
+        { rule: "git.foreign-git-dir" },
+      );
+    }
+    throw err;
   }
-  return toolSuccess(text === "" ? "(no output)" : text, data);
+  try {
+    const outcome = await runGitProcess({
+      ...base,
+      argv: gitArgv(repository.root, command),
+      env: gitEnv(repository.root, shadow.dir),
+      stdoutMaxBytes: options.outputMaxBytes,
+    });
+    if (outcome.exitCode !== 0) return failure(outcome, `git ${command[0]}`);
+    let text = outcome.stdout;
+    if (outcome.droppedBytes > 0) {
+      text += `${text.endsWith("\n") ? "" : "\n"}[${outcome.droppedBytes} more bytes of output dropped; narrow the revision range or give a path]`;
+    }
+    return toolSuccess(text === "" ? "(no output)" : text, { droppedBytes: outcome.droppedBytes });
+  } finally {
+    await shadow.dispose();
+  }
 }
+
+const OBJECT_FORMATS = new Set(["sha1", "sha256"]);
 
 function failure(outcome: GitOutcome, what: string): ToolResult {
   if (outcome.spawnError !== undefined) {
@@ -80,9 +98,6 @@ function failure(outcome: GitOutcome, what: string): ToolResult {
   }
   if (outcome.timedOut) {
     return toolFailure("timeout", `${what} did not finish in time; its process group was killed`);
-  }
-  if (outcome.droppedBytes > 0) {
-    return toolFailure("business", `${what}: the repository's configuration is too large to check`);
   }
   const message = outcome.stderr.trim().split("\n").slice(-3).join("\n") || "no message";
   const how = outcome.exitCode !== undefined ? `exit code ${outcome.exitCode}` : `signal ${outcome.signal}`;
