@@ -31,6 +31,11 @@ const SEED_000 = [
   ["web_search", "read_only", ["network.outbound"], "M"],
   ["vision_analyze", "read_only", ["media.read"], "G"],
   ["read_spill", "read_only", ["fs.read"], "M"],
+  // Runner additions beyond seed 000 (issue 31): read-only git, so "summarise the last change" needs no exec.
+  ["git_status", "read_only", ["fs.read"], "M"],
+  ["git_log", "read_only", ["fs.read"], "M"],
+  ["git_diff", "read_only", ["fs.read"], "M"],
+  ["git_show", "read_only", ["fs.read"], "M"],
   ["tool_search", "read_only", [], "M"],
   ["write_file", "write", ["fs.write"], "C"],
   ["edit_file", "write", ["fs.read", "fs.write"], "C"],
@@ -63,7 +68,7 @@ const PROFILES_FROM = {
 } as const;
 
 describe("tool catalog", () => {
-  it("declares exactly the tools of seed 000 plus tool_search", () => {
+  it("declares exactly the tools of seed 000 plus tool_search and the read-only git tools", () => {
     expect(TOOL_CATALOG.map((e) => e.name).sort()).toEqual(SEED_000.map((row) => row[0]).sort());
   });
 

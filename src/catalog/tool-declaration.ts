@@ -9,6 +9,7 @@ import type { RiskLevel } from "./risk.js";
  */
 export const TOOL_SECTIONS = [
   "fs",
+  "git",
   "runtime",
   "web",
   "memory",

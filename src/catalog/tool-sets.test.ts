@@ -33,7 +33,7 @@ describe("tool sets derived from the catalog", () => {
     expect(isRunLoopTool("clarify")).toBe(true);
   });
 
-  it("gives the path arguments of the file tools", () => {
+  it("gives the path arguments of the file and git tools", () => {
     const withPaths = TOOL_CATALOG.filter((e) => pathArgumentsOf(e.name) !== undefined).map((e) => [
       e.name,
       pathArgumentsOf(e.name)?.access,
@@ -42,6 +42,10 @@ describe("tool sets derived from the catalog", () => {
       read_file: "read",
       list_dir: "read",
       search_files: "read",
+      git_status: "read",
+      git_log: "read",
+      git_diff: "read",
+      git_show: "read",
       knowledge_index: "read",
       write_file: "write",
       edit_file: "write",
@@ -52,6 +56,7 @@ describe("tool sets derived from the catalog", () => {
       skill_install: "read",
     });
     expect(pathArgumentsOf("read_file")?.fields).toEqual(["path"]);
+    expect(pathArgumentsOf("git_log")?.fields).toEqual(["repo", "path"]);
     expect(pathArgumentsOf("exec")).toBeUndefined();
   });
 });

@@ -104,6 +104,8 @@ export interface BuiltinToolRuntime {
   readonly envAllow?: readonly string[];
   /** Caps; missing fields take {@link DEFAULT_BUILTIN_LIMITS}. */
   readonly limits?: Partial<BuiltinToolLimits>;
+  /** The git binary of the git tools (absolute path). Default /usr/bin/git; without it they are not ready. */
+  readonly git?: string;
   /** Where execute_code writes its temp files (default: the OS temp directory). */
   readonly tempDir?: string;
   readonly clock: Clock;

@@ -176,3 +176,84 @@ describe.each(providers)(
     }, 120_000);
   },
 );
+
+/**
+ * Tools whose schemas are large next to the budget: twelve read-only tools of ~1,800 bytes each
+ * (over half the budget by the server's count) that the model never calls. A budget that counted only the messages would
+ * send requests the server counts well over it.
+ */
+const BULKY_NAMES = [
+  "list_dir",
+  "search_files",
+  "knowledge_search",
+  "session_search",
+  "skills_list",
+  "skill_view",
+  "web_search",
+  "web_fetch",
+  "git_status",
+  "git_log",
+  "git_diff",
+  "git_show",
+] as const;
+const bulkyTools = BULKY_NAMES.map((name, i) =>
+  defineTool({
+    name,
+    description: `Bulky test tool ${i}: ${"a long description of what this tool would do. ".repeat(8)}`,
+    parameters: Type.Object(
+      Object.fromEntries(
+        Array.from({ length: 12 }, (_, k) => [
+          `field_${k}`,
+          Type.Optional(Type.String({ description: `field ${k} of bulky tool ${i}, described at length` })),
+        ]),
+      ),
+    ),
+    riskLevel: "read_only",
+    async execute() {
+      return toolSuccess("unused");
+    },
+  }),
+);
+
+describe("the context budget counts the tool schemas it sends", () => {
+  it("keeps a 40-step run with large tool schemas within the budget by the server's count", async () => {
+    const keyPrefix = uniquePrefix("ctx-tools");
+    const steps = 40;
+    const overBudget: number[] = [];
+    let toolsTokens = 0;
+    const server = await startFakeChatServer((request) => {
+      const tokens = serverTokens(request.body);
+      if (tokens > BUDGET) overBudget.push(request.index);
+      const b = request.body as { tools?: unknown };
+      toolsTokens = Math.ceil(Buffer.byteLength(JSON.stringify(b.tools ?? null), "utf8") / 4);
+      // The fake's usage (11 prompt tokens) calibrates nothing: the estimate stays the runner's own.
+      return request.index < steps
+        ? reply.toolCalls([
+            { id: `call_${request.index}`, name: "read_file", arguments: { path: `f${request.index}` } },
+          ])
+        : reply.content("done");
+    });
+    try {
+      const { deps } = await testRunDeps({
+        redis,
+        keyPrefix,
+        tools: [readFile, ...bulkyTools],
+        script: writeScript(0),
+        env: { FAKE_KEY: "sk-test" },
+        configOverrides: {
+          models: {
+            m: { provider: "openai", base_url: server.baseUrl, model: "fake", api_key_env: "FAKE_KEY" },
+          },
+          agents: { tester: { model: "m", task: "read", workspace: "/tmp", context_budget: BUDGET } },
+        },
+      });
+      const payload = testPayload({}, { model: "m", maxSteps: steps + 5 });
+      const outcome = await runAgent({ payload, jobId: payload.runId, owner: "w1", deps });
+      expect(outcome).toMatchObject({ status: "completed", finalAnswer: "done" });
+      expect(toolsTokens, "the tool schemas are a large share of the budget").toBeGreaterThan(BUDGET / 2);
+      expect(overBudget, "requests over the budget (server's count, tools included)").toEqual([]);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});

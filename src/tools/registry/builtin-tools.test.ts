@@ -46,12 +46,16 @@ const tools = createBuiltinTools(runtime());
 const byName = (name: string) => tools.find((t) => t.name === name) as AnyTool;
 
 describe("createBuiltinTools", () => {
-  it("builds the twelve file, process and run-state tools under their catalog names", () => {
+  it("builds the sixteen file, git, process and run-state tools under their catalog names", () => {
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
         "edit_file",
         "exec",
         "execute_code",
+        "git_diff",
+        "git_log",
+        "git_show",
+        "git_status",
         "list_dir",
         "memory",
         "patch",
