@@ -6,6 +6,7 @@ import { composeDigest } from "./digest-message.js";
 import type { DigestStore } from "./digest-store.js";
 import { linkSlots } from "./link-slots.js";
 import type { Delivery, DigestItem, RetryOutcome } from "./notifier.js";
+import { isBarredOwner } from "./owner-notice.js";
 import { type ApprovalRecord, effectiveStatus } from "./record.js";
 import { type RetryOptions, withRetry } from "./retry.js";
 import { DEFAULT_SEND_LEASE_MS, SendLease } from "./send-lease.js";
@@ -160,6 +161,8 @@ export class DigestSender {
       const pending = all.filter((d) => !record.deliveredTo.includes(d.target));
       const issued = new Map<string, string>();
       for (const [target, { approver, slot }] of linkSlots(record, all, pending)) {
+        // The run's owner where self-approval is forbidden gets no link: it could decide nothing.
+        if (isBarredOwner(record, { id: approver, email: null })) continue;
         const key = `${approver}\n${slot}`;
         let link = issued.get(key);
         if (link === undefined) {

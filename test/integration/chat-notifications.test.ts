@@ -369,6 +369,41 @@ describe("chat webhook notifications", () => {
 });
 
 describe("digest", () => {
+  it("mails the barred owner no link in a digest (it could decide nothing); the others get theirs", async () => {
+    const { store, clock, notifications, prefix } = setup(60_000, true);
+    const schedule = `barred-${prefix}`;
+    const own = async () => {
+      n += 1;
+      const { record } = await store.register({
+        runId: `run-${n}`,
+        jobId: `run-${n}`,
+        traceId: `trace-${n}`,
+        idempotencyKey: `key-${n}`,
+        tool: "exec",
+        args: { command: `make deploy-${n}` },
+        risk: "exec",
+        reason: "deploys need a person",
+        agent: "deployer",
+        channel: "cron",
+        scheduleId: schedule,
+        owner: "alice",
+      });
+      return record;
+    };
+    expect((await notifications.notify((await own()).id)).status).toBe("sent");
+    const rest = [await own(), await own()];
+    for (const r of rest) expect((await notifications.notify(r.id)).status).toBe("digested");
+    clock.advance(60_000);
+    await notifications.retryUnsent();
+    const digestTo = (who: string) => (m: (typeof smtp.messages)[number]) =>
+      JSON.stringify(m.to).includes(`${who}-${mailTag(prefix)}`) && (m.text ?? "").includes(rest[0]!.id);
+    await smtp.waitForMail(digestTo("bob"));
+    const bobLinks = tokensIn(smtp.messages.find(digestTo("bob"))?.text ?? "");
+    expect(bobLinks.map(([id]) => id).sort()).toEqual(rest.map((r) => r.id).sort());
+    for (const m of smtp.messages.filter(digestTo("alice"))) expect(tokensIn(m.text ?? "")).toEqual([]);
+    expect(tokensIn(JSON.stringify(bodies("/slack-alice", rest[0]!.id)))).toEqual([]);
+  });
+
   it("sends the first request of a schedule at once and the rest as one message per target, each with its own link", async () => {
     const { store, clock, notifications, prefix } = setup(60_000);
     const schedule = `digest-${prefix}`;
