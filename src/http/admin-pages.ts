@@ -5,6 +5,7 @@ import {
   type ApprovalRecord,
   type FailingTarget,
   formatTime,
+  isBarredOwner,
   renderArgs,
 } from "../approvals/index.js";
 import { QUEUE_STATES, type QueueStateLabel } from "../metrics/index.js";
@@ -91,7 +92,11 @@ function header(basePath: string, operator: string, csrf: string): string {
 <input type="hidden" name="csrf" value="${esc(csrf)}"><button type="submit" id="sign-out">Sign out</button></form></div></header>`;
 }
 
-function decisionForm(basePath: string, csrf: string, record: ApprovalRecord): string {
+function decisionForm(basePath: string, csrf: string, record: ApprovalRecord, operator: string): string {
+  // The buttons the decision would refuse are not offered: the run's owner, where self-approval is
+  // forbidden, is told who decides instead.
+  if (isBarredOwner(record, { id: operator, email: null }))
+    return `<span class="muted" id="barred-${esc(record.id)}">your own run: another approver decides (forbid_self_approval)</span>`;
   const action = esc(`${basePath}/admin/approvals/${record.id}/decision`);
   const button = (decision: "approve" | "deny", label: string) =>
     `<form class="inline" method="post" action="${action}"><input type="hidden" name="csrf" value="${esc(csrf)}">
@@ -122,7 +127,7 @@ ${data.pending
       r,
     ) => `<tr id="approval-${esc(r.id)}"><td><code>${esc(r.tool)}</code></td><td>${esc(r.risk)}</td><td>${esc(r.reason)}</td>
 <td><pre>${esc(renderArgs(r.argsCanonical))}</pre></td><td>${runLink(basePath, r.runId)}</td><td>${esc(r.agent)} / ${esc(r.owner ?? "")}</td>
-<td>${esc(time(r.requestedAt))}</td><td>${esc(time(r.deadline))}</td><td>${decisionForm(basePath, data.csrf, r)}</td></tr>`,
+<td>${esc(time(r.requestedAt))}</td><td>${esc(time(r.deadline))}</td><td>${decisionForm(basePath, data.csrf, r, data.operator)}</td></tr>`,
   )
   .join("\n")}</table>`;
 

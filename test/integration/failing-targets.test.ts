@@ -29,7 +29,14 @@ describe("notification targets that keep failing", () => {
     const dir = await mkdtemp(join(tmpdir(), "echo-failing-"));
     await writeFile(
       join(dir, "echo.yaml"),
-      stringify({ redis: { key_prefix: keyPrefix }, approvers: [{ id: "ann", email: "ann@example.test" }] }),
+      stringify({
+        redis: { key_prefix: keyPrefix },
+        approvers: [
+          { id: "ann", email: "ann@example.test" },
+          { id: "olga", email: "olga@example.test" },
+        ],
+        permissions: { approval: { forbid_self_approval: true } },
+      }),
     );
     const { config } = await loadConfig({
       configPath: join(dir, "echo.yaml"),
@@ -96,5 +103,52 @@ describe("notification targets that keep failing", () => {
         now: 0,
       }),
     ).not.toContain("failing-targets");
+  });
+
+  it("offers the run's owner no buttons it would refuse (forbid_self_approval)", async () => {
+    const keyPrefix = uniquePrefix("barred-admin");
+    prefixes.push(keyPrefix);
+    const store = new ApprovalStore({
+      redis,
+      keyPrefix,
+      policy: {
+        waitTimeoutMs: 3_600_000,
+        forbidSelfApproval: true,
+        approvers: [
+          { id: "ann", email: "ann@example.test" },
+          { id: "olga", email: "olga@example.test" },
+        ],
+      },
+    });
+    const { record } = await store.register({
+      runId: "run-barred",
+      jobId: "run-barred",
+      traceId: "trace-barred",
+      idempotencyKey: "key-barred",
+      tool: "exec",
+      args: { command: "make deploy" },
+      risk: "exec",
+      flags: [],
+      reason: "needs a person",
+      agent: "nightly",
+      channel: "cron",
+      owner: "ann",
+      scheduleId: null,
+      parentRunId: null,
+    });
+    const pageFor = (operator: string) =>
+      dashboardPage("", {
+        operator,
+        csrf: "c",
+        notice: null,
+        queues: [],
+        pending: [record],
+        runs: [],
+        schedules: [],
+        now: Date.now(),
+      });
+    expect(pageFor("ann")).not.toContain(`id="approve-${record.id}"`);
+    expect(pageFor("ann")).toContain(`id="barred-${record.id}"`);
+    expect(pageFor("olga")).toContain(`id="approve-${record.id}"`);
   });
 });
