@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { type RunDeps, RunInspector, RunOperations, storeApprovals } from "../src/agent/index.js";
 import type { ApprovalNotifications, ApprovalStore } from "../src/approvals/index.js";
 import { createHttpServer } from "../src/http/index.js";
@@ -172,6 +173,7 @@ export async function startWorkerPart(
     metrics,
     releaseRun: tools.releaseRun,
     cancels: operations,
+    ...(ctx.dataDir ? { workerRecordsDir: join(ctx.dataDir, "workers") } : {}),
     onRunFinished: async (payload) => {
       if (payload.origin.scheduleId)
         await hooks.markScheduleRunFinished(payload.origin.scheduleId, payload.runId);
