@@ -14,11 +14,15 @@ export interface ReclaimReport {
  * with that token inside its script: a job another worker has taken meanwhile (another token) or
  * whose lock lapsed (BullMQ's stall check then moves it) is left alone, so a job a live worker holds
  * is never touched. Replaying the run is safe because of the journal (a half-done call is in doubt).
+ * `beforeMove` runs for each such job first, while the gone lock still keeps every worker off it
+ * (the agent worker ends the leases of the run's open journal claims there, so the replay finds
+ * the dead worker's half-done call in doubt at once instead of held for up to the claim lease).
  */
 export async function reclaimRunsOf(
   redis: RedisConnection,
   queue: AgentQueue,
   goneWorkerIds: readonly string[],
+  beforeMove?: (runId: string) => Promise<unknown>,
 ): Promise<ReclaimReport> {
   if (goneWorkerIds.length === 0) return { reclaimed: [] };
   const ids = await redis.lrange(queue.keys.active as string, 0, -1);
@@ -31,6 +35,8 @@ export async function reclaimRunsOf(
     const job = await queue.getJob(id);
     if (!job) continue;
     try {
+      // While the job is still active under the gone worker's lock, so nobody has picked it up yet.
+      await beforeMove?.(id);
       await job.moveToWait(token);
       reclaimed.push(id);
     } catch {

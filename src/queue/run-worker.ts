@@ -38,6 +38,8 @@ export interface RunWorkerOptions {
    * stall check alone (a crashed worker's runs resume 30–60 s later).
    */
   workerRecords?: WorkerRecords;
+  /** Runs for each run taken back, before it moves (see {@link reclaimRunsOf}'s `beforeMove`). */
+  beforeTakeBack?: (runId: string) => Promise<unknown>;
   /** Called once the start's reclaim is done: the runs moved back and the gone workers they were held by. */
   onReclaimed?: (runs: readonly string[], fromWorkers: readonly string[]) => void;
   /** Called when the start's reclaim failed (the gone workers' records stay for the next start). */
@@ -80,7 +82,7 @@ export function startRunWorker(options: RunWorkerOptions): RunWorker {
     worker.on("closed", () => records.remove(worker.id));
     void (async () => {
       const gone = records.gone().filter((id) => id !== worker.id);
-      const { reclaimed } = await reclaimRunsOf(options.connection, queue, gone);
+      const { reclaimed } = await reclaimRunsOf(options.connection, queue, gone, options.beforeTakeBack);
       for (const id of gone) records.remove(id);
       options.onReclaimed?.(reclaimed, gone);
     })().catch((err: unknown) => options.onReclaimFailed?.(err));
