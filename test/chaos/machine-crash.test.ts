@@ -24,8 +24,8 @@ import { CrashableRedis } from "../helpers/crashable-redis.js";
 /**
  * Scenario h: the machine crashes (power loss, VM reset) while runs are under way. Two worker
  * processes (concurrency 3, BullMQ's default 30 s lock and stall check, the runner's 15 s claim
- * lease) run six runs of eight counted `write_file` calls against a redis-server run under strace
- * (test/helpers/crashable-redis.ts). At a random point the workers and Redis are SIGKILLed in the
+ * lease) run six runs of eight counted `write_file` calls (150 ms each) against a redis-server run under strace
+ * (test/helpers/crashable-redis.ts). At a random point 1.5–2.5 s into the runs the workers and Redis are SIGKILLed in the
  * same tick, and every AOF file is cut back to its length at the last fsync that returned, as
  * observed by strace: a write Redis had only handed to the kernel is what a power loss takes, and
  * nothing more is taken (the counter file stands for the world outside the machine: an effect that
@@ -68,6 +68,24 @@ async function progressOf(journal: Journal, runs: readonly AgentJobPayload[]): P
   return counts;
 }
 
+/** Waits until every run's job has ended (or is missing: lost with the AOF tail). */
+async function allEnded(queue: Queue, runs: readonly AgentJobPayload[]): Promise<void> {
+  await waitFor(
+    "every run to end",
+    async () => {
+      const states = await jobStates(
+        queue,
+        runs.map((p) => p.runId),
+      );
+      return [...states.values()].every((s) => ["completed", "failed", "missing"].includes(s))
+        ? true
+        : undefined;
+    },
+    180_000,
+    200,
+  );
+}
+
 async function crashRuns(appendfsync: "always" | "everysec") {
   const seed = chaosSeed(`chaos machine-crash ${appendfsync}`);
   const random = prng(seed);
@@ -81,7 +99,7 @@ async function crashRuns(appendfsync: "always" | "everysec") {
     REDIS_URL: server.url,
     KEY_PREFIX: keyPrefix,
     ...files.env,
-    TOOL_DELAY_MS: "20",
+    TOOL_DELAY_MS: "150",
     CLAIM_LEASE_MS: "15000",
     LOCK_MS: "30000",
     STALLED_MS: "30000",
@@ -89,6 +107,7 @@ async function crashRuns(appendfsync: "always" | "everysec") {
     ...(RECLAIM ? { WORKER_RECORDS_DIR: join(dataDir, "workers") } : {}),
   };
   const queue = new Queue("agent", { connection: redis, prefix: bullPrefix(keyPrefix) });
+  queue.on("error", () => undefined); // Redis is down during each crash, on purpose
   const journal = new Journal({ redis, keyPrefix });
   const start = () => startNodeProcess("test/helpers/agent-worker-main.ts", env);
   let workers: NodeProcess[] = [start(), start()];
@@ -97,21 +116,24 @@ async function crashRuns(appendfsync: "always" | "everysec") {
   try {
     await Promise.all(workers.map((w) => w.ready));
     for (let crash = 0; crash < CRASHES; crash++) {
+      // One wave at a time, so each crash lands on its own wave's runs in progress.
+      await allEnded(queue, payloads);
       const wave = Array.from({ length: RUNS }, () => testPayload());
       payloads.push(...wave);
       for (const p of wave) await enqueueAgentRun(queue, p);
       const before = [...(await countExecutions(files.counter)).values()].reduce((a, b) => a + b, 0);
-      // Crash with work in flight: after a random number of this wave's calls, at most half of them.
-      const after = before + 4 + Math.floor(random() * ((RUNS * STEPS) / 2 - 4));
       await waitFor(
-        `${after - before} calls of crash ${crash + 1}'s runs`,
+        `the first call of crash ${crash + 1}'s runs`,
         async () => {
           const n = [...(await countExecutions(files.counter)).values()].reduce((a, b) => a + b, 0);
-          return n >= after ? true : undefined;
+          return n > before ? true : undefined;
         },
         120_000,
         10,
       );
+      // Crash with work in flight, 1.5–2.5 s into the wave (a run takes about 3 s): past the last
+      // second an everysec fsync may not yet cover, so the crash lands inside runs, not only before them.
+      await new Promise((r) => setTimeout(r, 1500 + Math.floor(random() * 1000)));
       // The whole machine at once: nothing runs between these kills.
       for (const w of workers) w.child.kill("SIGKILL");
       const crashed = server.crash();
@@ -126,8 +148,22 @@ async function crashRuns(appendfsync: "always" | "everysec") {
         queue,
         payloads.map((p) => p.runId),
       );
-      const unfinished = payloads.filter((p) => !["completed", "failed"].includes(states.get(p.runId) ?? ""));
+      // A job missing after the restart was enqueued in the AOF tail the crash took (everysec only).
+      const unfinished = payloads.filter(
+        (p) => !["completed", "failed", "missing"].includes(states.get(p.runId) ?? ""),
+      );
       const atRestart = await progressOf(journal, unfinished);
+      const stuck = async () => {
+        const now = await progressOf(journal, unfinished);
+        const lines: string[] = [];
+        for (const p of unfinished) {
+          if ((now.get(p.runId) ?? 0) > (atRestart.get(p.runId) ?? 0)) continue;
+          const job = await queue.getJob(p.runId);
+          const lock = await redis.get(`${queue.toKey(p.runId)}:lock`);
+          lines.push(`${p.runId}: ${await job?.getState()} lock ${lock} stc ${job?.stalledCounter}`);
+        }
+        return lines.join("; ");
+      };
       await waitFor(
         "every unfinished run to record something new after the restart",
         async () => {
@@ -146,7 +182,11 @@ async function crashRuns(appendfsync: "always" | "everysec") {
         },
         120_000,
         100,
-      );
+      ).catch(async (err: Error) => {
+        throw new Error(
+          `${err.message}; not resumed: ${await stuck()}; a worker: ${workers[0]?.output().slice(-3000)}`,
+        );
+      });
       rounds.push({
         dropped: droppedBytes,
         resumeMs: Date.now() - ready,
@@ -154,18 +194,7 @@ async function crashRuns(appendfsync: "always" | "everysec") {
       });
       await Promise.all(workers.map((w) => w.ready));
     }
-    await waitFor(
-      "every run to end",
-      async () => {
-        const states = await jobStates(
-          queue,
-          payloads.map((p) => p.runId),
-        );
-        return [...states.values()].every((s) => s === "completed" || s === "failed") ? states : undefined;
-      },
-      180_000,
-      200,
-    );
+    await allEnded(queue, payloads);
   } finally {
     for (const w of workers) await killHard(w.child);
   }
@@ -187,6 +216,14 @@ async function crashRuns(appendfsync: "always" | "everysec") {
       } else if (result.errorKind === "in_doubt") inDoubt++;
     }
   }
+  const recorded = new Set<string>();
+  for (const p of payloads) {
+    for (const [key, record] of (await journal.readRun(p.runId)).records) {
+      if (record.status === "completed") recorded.add(key);
+    }
+  }
+  // Effects that happened but that no journal remembers (their claim and result were in the lost tail).
+  const unrecorded = [...counts.keys()].filter((key) => !recorded.has(key)).length;
   const chain = await verifyChain(redis, keyPrefix).then(
     (n) => `${n} audit entries verify`,
     (err: Error) => `audit: ${err.message}`,
@@ -195,18 +232,20 @@ async function crashRuns(appendfsync: "always" | "everysec") {
   redis.disconnect();
   await server.stop();
   await rm(dataDir, { recursive: true, force: true });
-  return { seed, rounds, states, counts, succeeded, inDoubt, completedTwice, chain, payloads };
+  return { seed, rounds, states, counts, succeeded, inDoubt, completedTwice, unrecorded, chain, payloads };
 }
 
 function summary(label: string, r: Awaited<ReturnType<typeof crashRuns>>): string {
   const completed = [...r.states.values()].filter((s) => s === "completed").length;
+  const lost = [...r.states.values()].filter((s) => s === "missing").length;
   return (
     `[chaos machine-crash ${label}] seed ${r.seed}: ${r.rounds.length} crashes, AOF bytes dropped ` +
     `${r.rounds.map((x) => x.dropped).join(" / ")}, runs resumed ` +
     `${r.rounds.map((x) => (x.resumeMs / 1000).toFixed(1)).join(" / ")} s after the restarted worker was ready ` +
     `(${r.rounds.map((x) => (x.sinceStartMs / 1000).toFixed(1)).join(" / ")} s after it was started${RECLAIM ? "" : ", no worker records"}); ` +
-    `${r.payloads.length} runs × ${STEPS} calls: ${completed} completed, ${r.succeeded} calls ran, ` +
-    `${r.inDoubt} in doubt (not re-run), ${repeated(r.counts).length} twice; ${r.chain}`
+    `${r.payloads.length} runs × ${STEPS} calls: ${completed} completed, ${lost} lost (enqueue acknowledged, gone after the crash), ` +
+    `${r.succeeded} calls ran, ` +
+    `${r.inDoubt} in doubt (not re-run), ${repeated(r.counts).length} twice, ${r.unrecorded} effects no journal records; ${r.chain}`
   );
 }
 

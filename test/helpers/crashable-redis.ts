@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, stat, truncate } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,7 +26,6 @@ export class CrashableRedis {
   readonly dir: string;
   readonly url: string;
   readonly #appendfsync: "always" | "everysec";
-  #strace: ChildProcess | undefined;
   #exited: Promise<void> = Promise.resolve();
   #pid = 0;
   #initial = new Map<string, number>();
@@ -76,7 +75,6 @@ export class CrashableRedis {
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
-    this.#strace = child;
     this.#exited = new Promise((done) => child.once("exit", () => done()));
     let output = "";
     await new Promise<void>((resolve, reject) => {
