@@ -231,6 +231,11 @@ function workerRecordsOptions(dir: string, deps: RunDeps) {
         `took back ${runs.length} runs of ${fromWorkers.length} gone workers at once`,
       );
     },
+    onRecordFailed: (err: unknown) =>
+      deps.logger.warn(
+        { dir, err: String(err) },
+        `cannot record this worker in ${dir}; after a crash its runs resume only once their locks lapse (30–60 s): make the data dir writable`,
+      ),
     onReclaimFailed: (err: unknown) =>
       deps.logger.warn(
         { err: String(err) },

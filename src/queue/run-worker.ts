@@ -42,6 +42,8 @@ export interface RunWorkerOptions {
   beforeTakeBack?: (runId: string) => Promise<unknown>;
   /** Called once the start's reclaim is done: the runs moved back and the gone workers they were held by. */
   onReclaimed?: (runs: readonly string[], fromWorkers: readonly string[]) => void;
+  /** Called when this worker's record cannot be written: it runs without records. */
+  onRecordFailed?: (err: unknown) => void;
   /** Called when the start's reclaim failed (the gone workers' records stay for the next start). */
   onReclaimFailed?: (err: unknown) => void;
 }
@@ -77,8 +79,14 @@ export function startRunWorker(options: RunWorkerOptions): RunWorker {
   const records = options.workerRecords;
   if (records) {
     // Written before the first job can be fetched (that takes a round trip): no lock of this worker
-    // exists without its record.
-    records.add(worker.id);
+    // exists without its record. A worker that cannot write one runs without (its runs are then
+    // recovered by BullMQ's lock alone) and takes nothing back.
+    try {
+      records.add(worker.id);
+    } catch (err) {
+      options.onRecordFailed?.(err);
+      return worker;
+    }
     worker.on("closed", () => records.remove(worker.id));
     void (async () => {
       const gone = records.gone().filter((id) => id !== worker.id);

@@ -83,11 +83,11 @@ export class WorkerRecords {
 
   constructor(dir: string) {
     this.#dir = dir;
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
 
-  /** Records this process as the holder of `workerId`'s locks; written before it takes a job. */
+  /** Records this process as the holder of `workerId`'s locks; written before it takes a job. Throws when it cannot. */
   add(workerId: string): void {
+    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
     const record: WorkerRecord = {
       v: 1,
       workerId,
@@ -111,7 +111,13 @@ export class WorkerRecords {
     const ids: string[] = [];
     const boot = bootId();
     const host = hostname();
-    for (const name of readdirSync(this.#dir)) {
+    let names: string[];
+    try {
+      names = readdirSync(this.#dir);
+    } catch {
+      return ids;
+    }
+    for (const name of names) {
       if (!name.endsWith(".json")) continue;
       let record: unknown;
       try {
