@@ -24,9 +24,10 @@ import { CrashableRedis } from "../helpers/crashable-redis.js";
 /**
  * Scenario h: the machine crashes (power loss, VM reset) while runs are under way. Two worker
  * processes (concurrency 3, BullMQ's default 30 s lock and stall check, the runner's 15 s claim
- * lease) run six runs of eight counted `write_file` calls (150 ms each) against a redis-server run under strace
- * (test/helpers/crashable-redis.ts). At a random point 1.5–2.5 s into the runs the workers and Redis are SIGKILLed in the
- * same tick, and every AOF file is cut back to its length at the last fsync that returned, as
+ * lease) run six runs of eight counted `write_file` calls (150 ms each) against a redis-server run
+ * under strace (test/helpers/crashable-redis.ts). At a random point 1.5–2.5 s into the runs the
+ * workers and Redis are SIGKILLed in the same tick, and every AOF file is cut back to its length
+ * at the last fsync that returned, as
  * observed by strace: a write Redis had only handed to the kernel is what a power loss takes, and
  * nothing more is taken (the counter file stands for the world outside the machine: an effect that
  * happened stays). Redis starts again on what is left, two workers start on the same data dir, and
@@ -34,8 +35,9 @@ import { CrashableRedis } from "../helpers/crashable-redis.js";
  *
  * Under `appendfsync always` (the embedded Redis's setting) Redis fsyncs before it replies, so
  * every claim a worker saw acknowledged survives: asserted 0 calls twice, every run completed, every
- * completed call once, the chain verifies. Run it with `everysec` and it fails — which the second
- * test does on purpose, reporting how many calls ran twice and how many were in doubt then.
+ * completed call once, the chain verifies. The second test runs the same crashes under `everysec`,
+ * where these assertions would fail, and reports how many calls ran twice and how many were in
+ * doubt (asserting only that acknowledged writes were dropped: the simulation bites).
  *
  * Recovery: a restarted worker finds the dead workers' records in the data dir and moves their
  * runs back to wait at once (src/queue/reclaim-runs.ts); the test measures the time from the first
