@@ -61,6 +61,7 @@ describe("a starting worker takes back the runs of gone workers", () => {
       JSON.stringify({ v: 1, workerId: ghost.id, pid: deadPid(), start: "1", boot: "", host: hostname() }),
     );
     const taken: string[] = [];
+    const heldAtTakeBack: string[] = [];
     let reported: { runs: readonly string[]; from: readonly string[] } | undefined;
     const fresh = startRunWorker({
       connection: redis,
@@ -72,6 +73,10 @@ describe("a starting worker takes back the runs of gone workers", () => {
       },
       lockDurationMs: lockDuration,
       workerRecords: new WorkerRecords(dir),
+      // Runs while the gone worker's lock still holds the run (the agent worker lapses its claims here).
+      beforeTakeBack: async (runId) => {
+        heldAtTakeBack.push(`${runId} ${(await redis.get(`${queue.toKey(runId)}:lock`))?.split(":")[0]}`);
+      },
       onReclaimed: (runs, from) => {
         reported = { runs, from };
       },
@@ -80,6 +85,7 @@ describe("a starting worker takes back the runs of gone workers", () => {
       // Well inside the gone worker's 30 s lock.
       await expect.poll(() => taken, { timeout: 5_000 }).toEqual([first.runId]);
       expect(reported).toEqual({ runs: [first.runId], from: [ghost.id] });
+      expect(heldAtTakeBack).toEqual([`${first.runId} ${ghost.id}`]);
       expect(await (await queue.getJob(second.runId))?.getState()).toBe("active");
       expect(await redis.get(`${queue.toKey(second.runId)}:lock`)).toBe(liveToken);
       expect((await readdir(dir)).sort()).toEqual(
