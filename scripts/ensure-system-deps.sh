@@ -25,7 +25,7 @@ case "$purpose" in
       "redis-tools|redis-cli|the Redis Cluster tests assign slots with redis-cli --cluster create"
       "chromium|@$chromium|the approval page and dashboard tests drive a real browser"
       "bubblewrap|bwrap|the exec sandbox tests"
-      "strace|strace|the exec sandbox's syscall tests"
+      "strace|strace|the exec sandbox's syscall tests, and the machine-crash chaos test (it watches Redis's fsyncs)"
       "socat|socat|the network-fence tests"
       "attr|getfattr|the workspace layer's tests read overlayfs marks (opaque folders) with getfattr"
     )

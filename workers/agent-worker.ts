@@ -18,6 +18,7 @@ import {
   type RunJob,
   type RunWorker,
   startRunWorker,
+  WorkerRecords,
   watchCancels,
 } from "../src/queue/index.js";
 import { isRunnerError, randomToken } from "../src/shared/index.js";
@@ -37,6 +38,12 @@ export interface AgentWorkerOptions {
   lockDurationMs?: number;
   /** How often stalled jobs are looked for, ms (default 30 s). */
   stalledIntervalMs?: number;
+  /**
+   * Where this machine's workers record themselves (`<data dir>/workers`): a worker that starts
+   * takes back at once the runs of a recorded worker whose process is gone (crashed, killed, the
+   * machine rebooted) instead of waiting 30–60 s for BullMQ's lock and stall check. None: no records.
+   */
+  workerRecordsDir?: string;
   /**
    * Called once a run has ended for good (completed, failed without further retries, cancelled),
    * with how it ended (a failure's code and message feed the alerts).
@@ -228,6 +235,33 @@ export function agentProcessor(options: AgentWorkerOptions) {
   };
 }
 
+/** The run worker's record options, logging what the start's reclaim did. */
+function workerRecordsOptions(dir: string, deps: RunDeps) {
+  return {
+    workerRecords: new WorkerRecords(dir),
+    // Its worker is gone: the run's open claims are nobody's, so the replay finds them in doubt at
+    // once instead of parking until their leases (15 s) lapse.
+    beforeTakeBack: (runId: string) => deps.journal.lapseClaims(runId),
+    onReclaimed: (runs: readonly string[], fromWorkers: readonly string[]) => {
+      if (fromWorkers.length === 0) return;
+      deps.logger.info(
+        { runs, workers: fromWorkers },
+        `took back ${runs.length} runs of ${fromWorkers.length} gone workers at once`,
+      );
+    },
+    onRecordFailed: (err: unknown) =>
+      deps.logger.warn(
+        { dir, err: String(err) },
+        `cannot record this worker in ${dir}; after a crash its runs resume only once their locks lapse (30–60 s): make the data dir writable`,
+      ),
+    onReclaimFailed: (err: unknown) =>
+      deps.logger.warn(
+        { err: String(err) },
+        "taking back the runs of gone workers failed; their runs resume once their locks lapse",
+      ),
+  };
+}
+
 /**
  * Starts a worker on the `agent` queue (a child's end wakes its parked parent). With `cancels`, a
  * cancel announced for a run this worker is running aborts it (see {@link AgentWorkerOptions.cancels}).
@@ -241,6 +275,7 @@ export function startAgentWorker(options: AgentWorkerOptions): RunWorker {
     process: agentProcessor(options),
     ...(options.lockDurationMs ? { lockDurationMs: options.lockDurationMs } : {}),
     ...(options.stalledIntervalMs ? { stalledIntervalMs: options.stalledIntervalMs } : {}),
+    ...(options.workerRecordsDir ? workerRecordsOptions(options.workerRecordsDir, options.deps) : {}),
   });
   if (options.cancels) {
     const watch = watchCancels(options.connection, options.keyPrefix, (runId) => {

@@ -47,9 +47,12 @@ async function protectedPathsOf(options: ProcessOptions): Promise<string[]> {
   const entries = await readdir(options.dataDir).catch(() => [] as string[]);
   const inside = entries.map((e) => join(resolve(options.dataDir), e)).filter((p) => p !== workspace);
   // The Redis directory and the process records are protected even before they are created: a
-  // record an agent could write would name a process group for the next worker to kill, and a
+  // record an agent could write would name a process group for the next worker to kill (a worker
+  // record, jobs to take back), and a
   // layer an agent could write would land in a workspace.
-  const made = ["redis", "processes", "layers"].map((name) => join(resolve(options.dataDir), name));
+  const made = ["redis", "processes", "layers", "workers"].map((name) =>
+    join(resolve(options.dataDir), name),
+  );
   return [...new Set([...made, ...inside, ...options.configPaths])];
 }
 

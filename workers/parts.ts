@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { type RunDeps, RunInspector, RunOperations, storeApprovals } from "../src/agent/index.js";
 import type { AlertSender } from "../src/alerts/index.js";
 import type { ApprovalNotifications, ApprovalStore } from "../src/approvals/index.js";
@@ -223,6 +224,7 @@ export async function startWorkerPart(
     metrics,
     releaseRun: tools.releaseRun,
     cancels: operations,
+    ...(ctx.dataDir ? { workerRecordsDir: join(ctx.dataDir, "workers") } : {}),
     onRunFinished: async (payload, end) => {
       // Alerts first: they never throw, and a failing schedule hook must not swallow them.
       const scheduleId = payload.origin.scheduleId ?? null;

@@ -36,6 +36,7 @@ export {
   queueConnection,
   type RunJob,
 } from "./queues.js";
+export { type ReclaimReport, reclaimRunsOf } from "./reclaim-runs.js";
 export {
   createRedisConnection,
   describeRedisTarget,
@@ -67,3 +68,4 @@ export { RunReruns, retryFailedJob } from "./run-restart.js";
 export { type RunProcessor, type RunWorker, type RunWorkerOptions, startRunWorker } from "./run-worker.js";
 export { isUnreadableJobData, UnreadableJobData } from "./unreadable-job.js";
 export { wakeRun } from "./wake.js";
+export { WorkerRecords } from "./worker-records.js";

@@ -1,7 +1,9 @@
 import { type Job, Worker } from "bullmq";
 import { openAgentQueue, queueConnection, RUN_JOB_CLASS, type RunJob } from "./queues.js";
+import { reclaimRunsOf } from "./reclaim-runs.js";
 import type { RedisConnection } from "./redis-connection.js";
 import { wakeParentOf } from "./wake.js";
+import type { WorkerRecords } from "./worker-records.js";
 
 /** A worker on the agent queue; close() waits for its jobs in flight. */
 export type RunWorker = Worker;
@@ -29,6 +31,21 @@ export interface RunWorkerOptions {
   lockDurationMs?: number;
   /** How often stalled jobs are looked for, ms (default 30 s). */
   stalledIntervalMs?: number;
+  /**
+   * The records of this machine's workers on the data dir. With them the worker records itself
+   * before it takes a job, and at start moves the runs of every recorded worker proven gone back to
+   * wait at once ({@link reclaimRunsOf}) instead of after their locks lapse. None: BullMQ's lock and
+   * stall check alone (a crashed worker's runs resume 30–60 s later).
+   */
+  workerRecords?: WorkerRecords;
+  /** Runs for each run taken back, before it moves (see {@link reclaimRunsOf}'s `beforeMove`). */
+  beforeTakeBack?: (runId: string) => Promise<unknown>;
+  /** Called once the start's reclaim is done: the runs moved back and the gone workers they were held by. */
+  onReclaimed?: (runs: readonly string[], fromWorkers: readonly string[]) => void;
+  /** Called when this worker's record cannot be written: it runs without records. */
+  onRecordFailed?: (err: unknown) => void;
+  /** Called when the start's reclaim failed (the gone workers' records stay for the next start). */
+  onReclaimFailed?: (err: unknown) => void;
 }
 
 /** BullMQ's Worker, reading its jobs as the queue does: a job whose data is not JSON still reaches the processor. */
@@ -59,5 +76,24 @@ export function startRunWorker(options: RunWorkerOptions): RunWorker {
   // Only a failure for good (finishedOn set): a retried child is not over yet.
   worker.on("failed", (job) => (job?.finishedOn ? wakeParentOf(queue, job) : undefined));
   worker.on("closed", () => void queue.close().catch(() => undefined));
+  const records = options.workerRecords;
+  if (records) {
+    // Written before the first job can be fetched (that takes a round trip): no lock of this worker
+    // exists without its record. A worker that cannot write one runs without (its runs are then
+    // recovered by BullMQ's lock alone) and takes nothing back.
+    try {
+      records.add(worker.id);
+    } catch (err) {
+      options.onRecordFailed?.(err);
+      return worker;
+    }
+    worker.on("closed", () => records.remove(worker.id));
+    void (async () => {
+      const gone = records.gone().filter((id) => id !== worker.id);
+      const { reclaimed } = await reclaimRunsOf(options.connection, queue, gone, options.beforeTakeBack);
+      for (const id of gone) records.remove(id);
+      options.onReclaimed?.(reclaimed, gone);
+    })().catch((err: unknown) => options.onReclaimFailed?.(err));
+  }
   return worker;
 }

@@ -1,6 +1,7 @@
 // A real agent worker process for crash tests: `node bin/run-ts.js test/helpers/agent-worker-main.ts`.
 // Configured by environment: REDIS_URL, KEY_PREFIX, COUNTER_FILE, SCRIPT_FILE, TOOL_DELAY_MS,
-// CLAIM_LEASE_MS, LOCK_MS; CLUSTER_NODES (host:port,…) connects to a Redis Cluster instead of REDIS_URL;
+// CLAIM_LEASE_MS, LOCK_MS, STALLED_MS (BullMQ's stall check interval; default half the lock); WORKER_RECORDS_DIR (optional: the worker records itself there and takes back
+// at once the runs of recorded workers that are gone, as `echo-runner worker` does under its data dir); CLUSTER_NODES (host:port,…) connects to a Redis Cluster instead of REDIS_URL;
 // CONFIG_JSON (optional): config merged over the test config, e.g. models
 // pointing at a local provider-format server (its key variables are read from this environment).
 // KILL_AT_DELIVERY=before|after with KILL_AT_CALL=N (1-based): the process SIGKILLs itself at its
@@ -53,7 +54,8 @@ const worker = startAgentWorker({
   concurrency: Number(env.CONCURRENCY ?? "1"),
   deps: { ...deps, claimLeaseMs: Number(env.CLAIM_LEASE_MS ?? "1000") },
   lockDurationMs: lockMs,
-  stalledIntervalMs: Math.max(200, Math.floor(lockMs / 2)),
+  stalledIntervalMs: Number(env.STALLED_MS ?? Math.max(200, Math.floor(lockMs / 2))),
+  ...(env.WORKER_RECORDS_DIR ? { workerRecordsDir: env.WORKER_RECORDS_DIR } : {}),
 });
 await worker.waitUntilReady();
 process.stdout.write(`worker ready ${worker.id}\n`);
