@@ -12,6 +12,7 @@ import { startRedisServer } from "../test/helpers/redis-server.js";
 import { LOCAL_REDIS_MEMORY_SETTINGS } from "../workers/local-redis.js";
 import { formatAgentBench, runAgentBench } from "./agent.bench.js";
 import { formatApprovalBench, runApprovalBench } from "./approval.bench.js";
+import { formatDurabilityBench, runDurabilityBench } from "./durability.bench.js";
 import { formatFileToolsBench, runFileToolsBench } from "./file-tools.bench.js";
 import { formatGateBench, runGateBench } from "./gate.bench.js";
 import { formatGuardBench, runGuardBench } from "./guard.bench.js";
@@ -65,6 +66,9 @@ try {
   const agent = await runAgentBench({ redisUrl });
   console.log(formatAgentBench(agent));
   results.agent = agent;
+  const durability = await runDurabilityBench();
+  console.log(formatDurabilityBench(durability));
+  results.durability = durability;
   const scheduler = await runSchedulerBench({ redisUrl });
   console.log(formatSchedulerBench(scheduler));
   results.scheduler = scheduler;
