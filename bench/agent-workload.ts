@@ -1,6 +1,6 @@
 import { Type } from "typebox";
 import { stringify } from "yaml";
-import { defineTool, toolSuccess } from "../src/tools/index.js";
+import { defineTool, toolSuccess } from "../src/catalog/index.js";
 
 /**
  * The workload of the agent benchmarks (agent.bench.ts and agent-throughput-profile.ts measure the

@@ -3,9 +3,9 @@
  * Standalone: `node bin/run-ts.js bench/gate.bench.ts`; from the runner: {@link runGateBench}.
  */
 import { performance } from "node:perf_hooks";
+import { describeCatalogTool, TOOL_CATALOG, type ToolDescriptor } from "../src/catalog/index.js";
 import { ApprovalGate, type GateCall, type GateConfig, type GateContext } from "../src/gate/index.js";
 import { checkToolCall, resolveToolPolicy, type ToolPolicyInput } from "../src/policy/index.js";
-import { describeCatalogTool, TOOL_CATALOG, type ToolDescriptor } from "../src/tools/index.js";
 
 export interface GateBenchResult {
   calls: number;

@@ -1,5 +1,5 @@
+import { RISK_LEVELS, type RiskLevel } from "../catalog/index.js";
 import { normaliseIdentity, RunnerError, sameIdentity } from "../shared/index.js";
-import { RISK_LEVELS, type RiskLevel } from "../tools/index.js";
 import type { Approver } from "./record.js";
 
 /**

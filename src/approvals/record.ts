@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RISK_LEVELS } from "../tools/index.js";
+import { RISK_LEVELS } from "../catalog/index.js";
 
 /** Statuses of an approval request. Only `pending` can change; the others are final. */
 export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired", "cancelled"] as const;

@@ -1,5 +1,5 @@
+import type { RiskLevel } from "../catalog/index.js";
 import { canonicalJson, RunnerError, sha256Hex } from "../shared/index.js";
-import type { RiskLevel } from "../tools/index.js";
 import { type ApprovalPolicy, resolveRequestPolicy } from "./approval-policy.js";
 import { approvalIdFor, assertApprovalInput } from "./keys.js";
 import type { ApprovalRequestFields } from "./record.js";

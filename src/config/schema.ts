@@ -1,5 +1,6 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
+import { EXEC_HOSTS, type ExecHost, RISK_LEVELS, TOOL_PROFILES } from "../catalog/index.js";
 import {
   APPROVAL_MODES,
   EXEC_ASK_MODES,
@@ -17,13 +18,7 @@ import {
   hasHiddenCharacters,
   normaliseIdentity,
 } from "../shared/index.js";
-import {
-  EXEC_HOSTS,
-  type ExecHost,
-  RISK_LEVELS,
-  TOOL_PROFILES,
-  WEB_SEARCH_PROVIDERS,
-} from "../tools/index.js";
+import { WEB_SEARCH_PROVIDERS } from "../tools/index.js";
 import { checkAlertReferences } from "./alert-checks.js";
 import { checkIdentitiesAndWebhooks } from "./identity-checks.js";
 import { checkConfigReferences } from "./reference-checks.js";

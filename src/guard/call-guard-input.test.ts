@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import type { ToolExecutionContext } from "../catalog/index.js";
 import { createCommandGuard } from "../platform/index.js";
-import { createToolExecutionContext, type ToolExecutionContext } from "../tools/index.js";
+import { createToolExecutionContext } from "../tools/index.js";
 import { type CallGuard, createCallGuard } from "./call-guard.js";
 import { createExecPolicy, createPathFence, memoryFsView } from "./index.js";
 

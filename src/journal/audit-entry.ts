@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { APPROVAL_SOURCES, CAPABILITIES, RISK_LEVELS, TOOL_ERROR_KINDS } from "../tools/index.js";
+import { APPROVAL_SOURCES, CAPABILITIES, RISK_LEVELS, TOOL_ERROR_KINDS } from "../catalog/index.js";
 
 /** What an audit entry records: a gate decision, a tool execution, or an operator's action on a run. */
 export const AUDIT_KINDS = ["decision", "execution", "operator"] as const;

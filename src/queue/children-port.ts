@@ -1,4 +1,4 @@
-import type { ChildFlowRecord, ChildState, ChildStopOutcome, ChildUpdateOutcome } from "../tools/index.js";
+import type { ChildFlowRecord, ChildState, ChildStopOutcome, ChildUpdateOutcome } from "../catalog/index.js";
 import type { AgentJobPayload } from "./payload.js";
 
 // The child types are the loop tools' (src/tools/loop/run-control.ts); the port over the queue uses them.

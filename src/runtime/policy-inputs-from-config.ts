@@ -1,3 +1,4 @@
+import type { ToolDescriptor } from "../catalog/index.js";
 import type { EchoRunnerConfig } from "../config/index.js";
 import type { GateConfig } from "../gate/index.js";
 import {
@@ -9,7 +10,6 @@ import {
   type ToolPolicyInput,
 } from "../policy/index.js";
 import type { DeepReadonly } from "../shared/index.js";
-import type { ToolDescriptor } from "../tools/index.js";
 
 type Config = DeepReadonly<EchoRunnerConfig>;
 

@@ -12,6 +12,7 @@ import {
   redisUsageIndex,
   smartApproverFromModel,
 } from "../agent/index.js";
+import type { ToolEnvironment } from "../catalog/index.js";
 import { type EchoRunnerConfig, resolveSecret } from "../config/index.js";
 import { ApprovalGate, type GatePorts } from "../gate/index.js";
 import { AuditTrail, Journal } from "../journal/index.js";
@@ -19,7 +20,7 @@ import type { Logger } from "../logging/index.js";
 import { prepareToolPolicy, resolvePreparedToolPolicy } from "../policy/index.js";
 import { openAgentQueue, queueChildren } from "../queue/index.js";
 import { type Clock, type DeepReadonly, RunnerError, systemClock } from "../shared/index.js";
-import type { ToolEnvironment, ToolRegistry } from "../tools/index.js";
+import type { ToolRegistry } from "../tools/index.js";
 import { ownerNotifierFromConfig } from "./owner-notifier-from-config.js";
 import {
   effectiveSessionMode,

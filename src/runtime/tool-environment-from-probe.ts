@@ -1,8 +1,8 @@
+import type { ToolEnvironment } from "../catalog/index.js";
 import type { EchoRunnerConfig } from "../config/index.js";
 import type { Logger } from "../logging/index.js";
 import { probeOutboundNetwork, type RouteTables, type TcpProbe } from "../platform/index.js";
 import type { DeepReadonly } from "../shared/index.js";
-import type { ToolEnvironment } from "../tools/index.js";
 
 /** The probe's I/O, injectable for tests: a TCP connect and the routing-table reader. */
 export interface NetworkEnvironmentIo {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Cluster, Redis } from "ioredis";
 import { redisSpillStore } from "../agent/index.js";
 import { ApprovalStore } from "../approvals/index.js";
+import type { AnyTool } from "../catalog/index.js";
 import type { EchoRunnerConfig } from "../config/index.js";
 import { createPathFence } from "../guard/index.js";
 import { nodeFsView, systemHostResolver } from "../platform/index.js";
@@ -14,7 +15,6 @@ import {
 } from "../scheduler/index.js";
 import { type DeepReadonly, systemClock } from "../shared/index.js";
 import {
-  type AnyTool,
   connectMcpServers,
   createBuiltinTools,
   createExtraTools,

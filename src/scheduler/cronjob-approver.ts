@@ -1,5 +1,5 @@
 import { type ApprovalRecord, approvalIdFor, approvalOutcome } from "../approvals/index.js";
-import type { ToolExecutionContext } from "../tools/index.js";
+import type { ToolExecutionContext } from "../catalog/index.js";
 
 /**
  * The `approverOf` of the cronjob tool over the approval store: the people who approved this very

@@ -1,5 +1,4 @@
 import { type Static, Type } from "typebox";
-import { assertNever, isRunnerError } from "../shared/index.js";
 import {
   defineTool,
   type Tool,
@@ -8,7 +7,8 @@ import {
   type ToolResult,
   toolFailure,
   toolSuccess,
-} from "../tools/index.js";
+} from "../catalog/index.js";
+import { assertNever, isRunnerError } from "../shared/index.js";
 import {
   CATCH_UP_POLICIES,
   MAX_CATCH_UP,

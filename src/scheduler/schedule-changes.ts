@@ -1,5 +1,5 @@
+import type { ApprovalSource } from "../catalog/index.js";
 import { RunnerError } from "../shared/index.js";
-import type { ApprovalSource } from "../tools/index.js";
 import { timetableFor } from "./cron-timetable.js";
 import type { Grant, HistoryEntry, StoredSchedule } from "./records.js";
 import { type Schedule, scheduleSpecHash } from "./schedule.js";

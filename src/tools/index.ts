@@ -1,6 +1,3 @@
-// The catalog (tool interface, names, risk, capabilities, profiles, validation) is re-exported so
-// implementations and the runtime import one folder; the pure core imports src/catalog directly.
-export * from "../catalog/index.js";
 export { missingForAction } from "./action-args.js";
 export { RUN_FILE_MAX_BYTES, workspaceFileDigest } from "./beneath/workspace-file-digest.js";
 export {

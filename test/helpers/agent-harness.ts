@@ -6,18 +6,13 @@ import type { Cluster, Redis } from "ioredis";
 import { Type } from "typebox";
 import { stringify } from "yaml";
 import type { ApprovalPort, CallGuard, RunDeps } from "../../src/agent/index.js";
+import { type AnyTool, defineTool, type ToolEnvironment, toolSuccess } from "../../src/catalog/index.js";
 import { loadConfig } from "../../src/config/index.js";
 import type { GatePorts } from "../../src/gate/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { type AgentJobPayload, type AgentQueue, openAgentQueue } from "../../src/queue/index.js";
 import { buildRunDeps } from "../../src/runtime/index.js";
-import {
-  type AnyTool,
-  createToolRegistry,
-  defineTool,
-  type ToolEnvironment,
-  toolSuccess,
-} from "../../src/tools/index.js";
+import { createToolRegistry } from "../../src/tools/index.js";
 
 /**
  * A real side-effect tool for durability tests, under the catalog name write_file: every execution

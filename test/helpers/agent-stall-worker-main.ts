@@ -11,7 +11,7 @@ import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { Redis } from "ioredis";
 import { Type } from "typebox";
-import { defineTool, toolSuccess } from "../../src/tools/index.js";
+import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import { testRunDeps } from "./agent-harness.js";
 

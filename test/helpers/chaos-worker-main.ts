@@ -10,8 +10,9 @@ import { appendFile, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { Redis } from "ioredis";
 import { Type } from "typebox";
+import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { createLogger } from "../../src/logging/index.js";
-import { createToolRegistry, defineTool, toolSuccess } from "../../src/tools/index.js";
+import { createToolRegistry } from "../../src/tools/index.js";
 import { startWorkerPart } from "../../workers/parts.js";
 import { countingWriteTool, testConfig } from "./agent-harness.js";
 

@@ -6,9 +6,10 @@ import type { Cluster, Redis } from "ioredis";
 import { Type } from "typebox";
 import { stringify } from "yaml";
 import type { ApprovalStore } from "../../src/approvals/index.js";
+import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { createLogger, type Logger } from "../../src/logging/index.js";
 import { approvalsFromConfig } from "../../src/runtime/index.js";
-import { createToolRegistry, defineTool, toolSuccess } from "../../src/tools/index.js";
+import { createToolRegistry } from "../../src/tools/index.js";
 import { type PartContext, startWorkerPart } from "../../workers/parts.js";
 import { testConfig } from "./agent-harness.js";
 

@@ -1,7 +1,8 @@
 import { homedir } from "node:os";
+import type { AnyTool } from "../../src/catalog/index.js";
 import { createPathFence } from "../../src/guard/index.js";
 import { nodeFsView } from "../../src/platform/index.js";
-import { type AnyTool, createSandboxHost, type SandboxHostOptions } from "../../src/tools/index.js";
+import { createSandboxHost, type SandboxHostOptions } from "../../src/tools/index.js";
 import { createExecTool } from "../../src/tools/process/exec.js";
 import {
   callContext,

@@ -1,11 +1,9 @@
+import type { AnyTool, ToolExecutionContext, ToolResult } from "../../src/catalog/index.js";
 import type { Journal } from "../../src/journal/index.js";
 import {
-  type AnyTool,
   createToolExecutionContext,
   invokeTool,
-  type ToolExecutionContext,
   type ToolExecutionContextOptions,
-  type ToolResult,
 } from "../../src/tools/index.js";
 
 /** A context for one call of `tool` with `args`: an attended CLI run in `workspace` that allows the tool. */

@@ -2,9 +2,9 @@ import { join } from "node:path";
 import { Type } from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
 import { runAgent } from "../../src/agent/index.js";
+import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { AuditTrail, auditKeys, Journal } from "../../src/journal/index.js";
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
-import { defineTool, toolSuccess } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
   agentQueue,

@@ -11,8 +11,8 @@ import {
   LogNotifier,
   RedisAllowAlwaysStore,
 } from "../../src/approvals/index.js";
+import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { createLogger } from "../../src/logging/index.js";
-import { defineTool, toolSuccess } from "../../src/tools/index.js";
 import { testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 

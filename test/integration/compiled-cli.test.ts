@@ -153,6 +153,26 @@ describe("the compiled CLI", () => {
     expect(loaded.length).toBeLessThan(8);
   });
 
+  it("loading the journal loads the catalog, not the tool implementations (under 200 modules)", async () => {
+    // The journal, approvals, scheduler and config name catalog constants (risk levels,
+    // capabilities); importing them from src/tools would pull execa, the MCP SDK and every tool.
+    const journal = resolve(REPO_ROOT, "dist/src/journal/index.js");
+    const traced = await node([
+      "--import",
+      TRACE_LOADS,
+      "--input-type=module",
+      "-e",
+      `await import(${JSON.stringify(journal)})`,
+    ]);
+    expect(traced.code, traced.stderr).toBe(0);
+    const loaded = [...traced.stderr.matchAll(/^loaded file:\/\/(.*)$/gm)].map((m) =>
+      (m[1] as string).slice(REPO_ROOT.length + 1),
+    );
+    expect(loaded.filter((file) => file.startsWith("dist/src/tools/"))).toEqual([]);
+    expect(loaded.filter((file) => /node_modules\/(execa|@modelcontextprotocol)\//.test(file))).toEqual([]);
+    expect(loaded.length).toBeLessThan(200);
+  });
+
   it("the bundled guard command answers byte for byte as the sources do", async () => {
     const bin = resolve(REPO_ROOT, "bin/echo-runner.js");
     // One command at a time: allowed, asked, denied, text and --json, and a usage error.

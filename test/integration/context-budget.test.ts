@@ -1,8 +1,8 @@
 import { Type } from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
 import { redisSpillStore, runAgent } from "../../src/agent/index.js";
+import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { createReadSpillTool } from "../../src/tools/files/read-spill.js";
-import { defineTool, toolSuccess } from "../../src/tools/index.js";
 import { testPayload, testRunDeps, writeScript } from "../helpers/agent-harness.js";
 import { anthropicReply, startFakeAnthropicServer } from "../helpers/fake-anthropic-server.js";
 import {

@@ -3,16 +3,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { ParkSignal, runAgent, storeApprovals } from "../../src/agent/index.js";
 import { ApprovalNotifications, ApprovalStore, LogNotifier } from "../../src/approvals/index.js";
+import { defineTool, type ToolExecutionContext, toolFailure, toolSuccess } from "../../src/catalog/index.js";
 import { AuditTrail, Journal } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { ManualClock } from "../../src/shared/index.js";
-import {
-  computeIdempotencyKey,
-  defineTool,
-  type ToolExecutionContext,
-  toolFailure,
-  toolSuccess,
-} from "../../src/tools/index.js";
+import { computeIdempotencyKey } from "../../src/tools/index.js";
 import { testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { ParkSignal, type RunDeps, runAgent, storeApprovals } from "../../src/agent/index.js";
 import { ApprovalNotifications, ApprovalStore, LogNotifier } from "../../src/approvals/index.js";
+import type { ToolResult } from "../../src/catalog/index.js";
 import { AuditTrail, Journal } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import type { AgentJobPayload } from "../../src/queue/index.js";
@@ -11,7 +12,7 @@ import {
   ScheduleService,
   ScheduleStore,
 } from "../../src/scheduler/index.js";
-import type { ToolExecutionContextOptions, ToolResult } from "../../src/tools/index.js";
+import type { ToolExecutionContextOptions } from "../../src/tools/index.js";
 import { testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 import { callTool } from "../helpers/tool-call.js";

@@ -3,10 +3,11 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { Type } from "typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defineTool, type ToolName, toolSuccess } from "../../src/catalog/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { resolveToolPolicy } from "../../src/policy/index.js";
 import { policyInputFromConfig, toolEnvironmentFromProbe } from "../../src/runtime/index.js";
-import { createToolRegistry, defineTool, type ToolName, toolSuccess } from "../../src/tools/index.js";
+import { createToolRegistry } from "../../src/tools/index.js";
 import { testConfig } from "../helpers/agent-harness.js";
 
 /**

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type RunDetail, RunInspector, RunOperations, storeApprovals } from "../../src/agent/index.js";
 import { ApprovalNotifications, ApprovalStore } from "../../src/approvals/index.js";
+import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { bufferIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { createHttpServer, OperatorCredentials } from "../../src/http/index.js";
@@ -18,7 +19,6 @@ import {
   findRunJob,
   type RunWorker,
 } from "../../src/queue/index.js";
-import { defineTool, toolSuccess } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
   agentQueue,

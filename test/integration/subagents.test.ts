@@ -4,11 +4,12 @@ import { join } from "node:path";
 import { Type } from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RunDeps } from "../../src/agent/index.js";
+import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { AuditTrail } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { RunnerMetrics } from "../../src/metrics/index.js";
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
-import { createSubagentTools, defineTool, toolSuccess } from "../../src/tools/index.js";
+import { createSubagentTools } from "../../src/tools/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
   agentQueue,

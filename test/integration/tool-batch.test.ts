@@ -5,8 +5,8 @@ import { Type } from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { runAgent, type ToolBatchView } from "../../src/agent/index.js";
+import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { AuditTrail } from "../../src/journal/index.js";
-import { defineTool, toolSuccess } from "../../src/tools/index.js";
 import { countExecutions, countingWriteTool, testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 

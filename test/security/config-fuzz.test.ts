@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { TOOL_PROFILES } from "../../src/catalog/index.js";
 import {
   type ConfigSource,
   DEFAULT_CONFIG_PATH,
@@ -21,7 +22,6 @@ import {
   policyInputFromConfig,
 } from "../../src/runtime/index.js";
 import { isRunnerError } from "../../src/shared/index.js";
-import { TOOL_PROFILES } from "../../src/tools/index.js";
 import { iterations, pick, prng, suiteSeed } from "./seeded.js";
 
 /**

@@ -2,16 +2,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AnyTool } from "../../src/catalog/index.js";
 import type { ToolResult } from "../../src/catalog/tool-result.js";
 import { checkUrl, createPathFence } from "../../src/guard/index.js";
 import { nodeFsView } from "../../src/platform/index.js";
 import { isHostAllowed } from "../../src/policy/index.js";
-import {
-  type AnyTool,
-  createSandboxHost,
-  type SandboxHost,
-  type SandboxNetworkPolicy,
-} from "../../src/tools/index.js";
+import { createSandboxHost, type SandboxHost, type SandboxNetworkPolicy } from "../../src/tools/index.js";
 import { createExecTool } from "../../src/tools/process/exec.js";
 import { createExecuteCodeTool } from "../../src/tools/process/execute-code.js";
 import { createProcessTool } from "../../src/tools/process/process.js";

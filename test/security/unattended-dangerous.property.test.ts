@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { TOOL_PROFILES } from "../../src/catalog/index.js";
 import { checkOneCall } from "../../src/cli/commands/gate-check.js";
 import {
   type ConfigSource,
@@ -30,7 +31,6 @@ import {
   UNATTENDED_POLICIES,
 } from "../../src/policy/index.js";
 import { callGuardFromConfig } from "../../src/runtime/index.js";
-import { TOOL_PROFILES } from "../../src/tools/index.js";
 import { iterations, pick, prng, subset, suiteSeed } from "./seeded.js";
 
 /**

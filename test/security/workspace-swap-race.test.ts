@@ -4,6 +4,7 @@ import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { arch, homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AnyTool } from "../../src/catalog/index.js";
 import type { ToolResult } from "../../src/catalog/tool-result.js";
 import { createPathFence } from "../../src/guard/index.js";
 import { nodeFsView } from "../../src/platform/index.js";
@@ -14,7 +15,6 @@ import { createPatchTool } from "../../src/tools/files/patch.js";
 import { createReadFileTool } from "../../src/tools/files/read-file.js";
 import { createSearchFilesTool } from "../../src/tools/files/search-files.js";
 import { createWriteFileTool } from "../../src/tools/files/write-file.js";
-import type { AnyTool } from "../../src/tools/index.js";
 import { callContext, fenceFactory, tempWorkspace } from "../../src/tools/registry/builtin-tools.fixture.js";
 import { invokeTool } from "../../src/tools/registry/invoke-tool.js";
 

@@ -1,6 +1,6 @@
+import { CAPABILITIES, type Capability } from "../../catalog/index.js";
 import { AuditEvent, type AuditTrail, type PreparedAuditEvent } from "../../journal/index.js";
 import { RunnerError, sha256Hex } from "../../shared/index.js";
-import { CAPABILITIES, type Capability } from "../../tools/index.js";
 import type { AuditSink, OutboxEntry } from "../run/ports.js";
 
 const KNOWN_CAPABILITIES: ReadonlySet<string> = new Set(CAPABILITIES);

@@ -1,5 +1,5 @@
+import type { ToolErrorKind } from "../../catalog/index.js";
 import { assertNever } from "../../shared/index.js";
-import type { ToolErrorKind } from "../../tools/index.js";
 
 /** What the caller knows about the call when deciding on a retry. */
 export interface RetryContext {

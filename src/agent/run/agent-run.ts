@@ -1,7 +1,8 @@
+import type { AnyTool } from "../../catalog/index.js";
 import { modelStepKey } from "../../journal/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 import { RunnerError } from "../../shared/index.js";
-import { type AnyTool, childrenStartedBy, computeIdempotencyKey } from "../../tools/index.js";
+import { childrenStartedBy, computeIdempotencyKey } from "../../tools/index.js";
 import { batchMode, runToolBatch } from "../execution/batch.js";
 import {
   type ChatMessage,

@@ -1,16 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { resolveToolPolicy } from "../../policy/index.js";
-import type { AgentJobPayload } from "../../queue/index.js";
-import { ManualClock } from "../../shared/index.js";
 import {
-  createSubagentTools,
-  createToolExecutionContext,
   describeCatalogTool,
-  invokeTool,
   type SubagentTool,
   type ToolDescriptor,
   type ToolResult,
-} from "../../tools/index.js";
+} from "../../catalog/index.js";
+import { resolveToolPolicy } from "../../policy/index.js";
+import type { AgentJobPayload } from "../../queue/index.js";
+import { ManualClock } from "../../shared/index.js";
+import { createSubagentTools, createToolExecutionContext, invokeTool } from "../../tools/index.js";
 import type { ChildrenPort } from "./ports.js";
 import type { RunDeps } from "./run-contract.js";
 import { createRunControl } from "./run-control.js";

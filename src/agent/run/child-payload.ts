@@ -1,7 +1,7 @@
+import type { ChildRefusal, ChildSpec } from "../../catalog/index.js";
 import { resolveChildToolSubset } from "../../policy/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 import { sha256Hex } from "../../shared/index.js";
-import type { ChildRefusal, ChildSpec } from "../../tools/index.js";
 import type { RunScope } from "./run-scope.js";
 
 /** A child's run id: derived from the parent run and the call's idempotency key, so a replay never starts a second child. */

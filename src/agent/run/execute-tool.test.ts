@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
-import { createToolExecutionContext, defineTool, toolFailure, toolSuccess } from "../../tools/index.js";
+import { defineTool, toolFailure, toolSuccess } from "../../catalog/index.js";
+import { createToolExecutionContext } from "../../tools/index.js";
 import { executeWithPolicy } from "./execute-tool.js";
 
 const BASE_OPTIONS = {

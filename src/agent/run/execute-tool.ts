@@ -1,5 +1,6 @@
-import type { AnyTool, ToolExecutionContext, ToolResult } from "../../tools/index.js";
-import { contextForAttempt, invokeTool, toolFailure } from "../../tools/index.js";
+import type { AnyTool, ToolExecutionContext, ToolResult } from "../../catalog/index.js";
+import { toolFailure } from "../../catalog/index.js";
+import { contextForAttempt, invokeTool } from "../../tools/index.js";
 import { retryDelayMs, shouldRetryTool } from "../execution/retry.js";
 
 /**

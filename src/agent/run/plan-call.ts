@@ -1,14 +1,14 @@
-import { isExecClassTool } from "../../catalog/index.js";
-import type { GateCall, GateContext, GateDecision, HumanApproval } from "../../gate/index.js";
-import { checkToolCall } from "../../policy/index.js";
 import {
   type AnyTool,
+  isExecClassTool,
   reservedToolResult,
   type ToolExecutionContext,
   type ToolResult,
   toolFailure,
   validateAnyToolArgs,
-} from "../../tools/index.js";
+} from "../../catalog/index.js";
+import type { GateCall, GateContext, GateDecision, HumanApproval } from "../../gate/index.js";
+import { checkToolCall } from "../../policy/index.js";
 import { approvalArgsHash, approvalKeyOf, approvalSubject } from "./approval-hash.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
 import { approvalAnswered, ParkSignal } from "./park-signal.js";

@@ -1,6 +1,6 @@
+import type { ToolResult } from "../../catalog/index.js";
 import type { GateCall, GateDecision } from "../../gate/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
-import type { ToolResult } from "../../tools/index.js";
 
 export type { CallGuard } from "../../guard/index.js";
 

@@ -1,10 +1,11 @@
+import type { ExecHost, ToolEnvironment } from "../../catalog/index.js";
 import type { ApprovalGate } from "../../gate/index.js";
 import type { InDoubtPolicy, Journal } from "../../journal/index.js";
 import type { Logger } from "../../logging/index.js";
 import type { ToolExecutionMode, ToolPolicyResolution } from "../../policy/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 import type { Clock } from "../../shared/index.js";
-import type { ExecHost, ToolEnvironment, ToolRegistry, WorkspaceLayerPort } from "../../tools/index.js";
+import type { ToolRegistry, WorkspaceLayerPort } from "../../tools/index.js";
 import type { RunBudget } from "../budget/run-budget.js";
 import type { UsageIndex } from "../budget/usage-index.js";
 import type { ModelPrice } from "../budget/usage-totals.js";

@@ -1,6 +1,6 @@
+import type { ChildFlowRecord, PersonAnswer, RunControl } from "../../catalog/index.js";
 import type { GateCall } from "../../gate/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
-import type { ChildFlowRecord, PersonAnswer, RunControl } from "../../tools/index.js";
 import { childPayload, fanOutDenial } from "./child-payload.js";
 import { approvalAnswered, ParkSignal } from "./park-signal.js";
 import type { RunScope } from "./run-scope.js";

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { testPayload } from "../../../test/helpers/agent-harness.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../../test/helpers/test-redis.js";
+import { toolSuccess } from "../../catalog/index.js";
 import { AuditTrail, Journal } from "../../journal/index.js";
 import { isRunnerError, ManualClock } from "../../shared/index.js";
-import { toolSuccess } from "../../tools/index.js";
 import { auditTrailSink } from "../adapters/audit-sink.js";
 import { DeferredCompletion } from "./deferred-completion.js";
 import { RunOutbox } from "./run-outbox.js";

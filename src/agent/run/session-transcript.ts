@@ -1,11 +1,7 @@
+import type { ToolResult } from "../../catalog/index.js";
 import { type Journal, modelStepKey } from "../../journal/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
-import {
-  type ArchivedRun,
-  computeIdempotencyKey,
-  type ToolResult,
-  type TranscriptEntry,
-} from "../../tools/index.js";
+import { type ArchivedRun, computeIdempotencyKey, type TranscriptEntry } from "../../tools/index.js";
 import { ModelResponse } from "../model/model-client.js";
 
 /** Where finished runs' transcripts go (RedisSessionArchive in the worker). */

@@ -1,14 +1,16 @@
+import {
+  type ExecHost,
+  type ToolExecutionContext,
+  type ToolResult,
+  toolFailure,
+} from "../../catalog/index.js";
 import type { GateCall } from "../../gate/index.js";
 import { resolveInDoubt } from "../../journal/index.js";
 import {
   contextForExecution,
   createToolExecutionContext,
   currentWorkspaceView,
-  type ExecHost,
   FrozenSet,
-  type ToolExecutionContext,
-  type ToolResult,
-  toolFailure,
   usesRunControl,
   withWorkspaceView,
 } from "../../tools/index.js";

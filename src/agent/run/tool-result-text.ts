@@ -1,4 +1,4 @@
-import type { ToolResult } from "../../tools/index.js";
+import type { ToolResult } from "../../catalog/index.js";
 import { TOOL_RESULT_MAX_CHARS, truncateError, truncateText } from "../execution/result-limits.js";
 import { sanitizeText, sanitizeValue } from "../execution/sanitize.js";
 import type { SpillStore } from "./ports.js";

@@ -1,13 +1,13 @@
-import type { LoadedConfig } from "../../config/index.js";
-import type { SessionPermissionMode, ToolListSource, ToolPolicyInput } from "../../policy/index.js";
-import { policyInputFromConfig } from "../../runtime/index.js";
 import {
   describeCatalogTool,
   parseMcpToolName,
   TOOL_CATALOG,
   type ToolDescriptor,
   type ToolState,
-} from "../../tools/index.js";
+} from "../../catalog/index.js";
+import type { LoadedConfig } from "../../config/index.js";
+import type { SessionPermissionMode, ToolListSource, ToolPolicyInput } from "../../policy/index.js";
+import { policyInputFromConfig } from "../../runtime/index.js";
 
 /** explain does not load tool implementations, so it judges every declared tool as if it were ready. */
 const ASSUMED_READY: ToolState = {

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { testRedisClient } from "../../../test/helpers/test-redis.js";
+import { TOOL_CATALOG } from "../../catalog/index.js";
 import { loadConfig } from "../../config/index.js";
 import { createLogger } from "../../logging/index.js";
 import { hostPolicyFromConfig, mcpServersFromConfig, toolRegistryFor } from "../../runtime/index.js";
-import { TOOL_CATALOG } from "../../tools/index.js";
 import { bufferIo } from "../io.js";
 import { type ToolRow, toolsListCommand } from "./tools-list.js";
 

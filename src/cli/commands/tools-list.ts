@@ -1,10 +1,6 @@
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
-import { type EchoRunnerConfig, loadConfig } from "../../config/index.js";
-import { createLogger } from "../../logging/index.js";
-import { buildToolSet } from "../../runtime/index.js";
-import type { DeepReadonly } from "../../shared/index.js";
 import {
   type AnyTool,
   capabilitiesOf,
@@ -14,7 +10,11 @@ import {
   riskOf,
   TOOL_CATALOG,
   type ToolEnvironment,
-} from "../../tools/index.js";
+} from "../../catalog/index.js";
+import { type EchoRunnerConfig, loadConfig } from "../../config/index.js";
+import { createLogger } from "../../logging/index.js";
+import { buildToolSet } from "../../runtime/index.js";
+import type { DeepReadonly } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
 
 /** Where a listed tool stands in this process. */
