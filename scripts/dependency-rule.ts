@@ -15,6 +15,8 @@ import ts from "typescript";
 export const LAYERS: Record<string, number> = {
   shared: 0,
   logging: 0,
+  /** Facts about processes read from /proc (start times that tell a live process from a reused pid). */
+  proc: 0,
   catalog: 1,
   tools: 1,
   platform: 2,

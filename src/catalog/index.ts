@@ -95,3 +95,4 @@ export {
   validateAnyToolArgs,
   validateToolArgs,
 } from "./validate-args.js";
+export { WEB_SEARCH_PROVIDERS, type WebSearchProvider } from "./web-search-providers.js";

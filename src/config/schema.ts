@@ -1,6 +1,12 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
-import { EXEC_HOSTS, type ExecHost, RISK_LEVELS, TOOL_PROFILES } from "../catalog/index.js";
+import {
+  EXEC_HOSTS,
+  type ExecHost,
+  RISK_LEVELS,
+  TOOL_PROFILES,
+  WEB_SEARCH_PROVIDERS,
+} from "../catalog/index.js";
 import {
   APPROVAL_MODES,
   EXEC_ASK_MODES,
@@ -18,7 +24,6 @@ import {
   hasHiddenCharacters,
   normaliseIdentity,
 } from "../shared/index.js";
-import { WEB_SEARCH_PROVIDERS } from "../tools/index.js";
 import { checkAlertReferences } from "./alert-checks.js";
 import { checkIdentitiesAndWebhooks } from "./identity-checks.js";
 import { checkConfigReferences } from "./reference-checks.js";

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { processStartTime } from "../tools/index.js";
+import { processStartTime } from "../proc/index.js";
 import { WorkerRecords } from "./worker-records.js";
 
 let dir: string;

@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { processStartTime } from "../tools/index.js";
+import { processStartTime } from "../proc/index.js";
 
 /**
  * One worker of this machine, kept on disk while it may hold jobs: its BullMQ worker id (the first

@@ -62,7 +62,7 @@ export {
 export type { PathFenceFactory, PathFencePort, PathFenceVerdict } from "./path-fence-port.js";
 export { BASH_CANDIDATES, BASH_FLAGS, type BashShell, locateBash } from "./process/bash-shell.js";
 export { CHILD_ENV_ALLOW, isSecretEnvName, isShellStartupEnvName } from "./process/child-env.js";
-export { ProcessRecords, processStartTime, type ReapReport } from "./process/process-records.js";
+export { ProcessRecords, type ReapReport } from "./process/process-records.js";
 export { ProcessSupervisor, type ProcessSupervisorOptions } from "./process/process-supervisor.js";
 export type { FetchFn } from "./provider-http.js";
 export { createBuiltinTools } from "./registry/builtin-tools.js";
@@ -119,4 +119,4 @@ export {
   type WebFetchLimits,
   type WebFetchOptions,
 } from "./web/web-ports.js";
-export { WEB_SEARCH_PROVIDERS, type WebSearchProvider, type WebSearchSettings } from "./web/web-search.js";
+export type { WebSearchSettings } from "./web/web-search.js";

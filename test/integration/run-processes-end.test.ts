@@ -8,12 +8,12 @@ import { createPathFence } from "../../src/guard/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { MetricsKeys } from "../../src/metrics/index.js";
 import { nodeFsView } from "../../src/platform/index.js";
+import { processStartTime } from "../../src/proc/index.js";
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { systemClock } from "../../src/shared/index.js";
 import { createToolRegistry, ProcessRecords, ProcessSupervisor } from "../../src/tools/index.js";
 import { createProcessTool } from "../../src/tools/process/process.js";
 import { isAlive } from "../../src/tools/process/process-group.js";
-import { processStartTime } from "../../src/tools/process/process-records.js";
 import {
   fenceFactory,
   processToolOptions,

@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { processStartTime } from "../../proc/index.js";
 import { isAlive, signalGroup } from "./process-group.js";
 
 /**
@@ -17,17 +18,6 @@ interface ProcessRecord {
   /** The worker that started it, and that worker's start time. */
   readonly owner: number;
   readonly ownerStart: string;
-}
-
-/** A process's start time (field 22 of /proc/<pid>/stat), or undefined when it is gone. */
-export function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
 }
 
 function isRecord(value: unknown): value is ProcessRecord {

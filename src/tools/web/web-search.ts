@@ -1,13 +1,16 @@
 import Type from "typebox";
 import { z } from "zod";
-import { defineTool, type Tool, type ToolReadiness, toolFailure, toolSuccess } from "../../catalog/index.js";
+import {
+  defineTool,
+  type Tool,
+  type ToolReadiness,
+  toolFailure,
+  toolSuccess,
+  type WebSearchProvider,
+} from "../../catalog/index.js";
 import { assertNever } from "../../shared/index.js";
 import { callProvider, type FetchFn, readJson } from "../provider-http.js";
 import type { HostPolicy } from "./web-ports.js";
-
-/** Search providers web_search speaks to. */
-export const WEB_SEARCH_PROVIDERS = ["brave", "tavily"] as const;
-export type WebSearchProvider = (typeof WEB_SEARCH_PROVIDERS)[number];
 
 const DEFAULT_BASE_URLS: Readonly<Record<WebSearchProvider, string>> = {
   brave: "https://api.search.brave.com",
