@@ -10,7 +10,7 @@ import { startCli } from "../helpers/cli-process.js";
 import { fillRedisToOom } from "../helpers/redis-oom.js";
 
 /**
- * Redis out of memory (maxmemory reached under noeviction) for a while, as issue 32 found it:
+ * Redis out of memory (maxmemory reached under noeviction) for a while, as a load test found it:
  * runs that are running pause instead of spending their attempts, the worker logs the outage once,
  * `doctor` warns about memory while it lasts, and once Redis has room again every run completes,
  * none failed, none used a second attempt and no call ran twice (effects counted in a file, outside
