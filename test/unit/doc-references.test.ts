@@ -18,6 +18,11 @@ const TEXT_EXTENSIONS = new Set([...CODE_EXTENSIONS, ".md", ".yml", ".yaml", ".s
 const DOC_MENTION = /(?<![\w./-])((?:\.{1,2}\/|[\w.-]+\/)*)([\w.-]+\.md)\b/g;
 /** A file format the runner reads from workspaces (a skill's folder), not one of our documents. */
 const FORMAT_NAMES = new Set(["SKILL.md"]);
+/** A file of the repository named from its root (`src/guard/exec-host-table.ts`), wildcards aside. */
+const REPO_FILE_MENTION =
+  /(?<![\w./<>*-])((?:src|test|scripts|bench|workers|config|docs|bin)\/[\w.-]+(?:\/[\w.-]+)*\.(?:ts|md|mjs|js|yaml|yml|json|sh))(?![\w*/<-])/g;
+/** Files the docs name that the runner or its user writes: the user's config, the bench's output. */
+const WRITTEN_LATER = new Set(["config/echo-runner.yaml", "bench/results/latest.json"]);
 /** A pointer into an issue tracker the repository does not contain: the word and a number, or `(#N)`. */
 const TRACKER_ITEM = /\bissues?\s+#?\d+|\(#\d+\)/gi;
 
@@ -139,6 +144,18 @@ describe("references to documents", () => {
       }
     }
     expect(broken, "links to files or headings that do not exist").toEqual([]);
+  });
+
+  it("name in markdown only files of the repository that exist", () => {
+    const broken: string[] = [];
+    for (const { file, text } of files.filter((f) => f.file.endsWith(".md"))) {
+      for (const m of text.matchAll(REPO_FILE_MENTION)) {
+        const path = m[1] ?? "";
+        if (WRITTEN_LATER.has(path) || existsSync(resolve(REPO_ROOT, path))) continue;
+        broken.push(`${where(file, text, m.index ?? 0)}: ${path}`);
+      }
+    }
+    expect(broken, "files that markdown names but the repository does not hold").toEqual([]);
   });
 
   it("point at no tracker item the repository does not contain", () => {
