@@ -19,7 +19,7 @@ import { fillRedisToOom } from "../helpers/redis-oom.js";
 
 const RUNS = 4;
 const STEPS = 6;
-/** How long Redis stays full: 15 s by default (inside the 30 s job lock); CHAOS_OOM_SECONDS=60 for the case. */
+/** How long Redis stays full: 15 s by default (inside the 30 s job lock); CHAOS_OOM_SECONDS=60 for an outage past the lock. */
 const OUTAGE_MS = Number(process.env.CHAOS_OOM_SECONDS ?? "15") * 1000;
 let stack: ChaosStack;
 let worker: NodeProcess;

@@ -24,7 +24,7 @@ const REPO_FILE_MENTION =
 /** Files the docs name that the runner or its user writes: the user's config, the bench's output. */
 const WRITTEN_LATER = new Set(["config/echo-runner.yaml", "bench/results/latest.json"]);
 /** A pointer into an issue tracker the repository does not contain: the word and a number, or `(#N)`. */
-const TRACKER_ITEM = /\bissues?\s+#?\d+|\(#\d+\)/gi;
+const TRACKER_ITEM = /\bissues?[\s-]+#?\d+|\(#\d+\)/gi;
 
 function listFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
