@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * `npm run test:security`: the security suite (issue 11). New suites live in test/security/**, which
+ * `npm run test:security`: the security suite. New suites live in test/security/**, which
  * the default config excludes, so `npm test` does not run the heavy fuzzing twice in CI. The attack
  * tests of the approvals issue stay next to the code they test and are listed here by path: they
  * are fast (seconds), so running them in both suites costs little and keeps one copy of each.
@@ -10,7 +10,7 @@ const APPROVAL_ATTACK_TESTS = [
   // forged token, another request's token and nonce, used token, expired, GET/HEAD on the decision
   // URL, POST without token or nonce, cancelled run, 20 concurrent POSTs, failed tokens throttled per request
   "src/http/approval-routes.test.ts",
-  // issue 30: one person racing their own votes over the API, their link and /admin counts once
+  // One person racing their own votes over the API, their link and /admin counts once
   // (fails without the decide script's already_voted); removed approvers and rotated tokens decide nothing
   "src/http/self-quorum-race.test.ts",
   "src/http/current-approvers.test.ts",

@@ -9,7 +9,7 @@ import { startAgentWorker } from "../workers/agent-worker.js";
 import { noopReadTool, readFilesScript } from "./agent-workload.js";
 
 /**
- * CPU profile of the worker path of agent tool calls (issue 20 point 1): the agent side of
+ * CPU profile of the worker path of agent tool calls: the agent side of
  * bench/agent.bench.ts alone (same no-op read_file, same scripted model, same worker), warmed up,
  * then one measured round under the V8 sampling profiler (100 µs), so the profile holds tool calls
  * only — no start-up, no raw BullMQ side. Prints calls/s, CPU µs per call and the top self time;

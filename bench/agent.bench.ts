@@ -15,7 +15,7 @@ import { noopReadTool, readFilesScript } from "./agent-workload.js";
 import { runStandalone } from "./standalone.js";
 
 /**
- * Agent-run throughput benchmark (issue 6): tool calls per second of scripted agents whose every
+ * Agent-run throughput benchmark: tool calls per second of scripted agents whose every
  * call is a no-op read_file, through the whole durable path (BullMQ job, journalled model step,
  * policy, gate, journal claim + complete, two audit appends), at worker concurrency 1, 10 and 50;
  * against raw BullMQ jobs whose processor returns at once, at the same concurrency, on the same
@@ -77,7 +77,7 @@ export interface AgentBenchResult {
   targetRatio: number;
   throughput: AgentThroughputFigure[];
   profile: AgentCallProfile;
-  /** The same comparison on a three-master Redis Cluster (issue 20 point 4); null when skipped. */
+  /** The same comparison on a three-master Redis Cluster; null when skipped. */
   cluster: AgentClusterFigure | null;
 }
 

@@ -16,7 +16,7 @@ import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
 import { runStandalone } from "./standalone.js";
 
 /**
- * Approvals benchmark (issue 7). (a) Click-to-resume: a run parked on an exec approval, an
+ * Approvals benchmark. (a) Click-to-resume: a run parked on an exec approval, an
  * approver's POST of the decision form over HTTP (page fetched beforehand, as a person would),
  * until the worker starts executing the approved call — through the production wiring (HTTP server
  * without a hook; the worker's promoter reads the decision events) and through an in-process

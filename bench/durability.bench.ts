@@ -2,7 +2,7 @@ import { startRedisServer } from "../test/helpers/redis-server.js";
 import { type AgentThroughputFigure, runAgentBench } from "./agent.bench.js";
 
 /**
- * What durability costs (issue 32 item 9): agent tool calls/s and CPU per call on a Redis with
+ * What durability costs: agent tool calls/s and CPU per call on a Redis with
  * `appendfsync always` (the embedded Redis's setting: an acknowledged claim is on disk) against the
  * same on `appendfsync everysec`, and each against raw BullMQ no-op jobs on the same server. Both
  * servers run in this process's run, one after the other, so the machine's load is shared. Target:

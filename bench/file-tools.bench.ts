@@ -12,7 +12,7 @@ import { RunLayers } from "../src/tools/layer/run-layers.js";
 import { runStandalone } from "./standalone.js";
 
 /**
- * File tools by descriptor (issue 29, item 1): what holding each folder of the checked real path
+ * File tools by descriptor: what holding each folder of the checked real path
  * costs against opening the path by name, as the tools did. Both sides read (or write) the same
  * 4 KiB file at the same depth, alternating call by call so both see the same machine load.
  * Target: p50 overhead ≤ 2 ms on the host path.

@@ -9,7 +9,7 @@ import {
 import { createCommandGuard, createShellParser } from "../src/platform/index.js";
 
 /**
- * Guard benchmark (issue 4): command-guard verdicts per second on typical one-line commands, on
+ * Guard benchmark: command-guard verdicts per second on typical one-line commands, on
  * one core, against two baselines measured in the same run — a bare tree-sitter parse of the same
  * commands (what the guard adds on top of parsing) and a plain JavaScript loop over them (how fast
  * this machine is right now). Ratios, because absolute numbers depend on the machine. Also reports
@@ -61,7 +61,7 @@ export interface LengthCapResult {
   shapes: { name: string; checkP99Ms: number; parseP99Ms: number; verdict: string }[];
   /** The worst shape's p99, ms. */
   checkP99Ms: number;
-  /** Target for that p99, ms (#15). */
+  /** Target for that p99, ms (docs/BENCHMARKS.md). */
   targetMs: number;
   /** Peak resident memory of the process after the length-cap runs, MB. */
   peakRssMb: number;

@@ -12,7 +12,7 @@ import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
 import { runStandalone } from "./standalone.js";
 
 /**
- * Runs in flight (issue 20, point 3): agent runs that wait on a slow model. A fake chat-completions
+ * Runs in flight: agent runs that wait on a slow model. A fake chat-completions
  * server in its own process answers every request after a fixed delay (1 s); each run takes 5 model
  * steps (4 calls of a no-op write_file that counts its executions in a file, then the answer). The
  * ideal throughput is concurrency ÷ latency steps per second; measured: one worker process at

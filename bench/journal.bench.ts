@@ -5,7 +5,7 @@ import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
 import { runStandalone } from "./standalone.js";
 
 /**
- * Journal benchmark (issue 6): (a) time to replay — read and decode — a 1,000-call journal, against
+ * Journal benchmark: (a) time to replay — read and decode — a 1,000-call journal, against
  * the same number of plain GETs of same-sized values in one pipeline; (b) claim+complete throughput
  * at concurrency 1 and 50, against plain GETs at the same concurrency. Ratios, because absolute
  * numbers depend on the machine; both sides run on the same Redis in the same process run.

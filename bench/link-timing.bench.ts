@@ -6,7 +6,7 @@ import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
 import { runStandalone } from "./standalone.js";
 
 /**
- * Issue 22: does the answer to a wrong link token tell whether the request id exists? Interleaved
+ * Link timing: does the answer to a wrong link token tell whether the request id exists? Interleaved
  * GETs over real HTTP of `/approvals/<known id>?t=<junk>` and `/approvals/<unknown id>?t=<junk>`
  * (fresh junk each time, so only the per-request failure counter grows; its limit is lifted here);
  * reports median, p90 and mean per kind and checks the bodies are equal.

@@ -12,7 +12,7 @@ import {
 } from "../src/tools/index.js";
 
 /**
- * Sandbox benchmark (issue 16): the start cost of a sandboxed call against a plain spawn of the same
+ * Sandbox benchmark: the start cost of a sandboxed call against a plain spawn of the same
  * program in the same run — `/usr/bin/true`, so the figure is the cost of the sandbox itself (bwrap's
  * namespaces and mounts, prlimit, and for a sandbox with network the proxy and the socat bridge).
  * Plain and sandboxed calls alternate, so both see the same machine load. Also the resident memory

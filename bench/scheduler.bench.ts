@@ -7,7 +7,7 @@ import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
 import { runStandalone } from "./standalone.js";
 
 /**
- * Scheduler benchmark (issue 8): firing lag — scheduled instant → agent job enqueued (the add or
+ * Scheduler benchmark: firing lag — scheduled instant → agent job enqueued (the add or
  * addBulk that carried it resolved, so the job is in Redis; a worker with a free slot starts it
  * from there) — p50/p99 with N schedules (default 5,000) that all fire on the same ticks, the worst
  * case: every tick enqueues N jobs at once. Baseline in the same run: N plain BullMQ `add`s issued

@@ -5,7 +5,7 @@ import { performance } from "node:perf_hooks";
 import { runStandalone } from "./standalone.js";
 
 /**
- * Start-up benchmark (issue 20): wall time and peak memory of `echo-runner --help` and
+ * Start-up benchmark: wall time and peak memory of `echo-runner --help` and
  * `echo-runner guard command 'ls' --json` (the compiled CLI, bin/echo-runner.js) against `node -e 0`
  * in the same run, rounds interleaved so a busy moment hits all three alike. Medians over the rounds.
  * Targets: `--help` ≤ 5× `node -e 0`; `guard command` ≤ 400 ms p50 and ≤ 100 MB peak.

@@ -17,7 +17,7 @@ import { buildState, SOURCE_DIRS, STAMP, TEST_ENTRY_DIRS } from "../bin/freshnes
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const dist = join(root, "dist");
 /**
- * The commands whose start-up is a target (issue 20: `guard command` ≤ 400 ms p50): each gets one
+ * The commands whose start-up is a target (`guard command` ≤ 400 ms p50, docs/BENCHMARKS.md): each gets one
  * module, dist/src/cli/main-<file>, of the dispatcher and the command bundled together by esbuild,
  * which bin/echo-runner.js loads for those command words instead of dist/src/main.js.
  */
@@ -79,7 +79,7 @@ process.exit(0);
 /**
  * TypeBox 1.x ships as ~700 separate ES modules, and importing it opens, stats and compiles every
  * one: 682 of the ~800 files `echo-runner guard command ls` opened, about 260 ms of its start on the
- * 2-core machine (issue 20, start-up). dist/ imports one bundled copy instead — the same package
+ * 2-core machine (docs/BENCHMARKS.md, start-up). dist/ imports one bundled copy instead — the same package
  * version from node_modules, bundled by esbuild (already the compiler under tsx, pinned as a dev
  * dependency for this step) with its two entry points sharing one chunk, so `typebox` and
  * `typebox/compile` still see one set of TypeBox internals.

@@ -4,7 +4,7 @@ import { basename, join, relative, sep } from "node:path";
 import ts from "typescript";
 
 /**
- * The dependency rule of DESIGN.md §2, checked by reading every import with the TypeScript parser
+ * The dependency rule of docs/DESIGN.md §2, checked by reading every import with the TypeScript parser
  * (not regexes): imports point inward by layer, other folders are reached only through their
  * index.ts, there are no import cycles between files, and the pure core does no I/O — checked by
  * walking the run-time import graph transitively, so a pure file that imports a barrel that loads
@@ -59,7 +59,7 @@ const SAME_LAYER_ALLOWED = new Set([
 ]);
 
 /**
- * The pure core (DESIGN.md §2, issue #19) and the only folders each of its folders may import. Nothing
+ * The pure core (docs/DESIGN.md §2) and the only folders each of its folders may import. Nothing
  * these folders reach at run time, directly or through other files, may do I/O.
  */
 const PURE_FOLDER_IMPORTS: Record<string, readonly string[]> = {
@@ -131,7 +131,7 @@ const IMPURE_CALLS =
 /** Only these folders may load config (read files, environment); others receive values. */
 const CONFIG_LOADERS = new Set(["cli", "workers", "config", "runtime"]);
 
-/** BullMQ is wrapped by src/queue/ alone (issue #19); the bench's raw baseline lives outside src/. */
+/** BullMQ is wrapped by src/queue/ alone, so queue semantics live in one room; the bench's raw baseline lives outside src/. */
 const BULLMQ_OWNER = "queue";
 
 /** Entry-point folders that must not import each other: both build through src/runtime. */
@@ -290,7 +290,7 @@ export function findViolations(root: string): RuleViolation[] {
         rule: "layer-map",
         file: rel,
         target: file.folder,
-        message: `folder "${file.folder}" is not in the layer map of DESIGN.md §2`,
+        message: `folder "${file.folder}" is not in the layer map of docs/DESIGN.md §2`,
       });
       continue;
     }

@@ -139,7 +139,7 @@ export function agentProcessor(options: AgentWorkerOptions) {
     await metrics?.jobStarted(job.id ?? payload.runId);
     // Unique per attempt within the run's journal (the only place it is stored and compared): the
     // run's id is the journal's key, so repeating it in every claim state cost ~30 bytes each
-    // (issue 20). Attempts of one job differ in attemptsStarted, and the random part sets apart two
+    // (memory per parked run). Attempts of one job differ in attemptsStarted, and the random part sets apart two
     // processes that share a pid (containers).
     const owner = `${workerId}:${job.attemptsStarted}:${randomToken(6)}`;
     const log = options.deps.logger.child({

@@ -10,7 +10,7 @@ export const DEFAULT_ALLOW_ALWAYS_TTL_MS = 30 * 24 * 3600 * 1000;
 export interface AllowAlwaysGrant extends AllowAlwaysRecord {
   readonly id: string;
   readonly expiresAt: number;
-  /** The run whose approval created it (absent for records written before issue 30). */
+  /** The run whose approval created it (absent for records written by earlier releases). */
   readonly runId?: string;
 }
 

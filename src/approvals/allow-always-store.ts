@@ -23,7 +23,7 @@ function scopeKey(scope: AllowAlwaysScope, scopeId: string): string {
 
 /**
  * Whether a stored record belongs to exactly this scope. The field prefix alone is not enough: ids
- * may contain ":", so the field of agent `ops:test` starts with agent `ops`'s prefix (issue 30: a
+ * may contain ":", so the field of agent `ops:test` starts with agent `ops`'s prefix (else a
  * grant for `ops:test` let `ops` run the command). The record's own scope and id must equal it.
  */
 function inScope(
@@ -46,7 +46,7 @@ const RecordSchema = z.strictObject({
   scopeId: z.string().min(1),
   createdBy: z.string().min(1),
   createdAt: z.number().int().nonnegative(),
-  /** The run whose approval created it (absent for records written before issue 30). */
+  /** The run whose approval created it (absent for records written by earlier releases). */
   runId: z.string().min(1).optional(),
 });
 type StoredRecord = z.infer<typeof RecordSchema>;

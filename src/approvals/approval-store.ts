@@ -68,7 +68,7 @@ type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
 type Snapshot = [string[], string[]];
 
 /**
- * The two-phase approval store (DESIGN.md §8; reasoning in ARCHITECTURE.md): register a request,
+ * The two-phase approval store (docs/DESIGN.md §8; reasoning in ARCHITECTURE.md): register a request,
  * decide it atomically, re-check it at execution. One Redis hash per request plus indexes, all under
  * one hash tag.
  */
@@ -148,7 +148,7 @@ export class ApprovalStore {
   /**
    * Resolves a presented link token against request `id`, without changing anything. The token is
    * looked up by its SHA-256 (one HMGET of `t:<hash>` in both stored forms: the current one and the
-   * hex one of tokens issued before issue 20), so an unknown request and a known one with a wrong
+   * hex one of tokens issued by earlier releases), so an unknown request and a known one with a wrong
    * token cost the same and answer the same; only a valid token reads the request. Null when the
    * request or the token is unknown: callers show the same page. `tokenHash` is the form the token
    * is stored under, which the decision then marks used.
@@ -245,7 +245,7 @@ export class ApprovalStore {
   }
 
   /**
-   * The ids of a run's requests. The index is a hash since issue 20 and a set for runs parked
+   * The ids of a run's requests. The index is a hash, and a set for runs parked
    * before, so both are read.
    */
   async runRequestIds(runId: string): Promise<string[]> {

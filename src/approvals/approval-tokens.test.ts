@@ -146,7 +146,7 @@ describe("link tokens", () => {
             redis: client,
             keyPrefix: prefix,
             clock,
-            // Every process runs the same config: alice is on its list (issue 30: a token's
+            // Every process runs the same config: alice is on its list (a token's
             // approver must be on the deciding process's list).
             policy: { waitTimeoutMs: 1, approvers: [{ id: "alice", email: "alice@example.test" }] },
           }),

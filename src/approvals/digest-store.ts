@@ -29,7 +29,7 @@ if ARGV[7] == 'schedule' then
     return '!'
   end
 else
-  -- The run's request index: a hash since issue 20, a set for runs parked before.
+  -- The run's request index: a hash, a set for runs parked by earlier releases.
   local others
   if redis.call('TYPE', KEYS[2]).ok == 'set' then others = redis.call('SMEMBERS', KEYS[2])
   else others = redis.call('HKEYS', KEYS[2]) end

@@ -38,7 +38,7 @@ export type ExecutableCheck =
   | { ok: false; reason: NotExecutableReason; message: string; record: ApprovalRecord | null };
 
 /**
- * Whether `record` lets this exact call run at `now` (DESIGN.md principle 4): the same run and tool,
+ * Whether `record` lets this exact call run at `now` (docs/DESIGN.md principle 4): the same run and tool,
  * arguments whose hash equals the approved one (constant-time), status approved before its deadline
  * (honoured however late the run wakes), or else within its execution window. Any other state is a
  * refusal naming the reason; nothing defaults to allowed.

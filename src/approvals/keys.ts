@@ -58,7 +58,7 @@ export class ApprovalKeys {
   fetches(id: string): string {
     return `${this.base}fetch:${id}`;
   }
-  /** The request ids of one run: fields of a hash (a set for runs parked before issue 20). */
+  /** The request ids of one run: fields of a hash (a set for runs parked by earlier releases). */
   run(runId: string): string {
     return `${this.base}run:${runId}`;
   }

@@ -7,8 +7,8 @@ import type { ApprovalRecord } from "./record.js";
  * failed everywhere), their deliveries share one link in the main slot (""), replacing any earlier
  * link: the newer message to that person carries the live one. When some of them were reached (a
  * personal chat webhook failed while the mail went out), the re-sent targets each get a link in a
- * slot of their own notifier, and the link that reached the person stays valid (issue 30,
- * vulnerability 8: each sweep re-issued the approver's token and the mailed link answered 410).
+ * slot of their own notifier, and the link that reached the person stays valid (else
+ * each sweep would re-issue the approver's token and the mailed link would answer 410).
  *
  * `all` is every delivery of this kind of message for the record; `pending` those sent now. Keyed by
  * delivery target; deliveries without an approver (per-request notifiers) carry no link.

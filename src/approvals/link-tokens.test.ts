@@ -28,7 +28,7 @@ describe("link tokens", () => {
     expect(findTokenHash(hashes, tokens[1]!.hash)).toBeNull();
   });
 
-  it("finds a hash stored before issue 20 (hex) too, and only for its own token", () => {
+  it("finds a hash stored by earlier releases (hex) too, and only for its own token", () => {
     const tokens = [newLinkToken(), newLinkToken()];
     const hashes = [tokens[0]!.hash, legacyLinkTokenHash(tokens[1]!.token)];
     expect(findTokenHash(hashes, tokens[1]!.token)).toBe(legacyLinkTokenHash(tokens[1]!.token));

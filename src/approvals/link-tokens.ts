@@ -20,7 +20,7 @@ export function newLinkToken(): IssuedToken {
  * What the store keeps of a token, as the name of its `t:<hash>` field and in `cur:<approver>`: the
  * first 128 bits of its SHA-256, base64url (22 characters). It is only a lookup key: the token keeps
  * its 256 random bits, and presenting a token that was never issued means finding a second
- * preimage of 128 bits of SHA-256. Until issue 20 the whole hex SHA-256 was stored, twice (64
+ * preimage of 128 bits of SHA-256. Earlier releases stored the whole hex SHA-256, twice (64
  * characters each): 84 bytes more per request, enough to put a parked run's request hash in the next
  * allocation size (128 bytes more). Tokens stored that way are still found
  * ({@link legacyLinkTokenHash}).
@@ -30,7 +30,7 @@ export function hashLinkToken(token: string): string {
 }
 
 /**
- * The stored form of a token issued before issue 20: its hex SHA-256 (64 characters). Looked up
+ * The stored form of a token issued by earlier releases: its hex SHA-256 (64 characters). Looked up
  * after {@link hashLinkToken}, so the links mailed before an upgrade still open and decide once.
  */
 export function legacyLinkTokenHash(token: string): string {

@@ -125,7 +125,7 @@ describe("email notifications", () => {
     expect(decided).toMatchObject({ outcome: "decided", record: { status: "approved" } });
   });
 
-  it("mails nobody taken off the approvers list since the request was made (issue 30)", async () => {
+  it("mails nobody taken off the approvers list since the request was made", async () => {
     const { store, prefix } = setup(() => [email()]);
     const record = await register(store);
     // Restarted with alice removed: the request still lists her, today's config does not.

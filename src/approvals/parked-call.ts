@@ -2,7 +2,7 @@ import { type ExecutableCheckInput, judgeExecutable } from "./executable-check.j
 import type { ApprovalRecord } from "./record.js";
 
 /**
- * What a woken job does at its parked call (DESIGN.md §7): run it with approvalSource "human",
+ * What a woken job does at its parked call (docs/DESIGN.md §7): run it with approvalSource "human",
  * give the model a denial result, or park again until the deadline (woken early, e.g. one of
  * several required approvals arrived).
  */

@@ -4,7 +4,7 @@ import type { ApprovalRequestFields } from "./record.js";
 /**
  * The stored form of a request's immutable part (the `req` field of its hash), and its decoder.
  *
- * v2 (written since issue 20) stores only what the hash does not already hold, with short keys:
+ * v2 stores only what the hash does not already hold, with short keys:
  * the id is the key, `runId`, `jobId` (absent when it equals the run id), `deadline`, `required`,
  * `noself`, `always` and `owner` are hash fields the Lua scripts read, `argsHash` is the SHA-256 of
  * `argsCanonical` and is recomputed, the trace id is left out when it is the run id, and null or

@@ -44,7 +44,7 @@ function setup() {
 const ARGS = '{"command":"rm -rf build","cwd":"/work"}';
 const V1_ID = "0123456789abcdef0123456789abcdef";
 
-/** The request JSON exactly as v1 (before issue 20) wrote it into the `req` field. */
+/** The request JSON exactly as v1 wrote it into the `req` field. */
 const V1_REQ = {
   v: 1,
   id: V1_ID,
@@ -117,7 +117,7 @@ function input(patch: Partial<RegisterInput> = {}): RegisterInput {
   };
 }
 
-describe("a request stored by v1 (before issue 20)", () => {
+describe("a request stored by v1", () => {
   it("decodes to the same record, and its link, decision and run index work after the upgrade", async () => {
     const { store } = setup();
     const { token } = newLinkToken();

@@ -31,7 +31,7 @@ const SEED_000 = [
   ["web_search", "read_only", ["network.outbound"], "M"],
   ["vision_analyze", "read_only", ["media.read"], "G"],
   ["read_spill", "read_only", ["fs.read"], "M"],
-  // Runner additions beyond seed 000 (issue 31): read-only git, so "summarise the last change" needs no exec.
+  // Runner additions beyond seed 000: read-only git, so "summarise the last change" needs no exec.
   ["git_status", "read_only", ["fs.read"], "M"],
   ["git_log", "read_only", ["fs.read"], "M"],
   ["git_diff", "read_only", ["fs.read"], "M"],

@@ -6,7 +6,7 @@ import type { ToolDeclaration } from "./tool-declaration.js";
 
 /**
  * Every tool of seed 000's catalog, plus tool_search (seed 003) and the read-only git tools (git_status, git_log,
- * git_diff, git_show: issue 31). This table is the only list of tool
+ * git_diff, git_show: so reading history needs no exec). This table is the only list of tool
  * names: risk, capabilities, profiles, sections, `isKnownTool`, help text and every set of tools
  * (exec class, path arguments, run-loop and sub-agent tools) are derived from it.
  *

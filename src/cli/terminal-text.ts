@@ -1,8 +1,8 @@
 import { makeVisible, neutralise } from "../shared/index.js";
 
 /**
- * What `run`, `jobs` and `audit` print of text a model, an agent or a tool wrote (issue 30, item
- * 6): escape sequences removed (clear screen, OSC 52 clipboard writes, OSC 8 links) and every other
+ * What `run`, `jobs` and `audit` print of text a model, an agent or a tool wrote
+ * (docs/APPROVALS.md): escape sequences removed (clear screen, OSC 52 clipboard writes, OSC 8 links) and every other
  * control, invisible or direction-changing character written as its escape, so printing a run's
  * transcript cannot take over the terminal.
  */

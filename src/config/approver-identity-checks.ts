@@ -151,7 +151,7 @@ function checkQuorums(input: IdentityCheckInput, ctx: z.RefinementCtx): void {
 }
 
 /**
- * The identity checks across keys (issue 30 item 5): shared mailboxes, look-alike ids and owners,
+ * The identity checks across keys: shared mailboxes, look-alike ids and owners,
  * owners that must be approvers, and quorums nobody can reach. Each problem names its key.
  */
 export function checkApproverIdentities(input: IdentityCheckInput, ctx: z.RefinementCtx): void {

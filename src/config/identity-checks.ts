@@ -4,7 +4,7 @@ import { checkEscalation, type EscalationCheckInput } from "./escalation-checks.
 import { checkConfigWebhooks, type WebhookCheckInput } from "./webhook-checks.js";
 
 /**
- * The config-time identity checks of issue 30 item 5 that need only the config: shared mailboxes,
+ * The config-time identity checks that need only the config: shared mailboxes,
  * look-alike ids and owners, shared Slack user ids, escalation lists, owners that must be approvers, unreachable quorums, and webhook URLs
  * written in config that point inside. The approvers' chat webhook URLs live in the environment and
  * are checked by `envWebhookProblems` (env-webhook-checks.ts) when the config is loaded.

@@ -42,7 +42,7 @@ export const IN_DOUBT_POLICIES = ["park", "fail"] as const;
  * machine crash (AOF off, or appendfsync weaker than always); strict refuses to start then.
  */
 export const DURABILITY_MODES = ["standard", "strict"] as const;
-/** `execution.workspace_layer`: whether a sandboxed run works on a copy-on-write layer (issue 29). */
+/** `execution.workspace_layer`: whether a sandboxed run works on a copy-on-write layer (docs/SANDBOX.md). */
 export const WORKSPACE_LAYER_MODES = ["auto", "required", "off"] as const;
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 export const LOG_FORMATS = ["json", "pretty", "auto"] as const;

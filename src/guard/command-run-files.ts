@@ -159,7 +159,7 @@ function filesOf(inv: Invocation): { words: string[]; via: string } | null {
 }
 
 /**
- * The files of the workspace a command runs (issue 30, item 8: what was approved is what runs):
+ * The files of the workspace a command runs (what was approved is what runs):
  * the script handed to a shell (`sh x.sh`, `bash -e x.sh`, `. x.sh`), a program named by a path
  * (`./x`, `tools/run`), the file an interpreter runs (`python3 x.py`, `node x.js`, `perl`, `ruby`,
  * `php`, `deno run`), the Makefile `make` reads (`-f`, `-C`, else GNUmakefile, makefile, Makefile)

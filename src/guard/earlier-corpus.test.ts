@@ -6,7 +6,7 @@ import { createExecPolicy, type ExecPolicy } from "./exec-policy.js";
 import { expectAllowed, expectFinding } from "./guard-test-helpers.fixture.js";
 import type { CommandRule, GuardVerdictKind } from "./verdict.js";
 
-/** Lines of the earlier corpus that still went through (issue 34), and their families. */
+/** Lines of the earlier corpus that still went through, and their families. */
 let guard: CommandGuard;
 let allowlist: ExecPolicy;
 beforeAll(async () => {

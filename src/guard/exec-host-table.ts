@@ -29,7 +29,7 @@ const CROSSES = (why: string): ExecHostRow => ({ local: "flag", sandbox: "flag",
 const CONTAINED = (why: string): ExecHostRow => ({ local: "flag", sandbox: "contained", why });
 
 /**
- * THE table (README "Exec hosts: the one table" renders it): for every guard family, hard and
+ * THE table (docs/SANDBOX.md "The one table" renders it): for every guard family, hard and
  * soft, what happens on the local host and in the sandbox. Hard families stay denied everywhere.
  * In the sandbox a soft family stays flagged only when its effect can cross the sandbox (network,
  * a remote, other people) or destroy what the workspace holds, or when what the command does cannot

@@ -231,7 +231,7 @@ export const EVALUATION_WRAPPERS: ReadonlyArray<(c: string) => string> = [
 ];
 
 /**
- * The families of issue 34 around a command (`name` and its arguments `rest`): shell state that
+ * The families around a command (`name` and its arguments `rest`): shell state that
  * changes what a name runs (namerefs, `hash -p`, `BASH_CMDS`, `PS4` under `set -x`, `compgen -W`,
  * `mapfile -C`, subscripts) and programs that run programs (sed `e`, ed `!`, `find -exec`, make,
  * sqlite3 `.shell`, capsh, `xargs` into wrappers, a copied binary). The guard must name what runs,

@@ -9,8 +9,8 @@ const Session = z
   .object({
     /**
      * 3: bound to the token it was opened with (`binding`). Version 1 sessions held a name typed
-     * next to the shared token (issue 22), version 2 only the token's owner, so a rotated token left
-     * them open (issue 30); neither parses any more, so they are signed out rather than trusted.
+     * next to the shared token, version 2 only the token's owner, so a rotated token left
+     * them open; neither parses any more, so they are signed out rather than trusted.
      */
     v: z.literal(3),
     /** Who logged in (the configured id of the token's owner): the approver of dashboard decisions. */

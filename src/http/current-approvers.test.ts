@@ -7,7 +7,7 @@ import { OperatorCredentials } from "./operator-credentials.js";
 import { createHttpServer } from "./server.js";
 
 /**
- * Issue 30, vulnerabilities 2 and 3: every decision path asks today's `approvers`, and a dashboard
+ * Every decision path asks today's `approvers`, and a dashboard
  * session is bound to the token it was opened with. A config change takes effect when a process
  * starts with it, so "before" and "after" are two servers (and stores) over the same Redis keys.
  */

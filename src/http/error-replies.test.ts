@@ -9,7 +9,7 @@ import { systemClock } from "../shared/index.js";
 import { OperatorCredentials } from "./operator-credentials.js";
 import { createHttpServer } from "./server.js";
 
-/** Every error reply is ours (issue 22, point 5), over a real socket: raw paths reach the router as sent. */
+/** Every error reply is ours over a real socket: raw paths reach the router as sent. */
 
 const TOKEN = "error-replies-operator-token-0123456789ab";
 let redis: Redis;

@@ -20,7 +20,7 @@ export type BearerCheck =
 
 /**
  * Checks a bearer request: first the token (constant-time digest compares, no I/O), so a valid
- * credential is never refused because others failed (issue 30: 300 wrong bearers from 30
+ * credential is never refused because others failed (else 300 wrong bearers from 30
  * addresses made every valid token answer 429); only then, for a token that matched nothing,
  * whether its address (or everyone) is throttled — 429 before any other work — and else it counts
  * as a failure of its address. The metrics token is recognised (so the API can say it reads

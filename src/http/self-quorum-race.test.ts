@@ -7,7 +7,7 @@ import { OperatorCredentials } from "./operator-credentials.js";
 import { createHttpServer } from "./server.js";
 
 /**
- * Issue 30, deliver item 10: one person racing their own votes over every path they have — the JSON
+ * One person racing their own votes over every path they have — the JSON
  * API, their mailed link and an /admin session — never makes a quorum of two. The requests go
  * through one server at once (inject), so their reads of the request come before any decision is
  * written: the store's read-first check sees no earlier vote, and only the decide script's own

@@ -7,7 +7,7 @@ import { OperatorCredentials } from "./operator-credentials.js";
 import { createHttpServer } from "./server.js";
 
 /**
- * Issue 30, vulnerability 5: behind a reverse proxy every client was the proxy's address, so ten
+ * Behind a reverse proxy every client was the proxy's address, so ten
  * junk bearers throttled everyone. `http.trust_proxy` lists the proxies whose X-Forwarded-For is
  * believed; off (the default) and from anyone else, the header is ignored.
  */

@@ -36,7 +36,7 @@ export interface AuditKeys {
    */
   trace(traceId: string): string;
   /**
-   * The trace index as written before issue 20: a list of stream ids (RPUSH). Still read, never
+   * The trace index as earlier releases wrote it: a list of stream ids (RPUSH). Still read, never
    * written. A new name rather than a new type under the old one, so a worker of the previous
    * release appending during a rolling deploy never meets a string where it RPUSHes (that would
    * fail its script after the XADD, leaving an entry the head does not know).

@@ -5,7 +5,7 @@ import { APPROVAL_SOURCES, CAPABILITIES, RISK_LEVELS, TOOL_ERROR_KINDS } from ".
 export const AUDIT_KINDS = ["decision", "execution", "operator"] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
-/** Gate verdicts (DESIGN.md §6). */
+/** Gate verdicts (docs/DESIGN.md §6). */
 export const AUDIT_VERDICTS = ["allow", "deny", "ask"] as const;
 export type AuditVerdict = (typeof AUDIT_VERDICTS)[number];
 
@@ -156,9 +156,9 @@ export function storedAuditEntry(event: AuditEvent, seq: number, at: number): Re
 /**
  * Whether the stream entry of a stored entry keeps its `prev` field. A v2 entry does not: its
  * `prev` is the `hash` of the stream entry before it, so storing it again costs ~70 bytes per entry
- * (issue 20) and proves nothing more. Its hash still covers it (the chain hashes `{prev, entry}`),
+ * (to save memory per run) and proves nothing more. Its hash still covers it (the chain hashes `{prev, entry}`),
  * so `audit verify`, which carries each hash to the next entry, finds an entry removed, inserted,
- * reordered (its seq) or edited (its hash) as before. A v1 entry keeps it: v1 is what the previous
+ * reordered (its seq) or edited (its hash) just the same. A v1 entry keeps it: v1 is what the previous
  * release reads, and only that release's readers need it spelled out.
  */
 export function storesPrev(stored: Record<string, unknown>): boolean {

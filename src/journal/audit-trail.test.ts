@@ -327,7 +327,7 @@ describe("an append whose reply was lost", () => {
   });
 });
 
-/** The append script of the release before issue 20, verbatim: the trace index was a list. */
+/** The append script of the release before the string trace index, verbatim: the trace index was a list. */
 const APPEND_BEFORE_20 = `
 local head = redis.call('HMGET', KEYS[2], 'hash', 'seq')
 local cur = head[1] or '${GENESIS_HASH}'
@@ -351,7 +351,7 @@ redis.call('HSET', KEYS[2], 'hash', prev, 'seq', string.format('%d', first + n -
 return out
 `;
 
-/** Appends one event as a worker of the release before issue 20 did (against the stored head). */
+/** Appends one event as a worker of that earlier release did (against the stored head). */
 async function appendAsBefore20(event: AuditEvent): Promise<string> {
   const keys = auditKeys(prefix);
   const [hash, seq] = await redis.hmget(keys.head, "hash", "seq");
@@ -373,7 +373,7 @@ async function appendAsBefore20(event: AuditEvent): Promise<string> {
   return reply[1]!;
 }
 
-describe("the trace index (issue 20: a string of ids, not a list)", () => {
+describe("the trace index (a string of ids, not a list)", () => {
   it("is a short string holding the trace's stream ids", async () => {
     const a = await trail.append(decision("t-str", 0));
     const b = await trail.append(execution("t-str", 1));
@@ -406,7 +406,7 @@ describe("the trace index (issue 20: a string of ids, not a list)", () => {
   });
 });
 
-describe("an entry's copies of its run id (issue 20: stored once, v2)", () => {
+describe("an entry's copies of its run id (stored once, v2)", () => {
   /** A run's own call in a top-level run: execution and trace id are the run id. */
   const ownCall = (runId: string): AuditEvent => ({ ...decision(runId), executionId: runId, runId });
 
@@ -461,7 +461,7 @@ describe("an entry's copies of its run id (issue 20: stored once, v2)", () => {
 });
 
 /**
- * The append script of main before a v2 entry left its prev out (issue 20, step 2), verbatim: every
+ * The append script of main before a v2 entry left its prev out, verbatim: every
  * entry kept `prev`; a v2 entry was already stored without the run-id copies.
  */
 const APPEND_WITH_PREV = `
@@ -509,7 +509,7 @@ async function appendWithPrev(event: AuditEvent): Promise<string> {
   return reply[1]!;
 }
 
-describe("an entry's prev (issue 20: a v2 entry leaves it to the stream entry before it)", () => {
+describe("an entry's prev (a v2 entry leaves it to the stream entry before it)", () => {
   const ownCall = (runId: string, i = 0): AuditEvent => ({
     ...decision(runId, i),
     executionId: runId,

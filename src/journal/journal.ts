@@ -143,7 +143,7 @@ function acknowledged(keys: readonly string[] | undefined): string[] {
 }
 
 /**
- * The idempotency ledger of agent runs (DESIGN.md §7; reasoning in ARCHITECTURE.md): `started` is
+ * The idempotency ledger of agent runs (docs/DESIGN.md §7; reasoning in ARCHITECTURE.md): `started` is
  * an atomic claim with an owner and a lease taken before a side effect, `completed` records the
  * result after it. One hash per run, one Lua script per operation.
  */

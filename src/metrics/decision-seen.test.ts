@@ -95,11 +95,11 @@ describe("a tool-call decision is counted once per run, call, verdict and step",
 
   it.each([
     [
-      "the key's first 128 bits, verdict and step (issue 20's first shape)",
+      "the key's first 128 bits, verdict and step (the first compact shape)",
       "short",
       (key: string) => `${key.slice(0, 32)}:ask:3`,
     ],
-    ["the whole key as JSON (before issue 20)", "json", (key: string) => JSON.stringify([key, "ask", 3])],
+    ["the whole key as JSON (the first release)", "json", (key: string) => JSON.stringify([key, "ask", 3])],
   ])(
     "does not count again a decision a previous release counted in the run's hash: %s",
     async (_, shape, field) => {

@@ -32,7 +32,7 @@ export class MetricsKeys {
   }
 
   /**
-   * The decisions of a run counted before issue 20 point 2 (hash: `<key>:<verdict>:<step>` or
+   * The decisions of a run counted by the release before the per-day sets (hash: `<key>:<verdict>:<step>` or
    * `[key, verdict, step]` → 1; expires). Still read, no longer written.
    */
   seenDecisions(runId: string): string {
@@ -51,7 +51,7 @@ export class MetricsKeys {
   }
 
   /**
-   * The decisions counted on UTC day `day` in the shape of issue 20's earlier steps: 22-character
+   * The decisions counted on UTC day `day` in the earlier shape: 22-character
    * base64url members, in the set of their first character (~76 bytes a member). Still read, no
    * longer written.
    */

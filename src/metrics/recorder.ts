@@ -23,7 +23,7 @@ const DAY_MS = 24 * 3600 * 1000;
 // Count a tool-call decision once per run, call, verdict and step: a replay that re-audits the same
 // decision (a parent waking to read its delegated child) finds it already counted. KEYS[1] is the
 // counter, KEYS[2] today's set of counted decisions (the member's shard), KEYS[3 .. 2+ARGV[7]] the
-// same shard's sets of the days before, then the sets of issue 20's earlier shape (22-character
+// same shard's sets of the days before, then the sets of the earlier shape (22-character
 // members, ARGV[6]; today's and the days before), the last KEYS the run's hash of the releases before
 // that (its two field shapes are ARGV[4] and ARGV[5]), so a decision counted before an upgrade is not
 // counted again. ARGV[3]: in how many ms today's set expires (relative, so a worker's clock off from
@@ -267,8 +267,8 @@ export class RunnerMetrics {
  * of the SHA-256 of run, call, verdict and step as a signed decimal integer, and its 9th byte (two
  * hex digits, 256 shards a day). Integers, so that a shard of up to `set-max-intset-entries` (512 by
  * default: 131,072 decisions a day) is an intset, 8 bytes a member, where the 22-character string
- * of the shape before (issue 20's earlier steps) cost ~76 bytes of hash table per parked run. Above that a
- * shard becomes a hash table of ~20-character strings, as before. 64 bits make a collision, which
+ * of the earlier shape cost ~76 bytes of hash table per parked run. Above that a
+ * shard becomes a hash table of ~20-character strings. 64 bits make a collision, which
  * would drop one count, negligible.
  */
 export function decisionSeenMember(
@@ -282,7 +282,7 @@ export function decisionSeenMember(
 }
 
 /**
- * The member of the same decision in the sets of the shape before (issue 20's earlier steps; still checked):
+ * The member of the same decision in the sets of the earlier shape (still checked):
  * the digest's first 128 bits in base64url, in the set of its first character.
  */
 export function previousDecisionSeenMember(
@@ -301,7 +301,7 @@ function decisionDigest(runId: string, idempotencyKey: string, verdict: string, 
 }
 
 /**
- * The dedupe field of one decision in the per-run hash of the release before issue 20 point 2
+ * The dedupe field of one decision in the per-run hash of the release before the per-day sets
  * (still honoured there). A tool call's idempotency key is a hex SHA-256, of which it kept the
  * first 128 bits; any other key whole.
  */

@@ -8,7 +8,7 @@ import { sessionModeNote, sessionModeRemoval } from "./session-mode.js";
 import { findPattern, matchesToolPattern } from "./tool-lists.js";
 
 /**
- * The layers of DESIGN.md §4, in order. Each one looks at one tool and can only remove it; none can
+ * The layers of docs/DESIGN.md §4, in order. Each one looks at one tool and can only remove it; none can
  * add a tool back, so the result is always within what every layer alone allows. `deferred_loading`
  * runs last over the survivors (it needs to see all of them) and is not in {@link POLICY_LAYERS}.
  */

@@ -43,7 +43,7 @@ export interface ToolPolicyResolution {
 }
 
 /**
- * Resolves which tools an agent sees (DESIGN.md §4): the candidates pass the ordered layers, each of
+ * Resolves which tools an agent sees (docs/DESIGN.md §4): the candidates pass the ordered layers, each of
  * which can only remove, then deferred loading splits the survivors into visible and deferred.
  * Pure; microseconds for the whole catalog.
  */

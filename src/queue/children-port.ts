@@ -1,7 +1,7 @@
 import type { ChildFlowRecord, ChildState, ChildStopOutcome, ChildUpdateOutcome } from "../catalog/index.js";
 import type { AgentJobPayload } from "./payload.js";
 
-// The child types are the loop tools' (src/tools/loop/run-control.ts); the port over the queue uses them.
+// The child types are the loop tools' (src/catalog/run-control.ts); the port over the queue uses them.
 export type { ChildFlowRecord, ChildState, ChildStopOutcome, ChildUpdateOutcome };
 
 /** Starts and reads child runs (implemented over the agent queue by queueChildren). */

@@ -34,7 +34,7 @@ export function queueConnection(connection: RedisConnection, keyPrefix: string) 
  * A job added without the copy of its id in its stored options. BullMQ keeps the `jobId` option in
  * the job hash's `opts` JSON although the id is the key's own last part and `job.id`, and nothing
  * reads it back (the id is checked once, when the job is added): for a run that is its run id again,
- * ~40 bytes per parked run (issue 20). The copy goes only after BullMQ has checked the id, and jobs
+ * ~40 bytes per parked run (docs/BENCHMARKS.md). The copy goes only after BullMQ has checked the id, and jobs
  * stored with it (earlier releases) read the same. Reads are BullMQ's, but for a `data` field that
  * is not JSON ({@link TolerantJob}).
  */

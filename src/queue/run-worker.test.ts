@@ -10,7 +10,7 @@ const redis = testRedisClient();
 afterAll(() => redis.disconnect());
 
 describe("startRunWorker", () => {
-  it("keeps as many finished runs as its keepFinished, which the jobs no longer carry (issue 20)", async () => {
+  it("keeps as many finished runs as its keepFinished, which the jobs no longer carry", async () => {
     const keyPrefix = uniquePrefix("rw-keep");
     const queue = openAgentQueue(redis, keyPrefix);
     const worker = startRunWorker({

@@ -43,7 +43,7 @@ export interface WorkerTools {
   reapOrphans?(): ReapReport;
   /** The command a run's background process was started with (the guard judges writes by it). */
   processCommand?(runId: string, id: string): string | undefined;
-  /** The runs' layers (issue 29), or why the runs work on their real workspaces. */
+  /** The runs' layers (docs/SANDBOX.md), or why the runs work on their real workspaces. */
   layers?: WorkspaceLayers;
   close(): Promise<void>;
 }

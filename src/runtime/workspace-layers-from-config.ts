@@ -15,7 +15,7 @@ export function layersDir(dataDir: string): string {
 }
 
 /**
- * The runs' layers of a worker from `execution.workspace_layer` (issue 29). Layers need the sandbox
+ * The runs' layers of a worker from `execution.workspace_layer` (docs/SANDBOX.md). Layers need the sandbox
  * (`tools.exec.host: sandbox`: a local exec runs on the host, where no layer can hold it) and a data
  * dir; `auto` probes the kernel once and goes without, saying why, `required` refuses to start.
  * `stopRun` stops a run's processes before its change set is read.

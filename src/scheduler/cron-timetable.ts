@@ -10,7 +10,7 @@ const MAX_STEPS = 20_000;
 const MEMO_MAX = 1000;
 
 /**
- * The fire instants of a cron expression in a time zone, with the DST rules of DESIGN.md §9:
+ * The fire instants of a cron expression in a time zone, with the DST rules of docs/DESIGN.md §9:
  * a wall-clock time that occurs twice (clocks go back) fires once, at its first occurrence; one that
  * does not exist (clocks go forward) fires at the first valid instant after the gap — the instant
  * of the jump. Several skipped times collapse into that one firing.

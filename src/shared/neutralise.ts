@@ -4,7 +4,7 @@ import { makeVisible } from "./visible-text.js";
 
 /**
  * Where text the runner did not write (a model's words, an agent's arguments, a task a parent run
- * wrote) is shown to people, each needing its own neutralising (issue 30, item 6):
+ * wrote) is shown to people, each needing its own neutralising (docs/APPROVALS.md):
  * - `mail`, `json`, `slack`, `teams`: invisible, bidirectional and control characters written as
  *   escapes (`\u202e`, so U+202E cannot turn `exe.txt` into `txt.exe`), links defanged
  *   (`https[:]//…`, `www[.]`), so no mail client or chat turns them into something to click. The

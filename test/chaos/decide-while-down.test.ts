@@ -20,7 +20,7 @@ import {
 import { type SmtpCapture, startSmtpCapture } from "../helpers/smtp-capture.js";
 
 /**
- * Scenario f (issue 30, vulnerability 1): every worker process is SIGKILLed while runs are parked,
+ * Scenario f (docs/RELIABILITY.md): every worker process is SIGKILLed while runs are parked,
  * and approvers decide through the mailed links on a separate `serve` process while no worker runs.
  * Nothing promotes the jobs then; when workers start again, each run resumes (the promoter reads on
  * from its stored position and scans parked runs at start) and its approved call runs exactly once —

@@ -53,7 +53,7 @@ const STEPS = 8;
 const CRASHES = Number(process.env.CHAOS_CRASHES ?? 2);
 const RESUME_LIMIT_MS = 10_000;
 
-/** `off`: workers without records, BullMQ's lock and stall check alone (the figure before issue 32). */
+/** `off`: workers without records, BullMQ's lock and stall check alone (the figure before worker records). */
 const RECLAIM = process.env.CHAOS_CRASH_RECLAIM !== "off";
 
 interface CrashRound {

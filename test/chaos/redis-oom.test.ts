@@ -10,7 +10,7 @@ import { startCli } from "../helpers/cli-process.js";
 import { fillRedisToOom } from "../helpers/redis-oom.js";
 
 /**
- * Redis out of memory (maxmemory reached under noeviction) for a while, as issue 32 found it:
+ * Redis out of memory (maxmemory reached under noeviction) for a while, as a load test found it:
  * runs that are running pause instead of spending their attempts, the worker logs the outage once,
  * `doctor` warns about memory while it lasts, and once Redis has room again every run completes,
  * none failed, none used a second attempt and no call ran twice (effects counted in a file, outside
@@ -19,7 +19,7 @@ import { fillRedisToOom } from "../helpers/redis-oom.js";
 
 const RUNS = 4;
 const STEPS = 6;
-/** How long Redis stays full: 15 s by default (inside the 30 s job lock); CHAOS_OOM_SECONDS=60 for the issue's case. */
+/** How long Redis stays full: 15 s by default (inside the 30 s job lock); CHAOS_OOM_SECONDS=60 for an outage past the lock. */
 const OUTAGE_MS = Number(process.env.CHAOS_OOM_SECONDS ?? "15") * 1000;
 let stack: ChaosStack;
 let worker: NodeProcess;

@@ -322,7 +322,7 @@ describe("/admin dashboard", () => {
       }
       // The address has used its attempts: the third guess is refused before any other work.
       expect(codes).toEqual([401, 401, 429]);
-      // The right token is compared first and never refused because of failures (issue 30).
+      // The right token is compared first and never refused because of failures.
       const right = await limited.inject({
         method: "POST",
         url: "/admin/login",

@@ -139,7 +139,7 @@ async function results(keyPrefix: string, runId: string) {
 }
 
 /**
- * Issue 29's "Done when", end to end through the worker's own tool set: an unattended cron run in
+ * The workspace layer's promise, end to end through the worker's own tool set: an unattended cron run in
  * the real sandbox races the file tools with a flipper, wipes its workspace with `python3 -c`,
  * plants a git hook, rewrites a branch ref and leaves a background process; it parks for a person
  * before anything lands, the person denies, and the run completes with nothing read or written

@@ -37,7 +37,7 @@ const MINUTE = 60_000;
 const OUTSIDE_SECRET = "OUTSIDE-SECRET-run-7d2e";
 
 /**
- * Issue 29's attack as an outsider runs it: a cron-authorised scheduled run starts, with the real
+ * The workspace-swap attack as an outsider runs it: a cron-authorised scheduled run starts, with the real
  * `process` tool in the real sandbox, a script that swaps its workspace folder `d` with a link to a
  * folder outside (renameat2 RENAME_EXCHANGE, as fast as it can), then reads and lists `d` through
  * the real host-side file tools hundreds of times in batches, and ends. Nothing of the outside folder

@@ -14,7 +14,7 @@ import { type SmtpCapture, startSmtpCapture } from "../helpers/smtp-capture.js";
 import { deleteKeysWithPrefix, testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
- * Issue 31, item 2 (`call_expired`), through the real worker: a run parks on an exec call nobody
+ * Alert `call_expired`, through the real worker: a run parks on an exec call nobody
  * decides; when its approval expires the call is denied, and the run's owner gets an alert mail
  * (real SMTP) linking to the run's /admin page.
  */

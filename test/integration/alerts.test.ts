@@ -13,7 +13,7 @@ import { type SmtpCapture, startSmtpCapture } from "../helpers/smtp-capture.js";
 import { deleteKeysWithPrefix, testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
- * Issue 31, item 2, through the real worker (startWorkerPart): a model server that refuses the
+ * Alerts, through the real worker (startWorkerPart): a model server that refuses the
  * API key fails the run with MODEL_AUTH_FAILED; its owner gets a mail over real SMTP and the alert
  * webhook a post over real HTTP, each linking to the run's /admin page, the key in neither. Twenty
  * failing runs of one schedule become one digest (with the schedule's "failing" alert in it).

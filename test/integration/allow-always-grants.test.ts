@@ -18,7 +18,7 @@ import { freePort } from "../helpers/free-port.js";
 import { deleteKeysWithPrefix, testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
- * Issue 30, item 7, through a real worker (startWorkerPart), the real HTTP server (startHttpPart:
+ * Allow-always grants, through a real worker (startWorkerPart), the real HTTP server (startHttpPart:
  * JSON API and /admin over a socket) and the real CLI process: an "approve always" becomes a grant
  * that `approvals grants list`, the API and /admin show; revoking it (from /admin with its CSRF
  * secret, from the CLI, from the API) makes the same call ask again; a grant older than

@@ -12,7 +12,7 @@ import { freePort } from "../helpers/free-port.js";
 import { testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
- * Issue 30, item 8, through the real runner (`echo-runner start`: worker, sandboxed exec, HTTP
+ * What was approved is what runs, scripts included, through the real runner (`echo-runner start`: worker, sandboxed exec, HTTP
  * server) and the real CLI (`echo-runner run`, `approvals approve`): an approved `bash deploy.sh`
  * binds deploy.sh's content. An "approve always" runs the same script again without asking; once the
  * script changes the call asks again — also when it changes while the run is parked, after its

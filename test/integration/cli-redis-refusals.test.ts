@@ -10,7 +10,7 @@ import { fillRedisToOom } from "../helpers/redis-oom.js";
 import { type RedisServerProcess, startRedisServer } from "../helpers/redis-server.js";
 
 /**
- * CLI commands against a Redis that refuses writes (issue 32: `schedules run-now` printed
+ * CLI commands against a Redis that refuses writes (`schedules run-now` once printed
  * "internal error" with a stack): one line naming the condition and what Redis said, one line with
  * the fix, exit 1, and a refused run-now enqueues nothing.
  */

@@ -19,7 +19,7 @@ afterAll(() => redis.disconnect());
 const MINUTE = 60_000;
 
 /**
- * Issue 8, "with unattended_policy deny, a run of an unauthorised schedule is denied a write call
+ * "With unattended_policy deny, a run of an unauthorised schedule is denied a write call
  * that an authorised schedule's run performs", end to end: two schedules with the same agent spec,
  * one created by a person-approved cronjob call (grant) and one without; the scheduler fires one
  * tick of each into the agent queue; the real worker part (grant checked when each run starts)

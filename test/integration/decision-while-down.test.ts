@@ -6,7 +6,7 @@ import { PARKING_APPROVER, startParkingWorker } from "../helpers/parking-worker.
 import { deleteKeysWithPrefix, testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
- * Issue 30, vulnerability 1: a decision recorded while no worker runs (the CLI, a separate `serve`)
+ * A decision recorded while no worker runs (the CLI, a separate `serve`)
  * is a durable fact. The worker that starts next wakes the run — from the events stream read on
  * from the stored position, or, when the stream no longer holds the decision, from its start scan —
  * and the run executes the approved call once, even when it wakes after the request's deadline.

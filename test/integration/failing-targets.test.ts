@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 /**
- * Issue 30 item 4: targets that keep failing are shown, in `doctor` and on /admin, so an approver
+ * Targets that keep failing are shown, in `doctor` and on /admin, so an approver
  * whose webhook is broken is not silently left without links. Real Redis, the real store's
  * failure records (the same script the sender uses), doctor's check and the dashboard's page.
  */

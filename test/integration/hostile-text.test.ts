@@ -17,7 +17,7 @@ import { type SmtpCapture, startSmtpCapture } from "../helpers/smtp-capture.js";
 import { deleteKeysWithPrefix, testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
- * Issue 30, item 6, through the real worker (startWorkerPart: approval mail over real SMTP, Slack,
+ * Hostile text shown to people, through the real worker (startWorkerPart: approval mail over real SMTP, Slack,
  * Teams and JSON webhooks over real HTTP, digests) and the real CLI processes (`run`, `jobs show`,
  * `audit`): a model and an agent that write escape sequences (clear screen, OSC 52 clipboard
  * writes, OSC 8 links), bidi overrides, phishing URLs, Slack ``` / <!channel> and Teams markdown.

@@ -10,7 +10,7 @@ import { freePort } from "../helpers/free-port.js";
 import { nodeEntryArgs } from "../helpers/node-entry.js";
 
 /**
- * Issue 32, item 5: nothing outlives the runner. The local redis-server has a parent-death signal,
+ * Nothing outlives the runner. The local redis-server has a parent-death signal,
  * so SIGKILL of the runner ends it; and a server an earlier runner left on the data dir (one started
  * without that signal) is stopped by the next start, which says so, before it starts its own.
  */

@@ -11,7 +11,7 @@ import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.j
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
- * Parked runs hold no worker slot (DESIGN.md §7, issue 7): one worker with concurrency 1 parks a
+ * Parked runs hold no worker slot (docs/DESIGN.md §7): one worker with concurrency 1 parks a
  * thousand runs whose first call needs a person, and a run that needs nobody still goes straight
  * through while every one of the thousand stays delayed.
  */

@@ -6,8 +6,8 @@ import { type ParkingWorker, startParkingWorker } from "../helpers/parking-worke
 import { deleteKeysWithPrefix, testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
- * What one run parked on an approval stores, through the production worker (issue 20 point 2:
- * Redis memory per parked run). Each check pins a copy left out of the stored form; the readers of
+ * What one run parked on an approval stores, through the production worker
+ * (Redis memory per parked run, docs/BENCHMARKS.md). Each check pins a copy left out of the stored form; the readers of
  * what earlier releases stored are tested where each form is read.
  */
 const redis = testRedisClient();

@@ -17,7 +17,7 @@ import { agentQueue, testPayload, testRunDeps, writeScript } from "../helpers/ag
 import { deleteKeysWithPrefix, testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
- * A job whose stored data is not JSON (issue 32: it stayed active with no reason, was picked up
+ * A job whose stored data is not JSON (it once stayed active with no reason, was picked up
  * again after every stall, and `jobs list` / `jobs show` died with "internal error: SyntaxError").
  * Here a waiting and a delayed job are corrupted in a real Redis beside a good one: the listings
  * read around them, the worker fails each once with PAYLOAD_UNREADABLE and the reason, and the good

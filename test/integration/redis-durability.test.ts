@@ -10,7 +10,7 @@ import { testConfig } from "../helpers/agent-harness.js";
 import { RedisServerProcess } from "../helpers/redis-server.js";
 
 /**
- * Issue 32, item 1: a worker reads its Redis's persistence settings at start. With appendfsync
+ * A worker reads its Redis's persistence settings at start. With appendfsync
  * always nothing is said; with everysec (or AOF off) one warning line says what a machine crash
  * can do; under execution.durability: strict the start is refused naming the setting and the fix.
  */

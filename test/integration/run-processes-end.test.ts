@@ -25,7 +25,7 @@ import { agentQueue, testConfig, testPayload } from "../helpers/agent-harness.js
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
- * Issue 29, item 2: a run's processes end with it. A run that starts background processes with
+ * A run's processes end with it. A run that starts background processes with
  * the real `process` tool and finishes leaves none alive (they outlived their run before: nothing
  * called stopAllForRun), and the metric counts them; a worker that starts ends the groups a dead
  * worker recorded on its data dir.

@@ -13,7 +13,7 @@ import { freePort } from "../helpers/free-port.js";
 import { testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
- * Issue 16's "done when": under the default config (tools.exec.host: sandbox) plus
+ * The sandbox's promise: under the default config (tools.exec.host: sandbox) plus
  * security.profile personal_cli and the schedule's owner in permissions.elevated.allow_from.cron,
  * a cron-authorised scheduled run runs `ls`, `git status` and `tar` unattended, in the sandbox,
  * with nobody asked — through `echo-runner start`, the real guard, gate, tools and bubblewrap.
@@ -28,7 +28,7 @@ describe("a cron-authorised run in the sandbox", () => {
     await writeFile(join(ws, "notes.md"), "# notes\n");
     const keyPrefix = uniquePrefix("sbxcron").replace(/:/g, "-");
     // The repository exists before the run: a run that makes one (`git init`) writes .git/HEAD,
-    // config and hooks, which its landing asks a person about (issue 29).
+    // config and hooks, which its landing asks a person about (docs/SANDBOX.md).
     execFileSync("git", ["init", "-q", ws]);
     const commands = ["ls", "git status --short", "tar -czf report.tar.gz notes.md"];
     await writeFile(

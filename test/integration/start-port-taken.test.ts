@@ -8,7 +8,7 @@ import { startCli } from "../helpers/cli-process.js";
 import { testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
- * Issue 31 item 7: a taken port is one line naming the setting that changes it — no stack — and
+ * A taken port is one line naming the setting that changes it — no stack — and
  * `start` exits with nothing left running.
  */
 describe("echo-runner start on a taken port", () => {

@@ -8,7 +8,7 @@ import { testConfig } from "../helpers/agent-harness.js";
 import { deleteKeysWithPrefix, testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
- * Issue 30, vulnerability 5, as an operator configures it: `http.trust_proxy` in the config file
+ * Trusted proxies as an operator configures it: `http.trust_proxy` in the config file
  * reaches the server `echo-runner serve` starts, so behind the listed proxy each client is counted
  * on its own (ten junk bearers from one person no longer lock everyone out).
  */

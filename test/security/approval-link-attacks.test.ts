@@ -205,7 +205,7 @@ describe("approval link attacks over real HTTP", () => {
 
   it("the run's owner cannot approve their own run's call with their own link (forbid_self_approval)", async () => {
     const record = await parkedCall("alice");
-    // The owner's mail says who decides and carries no link (issue 22).
+    // The owner's mail says who decides and carries no link.
     const mail = await smtp.waitForMail(
       (m) => (m.text?.includes(record.id) ?? false) && JSON.stringify(m.to).includes("alice"),
     );

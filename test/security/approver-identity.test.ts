@@ -18,7 +18,7 @@ import { startSmtpCapture } from "../helpers/smtp-capture.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
- * Issue 22 from outside, over real HTTP: three approvers (alice owns the runs), forbid_self_approval
+ * Approver identity from outside, over real HTTP: three approvers (alice owns the runs), forbid_self_approval
  * and two approvals for exec. Who decides is the token's owner on every path; made-up, case- or
  * space-varied names never decide or count; failed credentials are throttled per address and
  * globally before any work, failed link tokens per request and token (never per address); junk
@@ -290,7 +290,7 @@ describe("failed credentials are throttled, people are not", () => {
       );
       const body = await api.text();
       expect(body).not.toMatch(/FST_|statusCode/);
-      // A valid token is checked first and never refused because of the failures (issue 30), behind
+      // A valid token is checked first and never refused because of the failures, behind
       // the same address too.
       const valid = await fetch(`${s.base}/api/approvals`, {
         headers: { authorization: `Bearer ${TOKENS.bob}`, "x-forwarded-for": "10.2.0.1" },
@@ -336,7 +336,7 @@ describe("failed credentials are throttled, people are not", () => {
       expect(next.status).toBe(429);
       expect(next.headers.get("cache-control")).toBe("no-store");
       // The global limit is a limit on failures, not a kill switch: every valid credential still
-      // works while it holds (issue 30, vulnerability 4), from any address.
+      // works while it holds, from any address.
       const api = await fetch(`${s.base}/api/approvals`, {
         headers: { authorization: `Bearer ${TOKENS.carol}`, "x-forwarded-for": "10.4.1.2" },
       });

@@ -59,7 +59,7 @@ const CASES: ReadonlyArray<readonly [TraceShell, string, readonly string[]]> = [
     "echo `while true; do sh -c 'eval '\\\\''$'\\\\''\\\\'\\\\'''\\\\''\\\\x75\\\\x6e\\\\x61\\\\x6d\\\\x65'\\\\''\\\\'\\\\'''\\\\'' -\\\\a'\\\\'''; break; done`",
     ["sh"],
   ],
-  // seed 99352597 (issue 34, cases 61 and 69): sed `e` and ed `!` run their command with sh -c
+  // seed 99352597 (cases 61 and 69): sed `e` and ed `!` run their command with sh -c
   ["bash", "echo | sed '1e uname -a'", ["sed", "sh", "uname"]],
   ["bash", "ed -s <<< '!id -u'", ["ed", "sh", "id"]],
   ["bash", "sqlite3 :memory: '.shell touch ran'", ["sqlite3", "sh", "touch"]],

@@ -44,7 +44,7 @@ function namedPrograms(script: string, shell: TraceShell): Set<string> {
 }
 
 /**
- * Rules by which the guard refuses a line as unknown (issue 34: "refused as unknown when it cannot
+ * Rules by which the guard refuses a line as unknown ("refused as unknown when it cannot
  * be known"): a program such a line runs without the guard naming it is no disagreement, as long
  * as the line is not allowed.
  */
@@ -57,7 +57,7 @@ function refusedAsUnknown(script: string, shell: TraceShell): boolean {
 
 /** One generated script and the shell that runs it. */
 export function generateCase(rand: () => number): { script: string; shell: TraceShell } {
-  // A tenth: the families of issue 34 (shell state, programs that run programs), under bash.
+  // A tenth: the families around a command (shell state, programs that run programs), under bash.
   if (rand() < 0.1) {
     const c = pick(rand, TRACEABLE_COMMANDS);
     return { script: pick(rand, RUNNER_WRAPPERS)(c.name, c.rest), shell: "bash" };

@@ -18,7 +18,7 @@ import { hasLanded, landChangeSet } from "../../src/tools/layer/land-change-set.
 import { nodeEntryArgs } from "../helpers/node-entry.js";
 
 /**
- * The workspace as a transaction (issue 29, item 3), its first half: a real overlayfs layer,
+ * The workspace as a transaction, its first half: a real overlayfs layer,
  * mounted in an unprivileged user and mount namespace (`unshare -Urm`, `userxattr`) as a run's
  * sandbox will, takes a script's writes, edits, deletions, `rm -rf` and re-made folders (opaque),
  * links and whiteouts; the real workspace is untouched until the change set lands. Differential:

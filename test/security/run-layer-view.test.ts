@@ -10,7 +10,7 @@ import { viewedPath, withWorkspaceView } from "../../src/tools/beneath/workspace
 import { RunLayers } from "../../src/tools/layer/run-layers.js";
 
 /**
- * A run's layer as its tools see it (issue 29, item 3): the worker mounts the layer in a mount
+ * A run's layer as its tools see it: the worker mounts the layer in a mount
  * namespace of its own and holds it by descriptor; host-side file operations made in the run's
  * view and commands entered into the namespace both land in the layer, the real workspace is
  * untouched until the change set lands, and the namespace is gone once released.

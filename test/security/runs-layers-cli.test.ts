@@ -9,7 +9,7 @@ import { runCli } from "../../src/cli/run-cli.js";
 import { RunLayers } from "../../src/tools/layer/run-layers.js";
 
 /**
- * `echo-runner runs layers|diff|land|discard` on real layers (issue 29): a kept layer's changes are
+ * `echo-runner runs layers|diff|land|discard` on real layers: a kept layer's changes are
  * shown as a file list and a text diff, land on `runs land` and vanish on `runs discard`; a layer
  * still in use is refused with what to do instead.
  */

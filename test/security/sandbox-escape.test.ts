@@ -23,7 +23,7 @@ import { type LocalHttpServer, startLocalHttpServer } from "../helpers/local-htt
 import { testRedisUrl } from "../helpers/test-redis.js";
 
 /**
- * Escape attempts (issue 16), each through the real exec tool inside a real bubblewrap sandbox:
+ * Escape attempts, each through the real exec tool inside a real bubblewrap sandbox:
  * every one must fail while the command's workspace result is right and the worker stays healthy.
  * The test process is the worker here (root on CI, so commands run as uid 65534).
  */

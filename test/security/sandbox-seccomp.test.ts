@@ -3,7 +3,7 @@ import { buildSeccompFilter } from "../../src/tools/sandbox/seccomp-filter.js";
 import { sandboxedExec } from "../helpers/sandbox-exec.js";
 
 /**
- * Issue 29, item 4: the sandbox's seccomp filter, from inside a real bubblewrap sandbox through the
+ * The sandbox's seccomp filter, from inside a real bubblewrap sandbox through the
  * real exec tool. Each system call is made directly (perl's syscall(), so no library wrapper can
  * hide the answer) and its errno printed: the denied ones answer EPERM (clone3 ENOSYS), harmless
  * ones still work. Without the filter ptrace(TRACEME), io_uring_setup and userfaultfd answer

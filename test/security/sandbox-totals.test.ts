@@ -7,7 +7,7 @@ import { createSandboxCgroup, detectSandboxCgroups } from "../../src/tools/sandb
 import { sandboxedExec } from "../helpers/sandbox-exec.js";
 
 /**
- * Issue 29, item 4: limits per sandbox, not per process. Under memory_mb 300 one call started four
+ * Limits per sandbox, not per process. Under memory_mb 300 one call started four
  * processes of 200 MiB each, every one within its own RLIMIT_AS. With the sandbox's cgroup the
  * four together are bound: the call fails naming the limit and its setting, the groups are gone
  * afterwards and the next call runs. CI runs as root on cgroup v1 (memory + pids), where the

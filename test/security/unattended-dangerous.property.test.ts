@@ -34,7 +34,7 @@ import { callGuardFromConfig } from "../../src/runtime/index.js";
 import { iterations, pick, prng, subset, suiteSeed } from "./seeded.js";
 
 /**
- * "No config lets a dangerous call run unattended" (issue 11), and "a sub-agent is never elevated":
+ * "No config lets a dangerous call run unattended" (docs/DESIGN.md principle 3), and "a sub-agent is never elevated":
  * first over every combination of the approval shortcuts at the gate (with an allow-always store
  * and a smart model that approves), then through the whole policy → guard → gate pipeline of
  * `gate check` (checkOneCall) with configs loaded from random project files.

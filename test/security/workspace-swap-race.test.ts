@@ -19,7 +19,7 @@ import { callContext, fenceFactory, tempWorkspace } from "../../src/tools/regist
 import { invokeTool } from "../../src/tools/registry/invoke-tool.js";
 
 /**
- * The check-then-use race of the host-side file tools (issue 29, item 1), against a real
+ * The check-then-use race of the host-side file tools, against a real
  * RENAME_EXCHANGE flipper: a process that swaps the workspace folder `d` with `l`, a symbolic link
  * to a folder outside, as fast as the kernel lets it. Each tool is called thousands of times on a
  * path under `d`; none may read a byte of the outside folder or write anything into it. A control

@@ -17,7 +17,7 @@ export interface HttpPoster {
  * POSTs to `endpoint` over node:http(s) with a keep-alive pool. Not `fetch`: with a thousand runs
  * waiting on a model, fetch's web streams, its transferables and its per-request objects cost 2-3×
  * the CPU of node:http per request (measured in this repository: 446-827 against 208-238 µs per
- * request at 1,000 in flight), and a worker's steps are CPU-bound (issue 20). The abort signal
+ * request at 1,000 in flight), and a worker's steps are CPU-bound (docs/BENCHMARKS.md). The abort signal
  * covers the whole exchange: connecting, waiting and reading the body.
  */
 export function createHttpPoster(endpoint: URL, headers: Readonly<Record<string, string>>): HttpPoster {
@@ -25,7 +25,7 @@ export function createHttpPoster(endpoint: URL, headers: Readonly<Record<string,
   // Every idle connection is kept (Node's default keeps 256 and closes the rest): with more runs in
   // flight than that, each answer that found the idle pool full closed its connection, and the run's
   // next request opened a new one — a TCP connect and close per step on both sides (about 10 % of a
-  // worker's CPU at 1,000 in flight, issue 20). The pool never holds more connections than were once
+  // worker's CPU at 1,000 in flight, docs/BENCHMARKS.md). The pool never holds more connections than were once
   // in use at the same time; the server closes the ones it no longer wants (its keep-alive timeout).
   const pool = {
     keepAlive: true,

@@ -81,7 +81,7 @@ function parseRecordedResponse(value: unknown, step: number): ModelResponse {
 }
 
 /**
- * The agent loop (DESIGN.md §7): model call → tool calls → policy + guard + gate → execute →
+ * The agent loop (docs/DESIGN.md §7): model call → tool calls → policy + guard + gate → execute →
  * results back to the model, until the model stops or max steps. Every model response and every
  * tool call is journalled, so a replay after a crash or a park is deterministic and repeats no side
  * effect. Throws ParkSignal when the run must wait.

@@ -15,7 +15,7 @@ export function workingDirectoryOf(args: Readonly<Record<string, unknown>>, work
  * approval given for a command in the sandbox never runs that command on the host, nor in another
  * directory; and, when the command runs files of the workspace (`runFiles`, see runFileDigests),
  * their content digests, so a script changed after the approval asks again. Other tools' hash is
- * the canonical arguments' hash, as before.
+ * the canonical arguments' hash.
  */
 export function approvalArgsHash(
   tool: string,

@@ -9,7 +9,7 @@ export const LANDING_REQUEST_TOOL = "workspace_landing";
 export const LANDING_REQUEST_KEY = "layer-landing";
 
 /**
- * The run's end for its layer (issue 29): an ordinary change set lands by itself; one that deletes
+ * The run's end for its layer (docs/SANDBOX.md): an ordinary change set lands by itself; one that deletes
  * many files, touches `.git/`, writes a file that runs code elsewhere, sets setuid bits or links out
  * of the workspace parks for a person, who sees the change set (file list and text diff) on the
  * approval page, in the mail and in /admin. Approved: it lands, exactly the set that was approved

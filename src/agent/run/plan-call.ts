@@ -82,7 +82,7 @@ export interface ExecutePlan {
   capabilities: readonly string[];
   /**
    * The decision's audit append, in flight. Nothing may act on the plan before it has settled: the
-   * decision is on record before the side effect starts, as before; it only no longer waits alone.
+   * decision is on record before the side effect starts; the append only runs beside other work.
    */
   decisionRecorded: Promise<void>;
 }

@@ -70,7 +70,7 @@ export interface RunDeps {
   /** Retries of transient model failures inside a step (default: 4 attempts, 1 s doubling). */
   modelRetry?: Partial<ModelRetryPolicy>;
   /**
-   * The runs' copy-on-write layers over their workspaces (issue 29): every tool call of a run works
+   * The runs' copy-on-write layers over their workspaces (docs/SANDBOX.md): every tool call of a run works
    * in its layer, and the run's end lands the change set or parks it for a person. None: the tools
    * work on the real workspace.
    */

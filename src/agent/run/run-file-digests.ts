@@ -6,7 +6,7 @@ import { workingDirectoryOf } from "./approval-hash.js";
 export type RunFileDigests = Readonly<Record<string, string>>;
 
 /**
- * What the workspace files an exec-class call runs hold right now (issue 30, item 8): for each file
+ * What the workspace files an exec-class call runs hold right now (what was approved is what runs): for each file
  * the guard finds (`sh x.sh`, `./x`, `python3 x.py`, `make`, `npm run`), its SHA-256 or what it is
  * instead (missing, outside the workspace, ...), read by descriptor beneath the workspace. Undefined
  * when the call runs no such file, so the approval hash of every other call stays what it was.

@@ -2,7 +2,7 @@ import type { Journal } from "../../journal/index.js";
 import type { AuditSink, OutboxEntry } from "./ports.js";
 
 /**
- * A run's execution audit entries on their way to the audit trail (DESIGN.md §7, docs/BENCHMARKS.md
+ * A run's execution audit entries on their way to the audit trail (docs/DESIGN.md §7, docs/BENCHMARKS.md
  * "CPU per tool call"). A call's entry is stored in the run's journal in the same write as its
  * result, and appended to the trail afterwards while the run goes on: the run no longer waits for
  * a second durable write per call, and nothing a SIGKILL leaves behind loses an entry or doubles it.

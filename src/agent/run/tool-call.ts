@@ -96,7 +96,7 @@ export async function runToolCall(
   const key = baseCtx.idempotencyKey;
   if (scope.recorded.has(key)) return { result: scope.recorded.get(key) as ToolResult, replay: true };
   // Everything the call does to files, from the path fence's check to the exec, happens in the
-  // run's layer when it has one (issue 29): the real workspace is changed only when the run lands.
+  // run's layer when it has one (docs/SANDBOX.md): the real workspace is changed only when the run lands.
   // A sub-agent works in its tree's layer (it inherits the trace id): it sees its parent's work.
   const view = await deps.layers?.enter({
     runId: payload.runId,

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { bufferIo } from "../io.js";
 import { runCli } from "../run-cli.js";
 
-/** A config with one of each identity problem of issue 30 item 5 (the owner's `а` is Cyrillic). */
+/** A config with one of each identity problem the config checks catch (the owner's `а` is Cyrillic). */
 const CONFIG = `permissions:
   approval:
     forbid_self_approval: true

@@ -7,7 +7,7 @@ import { type DoctorCheck, fail, ok, warn } from "./doctor-check.js";
 const NAME = "workspace.layer";
 
 /**
- * Whether runs get a copy-on-write layer over their workspace here (issue 29): a real layer is
+ * Whether runs get a copy-on-write layer over their workspace here (docs/SANDBOX.md): a real layer is
  * made in the data dir, written through and checked to have left the folder below untouched.
  */
 export async function checkWorkspaceLayer(

@@ -53,8 +53,8 @@ async function configGet(redis: Redis, name: string): Promise<string | undefined
 }
 
 /**
- * Redis as the runner needs it (DESIGN.md §10): reachable, a version BullMQ supports, persistent
- * (AOF, `appendfsync everysec`) and never evicting keys. Reads INFO, which managed services allow,
+ * Redis as the runner needs it (docs/DESIGN.md §10): reachable, a version BullMQ supports, persistent
+ * (AOF; `appendfsync always`, else a warning) and never evicting keys. Reads INFO, which managed services allow,
  * and CONFIG GET only where it is allowed.
  */
 export async function checkRedis(options: RedisCheckOptions): Promise<DoctorCheck[]> {

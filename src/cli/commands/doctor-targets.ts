@@ -8,7 +8,7 @@ import { type DoctorCheck, ok, warn } from "./doctor-check.js";
 const NAME = "notifications.targets";
 
 /**
- * Notification targets that keep failing on pending approvals (issue 30 item 4): their approvers
+ * Notification targets that keep failing on pending approvals: their approvers
  * see no link, and nothing else says so. Undefined when Redis cannot be read (the redis check
  * reports that).
  */

@@ -320,7 +320,7 @@ describe("gate check on the sandbox host", () => {
     expect(local.decision.reason).toContain("tar is not a safe bin");
   });
 
-  // Probes from outside (session 3): a hidden hard command stays denied in the sandbox whatever
+  // Probes from outside: a hidden hard command stays denied in the sandbox whatever
   // carries it; a computed command name is never covered by the grant; code run through an option
   // whose effect the sandbox holds is covered (the exec-host table's contained rows).
   it.each([

@@ -7,7 +7,7 @@ import { type CliCommand, type CliIo, EXIT } from "../io.js";
 
 /**
  * `echo-runner runs layers|diff|land|discard`: what an operator does with a run's layer that did not
- * land by itself (issue 29): a landing a person denied or let expire, or a failed run's. The layers
+ * land by itself: a landing a person denied or let expire, or a failed run's. The layers
  * are in the data dir `start` uses (`--data-dir`, ECHO_RUNNER_DATA_DIR, or ./data).
  */
 

@@ -11,7 +11,7 @@ function inside(root: string, path: string): boolean {
 }
 
 /**
- * What a file of the workspace holds, for an approval to bind (issue 30, item 8): `sha256:<hex>` of
+ * What a file of the workspace holds, for an approval to bind: `sha256:<hex>` of
  * its bytes, or a word for what it is instead (`missing`, `not a regular file`, `outside the
  * workspace (not read)`, `too large to read (<n> bytes)`), so a file created, swapped or replaced
  * after the approval changes the digest too. `path` is as the command names it, relative to

@@ -73,7 +73,7 @@ interface OpenLayer {
 }
 
 /**
- * The copy-on-write layers of a worker's runs (issue 29). A run tree (a run and the sub-agents it
+ * The copy-on-write layers of a worker's runs (docs/SANDBOX.md). A run tree (a run and the sub-agents it
  * delegates to, which share its trace id) has one layer, so a sub-agent sees its parent's work and
  * its own writes are part of the tree's change set. The root's first tool call opens it (made the
  * first time, mounted again after a crash or a park: the upper folder in the data dir is the

@@ -6,7 +6,7 @@ import { commandResult, runForeground } from "./run-command.js";
 
 /**
  * The arguments exec and execute_code share (working directory, timeout, stdin), worded for what
- * the tool runs ("command" or "program") so each tool's schema reads as before.
+ * the tool runs ("command" or "program") so each tool's schema reads naturally.
  */
 export function foregroundCallFields(subject: "command" | "program") {
   return {

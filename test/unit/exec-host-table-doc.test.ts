@@ -5,13 +5,11 @@ import { EXEC_HOST_TABLE } from "../../src/guard/index.js";
 
 const WORDS = { deny: "denied", flag: "flagged: a person", contained: "contained: not flagged" } as const;
 
-describe("README's exec-host table", () => {
+describe("docs/SANDBOX.md's exec-host table", () => {
   it("is the table the gate reads, row for row", () => {
-    const readme = readFileSync(join(import.meta.dirname, "..", "..", "README.md"), "utf8");
-    const block = /<!-- exec-host-table:start -->\n([\s\S]*?)\n<!-- exec-host-table:end -->/.exec(
-      readme,
-    )?.[1];
-    expect(block, "README has the exec-host table between its markers").toBeDefined();
+    const doc = readFileSync(join(import.meta.dirname, "..", "..", "docs", "SANDBOX.md"), "utf8");
+    const block = /<!-- exec-host-table:start -->\n([\s\S]*?)\n<!-- exec-host-table:end -->/.exec(doc)?.[1];
+    expect(block, "docs/SANDBOX.md has the exec-host table between its markers").toBeDefined();
     const rows = (block ?? "")
       .split("\n")
       .slice(2)
