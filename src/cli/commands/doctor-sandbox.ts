@@ -2,7 +2,7 @@ import type { EchoRunnerConfig } from "../../config/index.js";
 import { systemHostResolver } from "../../platform/index.js";
 import { sandboxFromConfig } from "../../runtime/index.js";
 import type { DeepReadonly } from "../../shared/index.js";
-import { probeSandbox } from "../../tools/index.js";
+import { cgroupsDescription, probeSandbox } from "../../tools/index.js";
 import { type DoctorCheck, fail, ok, warn } from "./doctor-check.js";
 
 const LOCAL_FIX = "set tools.exec.host: sandbox (needs bubblewrap) to contain commands";
@@ -65,10 +65,6 @@ export async function checkSandbox(
   }
   return ok(
     "exec.host",
-    `sandbox (bubblewrap, network ${sandbox.network}): probe inside found ${found}; limits ${sandbox.limits.maxProcesses} processes, ${sandbox.limits.memoryMb} MiB, ${sandbox.limits.fileSizeMb} MiB files, ${sandbox.limits.cpuSeconds} s CPU; ${
-      sandbox.cgroups.kind === "v1"
-        ? "memory and processes bound per sandbox (cgroup v1)"
-        : `memory and processes bound per process only: ${sandbox.cgroups.why}`
-    }`,
+    `sandbox (bubblewrap, network ${sandbox.network}): probe inside found ${found}; limits ${sandbox.limits.maxProcesses} processes, ${sandbox.limits.memoryMb} MiB, ${sandbox.limits.fileSizeMb} MiB files, ${sandbox.limits.cpuSeconds} s CPU; ${cgroupsDescription(sandbox.cgroups)}`,
   );
 }
