@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createCommandGuard } from "../platform/index.js";
 import { BENIGN_COMMANDS } from "./benign-commands.fixture.js";
 import type { CommandGuard } from "./command-guard.js";
-import type { CommandRule } from "./verdict.js";
+import type { CommandRule } from "./verdict/index.js";
 
 let guard: CommandGuard;
 beforeAll(async () => {

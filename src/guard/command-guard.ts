@@ -1,42 +1,57 @@
-import { runnerCommands } from "./command-runners.js";
-import { envCommandAssignments, environmentCommands, optionCommands } from "./embedded-commands.js";
-import { hardInvocationFindings, hardRedirectFindings } from "./hard-families.js";
-import { DownloadTracker, wrappedHardFindings } from "./indirect-families.js";
-import { internalAddressAssignments } from "./internal-addresses.js";
-import { interpreterFindings } from "./interpreter-families.js";
-import { tooComplexFindings } from "./past-limits.js";
-import { SHELL_PROGRAMS } from "./programs.js";
-import { runtimeEvaluation } from "./runtime-evaluation.js";
-import { bashOnlyConstructs, nestedDialect, posixReading, type ShellDialect } from "./shell-dialect.js";
-import { type InputReaders, inputReaders } from "./shell-input.js";
-import type { ShellParser } from "./shell-parser.js";
 import {
-  declaredAssignments,
-  stateAssignmentUses,
-  stateDeclarationUses,
-  stateInvocationUses,
-} from "./shell-state.js";
+  DownloadTracker,
+  hardInvocationFindings,
+  hardRedirectFindings,
+  internalAddressAssignments,
+  interpreterFindings,
+  redirectPatterns,
+  softInvocationFindings,
+  softRedirectFindings,
+  tooComplexFindings,
+  variantsOf,
+  WrittenPrograms,
+  wrappedHardFindings,
+} from "./families/index.js";
+import type { ShellParser } from "./shell/index.js";
 import {
   type Assignment,
+  BRACE_MARK,
+  bashOnlyConstructs,
+  hasHiddenCharacters,
+  literalField,
+  nestedDialect,
+  posixReading,
+  runtimeEvaluation,
+  type ShellDialect,
   type SimpleCommand,
   type StartDirectory,
   startDirectoryOf,
+  substitutionSpans,
   walkShell,
-} from "./shell-walk.js";
-import { BRACE_MARK, literalField } from "./shell-words.js";
-import { softInvocationFindings, softRedirectFindings } from "./soft-families.js";
-import { substitutionSpans } from "./substitution-spans.js";
-import { hasHiddenCharacters } from "./text-normalise.js";
-import { redirectPatterns, variantsOf } from "./unknown-parts.js";
-import { type Invocation, programName, unwrapCommand } from "./unwrap.js";
+} from "./shell/index.js";
+import {
+  declaredAssignments,
+  envCommandAssignments,
+  environmentCommands,
+  type InputReaders,
+  type Invocation,
+  inputReaders,
+  optionCommands,
+  programName,
+  runnerCommands,
+  SHELL_PROGRAMS,
+  stateAssignmentUses,
+  stateDeclarationUses,
+  stateInvocationUses,
+  unwrapCommand,
+} from "./unwrap/index.js";
 import {
   type CommandVerdict,
   decideCommand,
   type GuardFinding,
   hardFinding,
   softFinding,
-} from "./verdict.js";
-import { WrittenPrograms } from "./written-programs.js";
+} from "./verdict/index.js";
 
 /** Longest command the guard parses; longer input needs approval. */
 export const MAX_COMMAND_LENGTH = 100_000;
