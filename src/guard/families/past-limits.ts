@@ -34,10 +34,19 @@ function sourceOf(argv: Field[], redirects: SimpleCommand["redirects"] = []): Si
   };
 }
 
-/** One scan for the common case: no hard program name (after a separator, quote or `=`) and no `>`. */
+/**
+ * One scan for the common case: no hard program name (after a separator, quote, `=`, `,` or the
+ * `-` / `+` / `?` of `${x:-word}`, in any case) and no `>`.
+ */
 const MAYBE_HARD = new RegExp(
-  `>|(?:^|[\\s;&|()\`'"\\\\{}=/])${HARD_PROGRAMS.source.replace(/^\^|\$$/g, "")}(?=$|[\\s;&|()\`'"\\\\{}])`,
+  `>|(?:^|[\\s;&|()\`'"\\\\{}=/,+?-])${HARD_PROGRAMS.source.replace(/^\^|\$$/g, "")}(?=$|[\\s;&|()\`'"\\\\{},])`,
+  "i",
 );
+/**
+ * Where a value inside a word starts: after `=` (`x=reboot`, `BASH_CMDS[ls]=…`), a `,` (a list an
+ * `IFS=,` splits) or the word of `${x:-word}` / `:=` / `:+` / `:?`.
+ */
+const VALUE_START = /=|,|:[-=+?]/;
 
 /** The hard findings of the words of `text` read as above; empty when no hard program is named. */
 export function hiddenHardFindings(text: string, where: string): GuardFinding[] {
@@ -70,12 +79,14 @@ export function hiddenHardFindings(text: string, where: string): GuardFinding[] 
         }
         continue;
       }
-      // `x=reboot`, `BASH_CMDS[ls]=/sbin/reboot`, `APT::…::=reboot`: the value may be run later.
-      const eq = word.lastIndexOf("=");
-      const named = eq >= 0 && eq < word.length - 1 ? word.slice(eq + 1) : word;
+      // `x=reboot`, `BASH_CMDS[ls]=/sbin/reboot`, `${c:-reboot}`, `c=ls,reboot`: a value may be run
+      // later, also in another case (`${c,,}`).
+      const named = [word, ...word.split(VALUE_START)]
+        .map((w) => w.toLowerCase())
+        .find((w) => w !== "" && HARD_PROGRAMS.test(programName(literalField(w))));
+      if (named === undefined) continue;
       const nameField = literalField(named);
       const name = programName(nameField);
-      if (!HARD_PROGRAMS.test(name)) continue;
       const args = words.slice(k + 1, k + 1 + MAX_WORDS).map(literalField);
       const inv: Invocation = {
         name,

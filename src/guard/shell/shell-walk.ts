@@ -452,19 +452,27 @@ class Walker {
     if (value) this.inner(value, frame);
     if (name === undefined) return;
     if (name === "IFS") this.words.ifsChanged = true;
+    // `c=reb; c+=oot`: the value is appended to what the variable held, which must be known too.
+    const appends = node.children.some((k) => k?.type === "+=");
+    const before = appends ? this.words.vars.get(name) : "";
     {
       // Kept for the environment checks: `export LD_PRELOAD=…`, `GIT_CONFIG_KEY_0=…; export …`.
       const fields = value ? this.expand(value) : [];
-      const text = fields.map((f) => f.text).join(" ");
+      const text = (before ?? "") + fields.map((f) => f.text).join(" ");
       this.shellAssignments.push({
         name,
-        value: { text, bare: text, dynamic: fields.some((f) => f.dynamic), glob: false },
+        value: {
+          text,
+          bare: text,
+          dynamic: before === undefined || fields.some((f) => f.dynamic),
+          glob: false,
+        },
       });
     }
-    if (value && LITERAL_VALUE_TYPES.has(value.type)) {
+    if (value && before !== undefined && LITERAL_VALUE_TYPES.has(value.type)) {
       const fields = this.expand(value);
       if (fields.every((f) => !f.dynamic)) {
-        this.words.vars.set(name, fields.map((f) => f.text).join(" "));
+        this.words.vars.set(name, before + fields.map((f) => f.text).join(" "));
         return;
       }
     }

@@ -85,3 +85,55 @@ describe("shell state that changes what a name runs is too complex to judge", ()
     "x[$(echo 1)]=2",
   ])("leaves %s alone", (command) => expectAllowed(guard, command));
 });
+
+describe("a command name computed at run time may be any word the script holds or builds", () => {
+  // Each runs reboot in bash; before, each only asked (or, for `+=`, was allowed).
+  it.each<[string, CommandRule]>([
+    // a name reference whose target is unknown: it may refer to any variable of the script
+    ['a=re; b=boot; x=$a$b; declare -n r="$v"; $r', "hard.shutdown"],
+    ["a=re; b=boot; x=$a$b; declare -n r=x; $r", "hard.shutdown"],
+    ["a=re; b=boot; x=$a$b; declare -n r; r=$v; $r", "hard.shutdown"],
+    ['f() { local -n r="$1"; $r; }; x=reb; x+=oot; f "$2"', "hard.shutdown"],
+    ["x=poweroff; typeset -n r=$v; sudo $r", "hard.shutdown"],
+    // indirect expansion
+    ['a=re; b=boot; x=$a$b; y=x; "${!y}"', "hard.shutdown"],
+    ['x=reboot; "${!v}" now', "hard.shutdown"],
+    // values the walk does not follow: positional parameters, loops, read, printf -v, arrays
+    ['set -- reboot; "$@"', "hard.shutdown"],
+    ["for c in ls reboot; do $c; done", "hard.shutdown"],
+    ["select c in reboot; do $c; done", "hard.shutdown"],
+    ["read c <<< reboot; $c", "hard.shutdown"],
+    ["while read c; do $c; done <<< 'rm -rf /'", "hard.recursive-delete-system"],
+    ['printf -v "$v" reboot; $c', "hard.shutdown"],
+    ["mapfile -t a <<< reboot; ${a[0]}", "hard.shutdown"],
+    ["a=(ls); a+=(reboot); ${a[$i]}", "hard.shutdown"],
+    ["declare -A m=([k]=reboot); ${m[$k]}", "hard.shutdown"],
+    ['declare "c=reboot"; $c', "hard.shutdown"],
+    ["f() { echo reboot; }; $(f)", "hard.shutdown"],
+    // expansions that pick or change a value: defaults, lists an IFS splits, case
+    ["c=${x:-reboot}; $c", "hard.shutdown"],
+    ["IFS=, ; c=ls,reboot; $c", "hard.shutdown"],
+    ["c=REBOOT; ${c,,}", "hard.shutdown"],
+    // a nested script's name from the script around it
+    ["export c=reboot; bash -c '$c'", "hard.shutdown"],
+    // appending to a known value
+    ["c=reb; c+=oot; $c", "hard.shutdown"],
+    ["c+=reboot; $c", "hard.shutdown"],
+  ])("%s → deny (%s)", (command, rule) => expectState(command, "deny", rule));
+
+  it.each([
+    'declare -n r="$v"; $r',
+    'local -n r="$1"; $r',
+    "read v; declare -n r=$v; $r -f",
+    '"${!v}"',
+    "c=$(printf reb; printf oot); $c",
+    "c=xreboot; ${c:1}",
+  ])("%s is never allowed (nothing in it names a hard command)", (command) => {
+    expect(guard.check(command).verdict).toBe("ask");
+  });
+
+  it.each(["c=ls; c+=' -l'; $c", 'x=1; x+=2; echo "$x"', 'for f in *.txt; do wc -l "$f"; done'])(
+    "leaves %s alone",
+    (command) => expectAllowed(guard, command),
+  );
+});
