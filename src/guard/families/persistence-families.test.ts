@@ -97,15 +97,37 @@ describe("a glob or an archive writes a protected path when some expansion of it
     ["cd .git/hooks && tar -xf ../../h.tar", "soft.persistence"],
     ["tar -xf dotfiles.tar -C ~", "soft.persistence"],
     ["cd .git && unzip ../cfg.zip", "soft.persistence"],
+    // Members land at any depth below the directory: what could land there decides.
+    ["tar -xf h.tar", "soft.persistence"],
+    ["tar -xf h.tar --strip-components=2", "soft.persistence"],
+    ["tar -xf h.tar -C .git", "soft.persistence"],
+    ["bsdtar -xf h.tar -C .git", "soft.persistence"],
+    ["unzip h.zip -d x/.git", "soft.persistence"],
+    ["cpio -idm -D .git < h.cpio", "soft.persistence"],
+    ["tar -xf h.tar -C ~/.config", "soft.persistence"],
+    ["tar -xf h.tar -C ~/.ssh", "soft.persistence"],
+    ["tar -xf h.tar -C /", "soft.persistence"],
+    ["tar -xf h.tar -C ..", "soft.persistence"],
+    ["cd .. && tar -xf h.tar", "soft.persistence"],
+    ["unzip h.zip -d ../..", "soft.persistence"],
+    ["cd src && bsdtar -xf ../h.tar -C ..", "soft.persistence"],
+    // Absolute and `..` member names: anywhere.
+    ["tar -xPf h.tar -C build", "soft.persistence"],
+    ["tar --absolute-names -xf h.tar -C build", "soft.persistence"],
+    ["unzip -: h.zip -d build", "soft.persistence"],
+    ["cpio -i -D build < h.cpio", "soft.persistence"],
   ])("asks for %j (%s)", (command, rule) => expectFinding(guard, command, "ask", rule));
 
   it.each([
-    ["tar -xf a.tar"],
     ["tar -xzf a.tgz -C build"],
     ["tar -tf a.tar"],
     ["tar -czf a.tgz src"],
     ["unzip -l a.zip"],
     ["unzip a.zip -d out"],
+    ["cd build && tar -xf ../h.tar"],
+    ["tar -xf h.tar -C /tmp/release"],
+    ["cpio -idm --no-absolute-filenames -D build < h.cpio"],
+    ['tar -xzf "$ARCHIVE" -C "$DEST"'],
     ["cp src/*.ts dist/"],
     ["cp docs/hook?.md notes/"],
   ])("leaves %j alone", (command) => expectAllowed(guard, command));

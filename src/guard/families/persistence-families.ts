@@ -1,5 +1,12 @@
-import { isCredentialFile, normaliseTarget, segmentRegex, writeTargets } from "../paths/index.js";
+import {
+  extractionLanding,
+  isCredentialFile,
+  normaliseTarget,
+  segmentRegex,
+  writeTargets,
+} from "../paths/index.js";
 import type { Field, SimpleCommand } from "../shell/index.js";
+import { literalField } from "../shell/index.js";
 import type { Invocation } from "../unwrap/index.js";
 import { GIT_COMMAND_KEY, GIT_LOADING_KEY, gitCommandLine } from "../unwrap/index.js";
 import { type GuardFinding, type SoftRule, softFinding } from "../verdict/index.js";
@@ -177,9 +184,73 @@ function homeContentsCopy(inv: Invocation): GuardFinding[] {
     : [];
 }
 
+/** Whether a path segment written as a glob (or plain) can be the segment `want` (`*`: any name). */
+function segmentMatches(segment: string, want: string): boolean {
+  if (want === "*") return true;
+  return /[*?[]/.test(segment)
+    ? segmentRegex(segment).test(want)
+    : segment.toLowerCase() === want.toLowerCase();
+}
+
+/**
+ * A protected path an archive member extracted into `dir` (at any depth below it) can be, if any:
+ * one below `dir` (`-C ~` reaches `~/.bashrc`, `-C .git` reaches `.git/hooks/x`, `-C x/.git` reaches
+ * `x/.git/hooks/x`), and the repository's own `.git` when `dir` is the working directory or above it
+ * (`tar -xf a.tar` may hold `.git/hooks/pre-commit`; `-C ..` may hold `repo/.git/hooks/x`). A
+ * repository nested below `dir` is left out: git runs its hooks only inside it. `/` and a leading
+ * `..` reach every protected path.
+ */
+function deepLanding(dir: string): { rule: SoftRule; what: string } | undefined {
+  const prefix = dir === "." || dir === "" ? [] : dir === "/" ? [""] : dir.split("/");
+  const anywhere = dir === "/" || prefix[0] === "..";
+  const aboveCwd = anywhere || prefix.length === 0 || dir === "~";
+  for (const example of PROTECTED_EXAMPLES) {
+    const parts = example.split("/");
+    const concrete = (tail: string[]) => [...prefix, ...tail].map((p) => (p === "*" ? "x" : p)).join("/");
+    const candidates: string[] = [];
+    if (anywhere) candidates.push(parts.map((p) => (p === "*" ? "x" : p)).join("/"));
+    if (example.startsWith("/") || example.startsWith("~")) {
+      // `dir` must be one of the example's folders.
+      if (prefix.length < parts.length && prefix.every((seg, i) => segmentMatches(seg, parts[i] as string)))
+        candidates.push(concrete(parts.slice(prefix.length)));
+    } else {
+      if (aboveCwd) candidates.push(parts.map((p) => (p === "*" ? "x" : p)).join("/"));
+      // `dir` ends inside the example (`.git`, `x/.git/hooks`).
+      for (let k = 1; k < parts.length && k <= prefix.length; k++) {
+        const tail = prefix.slice(prefix.length - k);
+        if (tail.every((seg, i) => segmentMatches(seg, parts[i] as string)))
+          candidates.push(concrete(parts.slice(k)));
+      }
+    }
+    for (const candidate of candidates) {
+      const c = classifyPath(candidate);
+      if (c) return c;
+    }
+  }
+  return undefined;
+}
+
+/** An archive extracted where a member, at any depth, can land on a protected path. */
+function extractionFindings(inv: Invocation): GuardFinding[] {
+  const landing = extractionLanding(inv);
+  if (landing === undefined) return [];
+  const dirs = landing.absoluteNames ? [...landing.directories, literalField("/")] : landing.directories;
+  for (const d of dirs) {
+    const c = deepLanding(normaliseTarget(d, inv.source.cwd));
+    if (c)
+      return [
+        softFinding(
+          c.rule,
+          `${describe(inv)} extracts an archive into ${d.text === "/" && landing.absoluteNames ? "any path its members name" : d.text}, where a member can be ${c.what}`,
+        ),
+      ];
+  }
+  return [];
+}
+
 /** Soft persistence and configuration findings for one invocation. */
 export function persistenceFindings(inv: Invocation): GuardFinding[] {
-  const out = [...scheduled(inv), ...homeContentsCopy(inv)];
+  const out = [...scheduled(inv), ...homeContentsCopy(inv), ...extractionFindings(inv)];
   for (const target of writeTargets(inv)) {
     const c = classifyWrite(target, inv.source.cwd);
     if (c) out.push(softFinding(c.rule, `${describe(inv)} writes ${c.what}`));

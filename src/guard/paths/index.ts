@@ -23,4 +23,4 @@ export {
   type RealPath,
   resolveRealPath,
 } from "./path-fence.js";
-export { writeTargets } from "./write-targets.js";
+export { extractionLanding, writeTargets } from "./write-targets.js";

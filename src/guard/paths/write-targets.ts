@@ -202,13 +202,29 @@ function computeWriteTargets(inv: Invocation): Field[] {
 
 /**
  * An archive extracted into a directory writes files of any name there: `DIR/*` (a glob, so a
- * family matches when some member could be its file: `tar -xf h.tar -C .git/hooks`). Members
- * deeper than that (an archive holding `.git/hooks/x` extracted at the top) are not seen.
+ * family matches when some member could be its file: `tar -xf h.tar -C .git/hooks`). Members deeper
+ * than that land anywhere below: {@link extractionLanding} says where, for the families that look.
  */
 function extractionTargets(inv: Invocation): Field[] {
+  const landing = extractionLanding(inv);
+  if (landing === undefined) return [];
+  return landing.directories.map((d) => ({ ...d, text: `${d.text.replace(/\/+$/, "")}/*`, glob: true }));
+}
+
+/**
+ * Where an archive extraction's members land: below each directory, at any depth (`a/b/.git/hooks/x`,
+ * or `.git/hooks/x` after `--strip-components`), and anywhere at all when the program keeps absolute
+ * and `..` names (`tar -P` / `--absolute-names`, `unzip -:`, and `cpio -i` unless
+ * `--no-absolute-filenames`). Undefined when the invocation extracts nothing.
+ */
+export function extractionLanding(
+  inv: Invocation,
+): { directories: Field[]; absoluteNames: boolean } | undefined {
+  if (!ARCHIVE_PROGRAMS.has(inv.name)) return undefined;
   const args = inv.args;
   const texts = args.map((a) => a.text);
   let extracting: boolean;
+  let absoluteNames = false;
   let dirs: Field[] = [];
   const optionValueAt = (i: number, short: string): Field | undefined => {
     const t = texts[i] as string;
@@ -217,6 +233,7 @@ function extractionTargets(inv: Invocation): Field[] {
   switch (inv.name) {
     case "unzip":
       extracting = !texts.some((t) => /^-[A-Za-z]*[lptvzZ]/.test(t));
+      absoluteNames = texts.some((t) => /^-[A-Za-z]*:/.test(t));
       texts.forEach((t, i) => {
         const d = /^-d/.test(t) ? optionValueAt(i, "-d") : undefined;
         if (d) dirs.push(d);
@@ -229,6 +246,7 @@ function extractionTargets(inv: Invocation): Field[] {
       break;
     case "cpio":
       extracting = texts.some((t) => /^-[A-Za-z]*i|^--extract$/.test(t));
+      absoluteNames = !texts.includes("--no-absolute-filenames");
       texts.forEach((t, i) => {
         const d = t === "-D" || /^-D./.test(t) ? optionValueAt(i, "-D") : undefined;
         if (d) dirs.push(d);
@@ -238,9 +256,10 @@ function extractionTargets(inv: Invocation): Field[] {
     default: {
       // tar: `-x`, a cluster with x, `--extract` / `--get`, or the dashless bundle (`tar xzf`).
       const first = texts[0] ?? "";
+      const bundle = /^[A-Za-z]+$/.test(first) ? first : "";
       extracting =
-        texts.some((t) => /^-[A-Za-z]*x/.test(t) || /^--(extract|get)$/.test(t)) ||
-        (/^[A-Za-z]+$/.test(first) && first.includes("x"));
+        texts.some((t) => /^-[A-Za-z]*x/.test(t) || /^--(extract|get)$/.test(t)) || bundle.includes("x");
+      absoluteNames = bundle.includes("P") || texts.some((t) => /^-[A-Za-z]*P/.test(t) || /^--abs/.test(t));
       texts.forEach((t, i) => {
         const d = t === "-C" || /^-C./.test(t) ? optionValueAt(i, "-C") : undefined;
         if (d) dirs.push(d);
@@ -249,7 +268,9 @@ function extractionTargets(inv: Invocation): Field[] {
       });
     }
   }
-  if (!extracting) return [];
+  if (!extracting) return undefined;
   if (dirs.length === 0) dirs = [literalField(".")];
-  return dirs.map((d) => ({ ...d, text: `${d.text.replace(/\/+$/, "")}/*`, glob: true }));
+  return { directories: dirs, absoluteNames };
 }
+
+const ARCHIVE_PROGRAMS: ReadonlySet<string> = new Set(["tar", "bsdtar", "unzip", "7z", "7za", "cpio"]);
