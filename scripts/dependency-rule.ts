@@ -40,6 +40,19 @@ export const LAYERS: Record<string, number> = {
   root: 8,
 };
 
+/**
+ * Sub-rooms: the folders directly inside a room, per room that has them, lowest first. A file in a
+ * sub-room imports only its own sub-room and those listed before it, each through its index.ts; the
+ * room's top-level files sit above every sub-room and reach them through their index.ts too. A folder
+ * inside a listed room that is missing here is an error, so a new sub-room must be placed in the
+ * order. Rooms not listed here are checked as one folder, as before. Because the order is a line, no
+ * cycle between sub-rooms can pass; cycles between files are caught by the cycle check.
+ */
+export const SUB_ROOMS: Readonly<Record<string, readonly string[]>> = {
+  /** Parse, then unwrap, then judge by family; the deciding files (command-guard, call-guard) on top. */
+  guard: ["verdict", "shell", "unwrap", "safe-bins", "paths", "network", "families"],
+};
+
 /** Same-layer imports that are allowed (the pair must stay acyclic, which the cycle check proves). */
 const SAME_LAYER_ALLOWED = new Set([
   "tools->catalog",
@@ -140,7 +153,9 @@ const ENTRY_FOLDERS = new Set(["cli", "workers"]);
 /** Which check a violation comes from. */
 export const RULE_IDS = [
   "layer-map",
+  "sub-room-map",
   "inward",
+  "sub-room-upward",
   "index-only",
   "pure-folder-edge",
   "pure-direct-io",
@@ -173,6 +188,8 @@ interface ImportRef {
 interface SourceFile {
   path: string;
   folder: string;
+  /** The sub-room of a listed room the file lives in, "" for the room's top-level files. */
+  subRoom: string;
   imports: ImportRef[];
   text: string;
 }
@@ -198,6 +215,13 @@ function folderOf(root: string, file: string): string {
   if (rel[0] === "workers") return "workers";
   if (rel[0] === "src" && rel.length > 2) return rel[1] ?? "root";
   return "root";
+}
+
+/** `src/<room>/<sub>/…` → `<sub>` when the room is listed in SUB_ROOMS; "" otherwise. */
+function subRoomOf(root: string, file: string): string {
+  const rel = relative(root, file).split(sep);
+  if (rel[0] !== "src" || rel.length < 4 || SUB_ROOMS[rel[1] ?? ""] === undefined) return "";
+  return rel[2] ?? "";
 }
 
 function isTestFile(file: string): boolean {
@@ -260,7 +284,7 @@ function readSource(root: string, file: string, cache: ts.ModuleResolutionCache)
     }
     return { specifier, resolved, runtime };
   });
-  return { path: file, folder: folderOf(root, file), imports, text };
+  return { path: file, folder: folderOf(root, file), subRoom: subRoomOf(root, file), imports, text };
 }
 
 /** `node:fs/promises` for "fs/promises" and "node:fs/promises"; `@scope/pkg` / `pkg` for packages. */
@@ -294,6 +318,16 @@ export function findViolations(root: string): RuleViolation[] {
       });
       continue;
     }
+    const order = SUB_ROOMS[file.folder];
+    if (order && file.subRoom !== "" && !order.includes(file.subRoom)) {
+      violations.push({
+        rule: "sub-room-map",
+        file: rel,
+        target: `${file.folder}/${file.subRoom}`,
+        message: `sub-room "src/${file.folder}/${file.subRoom}" is not in the order of "${file.folder}" in SUB_ROOMS (scripts/dependency-rule.ts: ${order.join(" < ")}); add it where its imports put it`,
+      });
+      continue;
+    }
     const targets: string[] = [];
     for (const imp of file.imports) {
       if (!imp.resolved) {
@@ -302,7 +336,23 @@ export function findViolations(root: string): RuleViolation[] {
       }
       if (byPath.has(imp.resolved)) targets.push(imp.resolved);
       const targetFolder = folderOf(root, imp.resolved);
-      if (targetFolder === file.folder) continue;
+      if (targetFolder === file.folder) {
+        if (order) {
+          const targetRel = relative(root, imp.resolved).split(sep);
+          const viaIndex = targetRel.length === 4 && targetRel[3] === "index.ts";
+          checkSubRoomImport(
+            file,
+            rel,
+            imp,
+            subRoomOf(root, imp.resolved),
+            viaIndex,
+            order,
+            test,
+            violations,
+          );
+        }
+        continue;
+      }
       const targetLayer = LAYERS[targetFolder];
       if (targetLayer === undefined) continue;
       checkFolderImport(file, rel, imp, targetFolder, targetLayer, layer, test, root, violations);
@@ -406,6 +456,43 @@ function checkFolderImport(
       file: rel,
       target: targetFolder,
       message: `only cli/, workers/ and runtime/ load config; "${file.folder}" receives values`,
+    });
+  }
+}
+
+/**
+ * An import between two places of one room that has sub-rooms: never up the order (tests aside, as
+ * for layers: a sub-room's test may drive the room's top-level check), and into another sub-room only
+ * through its index.ts (tests included, as between rooms).
+ */
+function checkSubRoomImport(
+  file: SourceFile,
+  rel: string,
+  imp: ImportRef,
+  targetSubRoom: string,
+  viaIndex: boolean,
+  order: readonly string[],
+  test: boolean,
+  violations: RuleViolation[],
+) {
+  if (targetSubRoom === file.subRoom) return;
+  const room = file.folder;
+  const rank = (sub: string) => (sub === "" ? order.length : order.indexOf(sub));
+  const where = (sub: string) => (sub === "" ? `the top level of "${room}"` : `"${room}/${sub}"`);
+  if (!test && rank(targetSubRoom) > rank(file.subRoom)) {
+    violations.push({
+      rule: "sub-room-upward",
+      file: rel,
+      target: `${room}/${targetSubRoom}`,
+      message: `${where(file.subRoom)} may not import ${where(targetSubRoom)} ("${imp.specifier}"): inside "${room}" imports point down the order ${order.join(" < ")} < top-level files`,
+    });
+  }
+  if (targetSubRoom !== "" && !viaIndex) {
+    violations.push({
+      rule: "index-only",
+      file: rel,
+      target: `${room}/${targetSubRoom}`,
+      message: `imports "${imp.specifier}" from another sub-room; import it through src/${room}/${targetSubRoom}/index.ts`,
     });
   }
 }
