@@ -47,26 +47,6 @@ export function isLinkTokenShape(value: unknown): value is string {
   return typeof value === "string" && TOKEN_PATTERN.test(value);
 }
 
-/**
- * Finds the stored hash equal to the presented token's hash, in either stored form. Every stored
- * hash is compared with `timingSafeEqual` and the loop never stops early, so the time taken says
- * nothing about how close a guess was or which entry matched.
- */
-export function findTokenHash(storedHashes: Iterable<string>, presented: string): string | null {
-  if (!isLinkTokenShape(presented)) return null;
-  const wanted = linkTokenHashes(presented).map((hash) => Buffer.from(hash));
-  let found: string | null = null;
-  for (const hash of storedHashes) {
-    const candidate = Buffer.from(hash);
-    for (const form of wanted) {
-      if (candidate.length === form.length && timingSafeEqual(candidate, form) && found === null) {
-        found = hash;
-      }
-    }
-  }
-  return found;
-}
-
 /** Equality of two secrets in constant time (compares their SHA-256 digests, so lengths may differ). */
 export function secretsEqual(a: string, b: string): boolean {
   return timingSafeEqual(Buffer.from(sha256Hex(a), "hex"), Buffer.from(sha256Hex(b), "hex"));
