@@ -1,7 +1,8 @@
-// `npm run build` (also `prepare`, so `npm ci` builds, and `pretest`): compiles every non-test .ts
-// file under src/ and workers/ to dist/, and the worker processes tests start (test/helpers/*-main.ts) (tsconfig.build.json: no type check here, `npm run
-// typecheck` does that), links dist/config to config/ (sources find their YAML files by relative
-// path), bundles TypeBox into dist/vendor (see vendorTypebox), writes the CLI's command manifest (so
+// `npm run build` (also `prepare`, so `npm ci` builds, and `pretest`): compiles the .ts files under
+// src/ and workers/ to dist/, leaving out tests and their fixtures (`*.fixture.ts`, `test-fixture.ts`:
+// never in dist/ or the image), plus the worker processes tests start (test/helpers/*-main.ts)
+// (tsconfig.build.json: no type check here, `npm run typecheck` does that), links dist/config to
+// config/ (sources find their YAML files by relative path), bundles TypeBox into dist/vendor (see vendorTypebox), writes the CLI's command manifest (so
 // a command loads only its own modules), bundles the commands that must start fast with the
 // dispatcher (see fuseCommands), and writes the stamp bin/echo-runner.js compares the
 // sources against last.

@@ -1,4 +1,3 @@
-export { BENIGN_COMMANDS } from "./benign-commands.fixture.js";
 export {
   type CallGuard,
   type CallGuardContext,

@@ -3,7 +3,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Cluster, Redis } from "ioredis";
 import type { RunInspector } from "../agent/index.js";
 import {
-  type ApprovalRecord,
   type ApprovalStore,
   DECIDE_REFUSALS,
   type DecideRefusal,
@@ -42,8 +41,6 @@ export interface AdminHttpOptions {
   grants?: GrantsPort;
   /** Cancel / retry / rerun buttons on the run page (RunOperations); omitted = no buttons. */
   actions?: RunActionsPort;
-  /** Called after a dashboard decision settles a request (a worker in this process promotes the job). */
-  onDecided?: (record: ApprovalRecord) => void | Promise<void>;
   clock?: Clock;
   /** How long a sign-in lasts, ms. Default 8 hours. */
   sessionTtlMs?: number;
@@ -355,16 +352,6 @@ export async function adminRoutes(
     let notice: string = result.outcome;
     if (result.outcome === "decided") {
       notice = result.final ? (result.record.status === "approved" ? "approved" : "denied") : "recorded";
-      if (result.final && options.onDecided) {
-        try {
-          await options.onDecided(result.record);
-        } catch (err) {
-          logger.error(
-            { err, approvalId: result.record.id },
-            "onDecided hook failed; the job wakes at its deadline instead",
-          );
-        }
-      }
     }
     logger.info(
       { operator: session.operator, approvalId: request.params.id, decision, outcome: result.outcome },
