@@ -51,6 +51,27 @@ export const LAYERS: Record<string, number> = {
 export const SUB_ROOMS: Readonly<Record<string, readonly string[]>> = {
   /** Parse, then unwrap, then judge by family; the deciding files (command-guard, call-guard) on top. */
   guard: ["verdict", "shell", "unwrap", "safe-bins", "paths", "network", "families"],
+  /** The stored requests and decisions, then the messages that tell people about them. */
+  approvals: ["store", "notify"],
+  /**
+   * The commands by noun (a key may name a folder inside a room): what several nouns share, the
+   * schedules a config names, then the config check that reads them, the tool rows doctor lists.
+   */
+  "cli/commands": [
+    "shared",
+    "schedules",
+    "config",
+    "tools",
+    "approvals",
+    "audit",
+    "guard",
+    "jobs",
+    "policy",
+    "run",
+    "runs",
+    "start",
+    "doctor",
+  ],
 };
 
 /** Same-layer imports that are allowed (the pair must stay acyclic, which the cycle check proves). */
@@ -188,8 +209,8 @@ interface ImportRef {
 interface SourceFile {
   path: string;
   folder: string;
-  /** The sub-room of a listed room the file lives in, "" for the room's top-level files. */
-  subRoom: string;
+  /** The sub-room of a listed room (or folder) the file lives in; sub "" for its top-level files. */
+  place: SubRoomPlace;
   imports: ImportRef[];
   text: string;
 }
@@ -217,11 +238,24 @@ function folderOf(root: string, file: string): string {
   return "root";
 }
 
-/** `src/<room>/<sub>/…` → `<sub>` when the room is listed in SUB_ROOMS; "" otherwise. */
-function subRoomOf(root: string, file: string): string {
+/** Where a file sits among sub-rooms: the SUB_ROOMS key it falls under, and its sub-room there. */
+interface SubRoomPlace {
+  /** The longest SUB_ROOMS key the file's folder is inside (`guard`, `cli/commands`), or "". */
+  readonly key: string;
+  /** `src/<key>/<sub>/…` → `<sub>`; "" for a file directly in the key's folder (or under no key). */
+  readonly sub: string;
+}
+
+function subRoomOf(root: string, file: string): SubRoomPlace {
   const rel = relative(root, file).split(sep);
-  if (rel[0] !== "src" || rel.length < 4 || SUB_ROOMS[rel[1] ?? ""] === undefined) return "";
-  return rel[2] ?? "";
+  if (rel[0] !== "src") return { key: "", sub: "" };
+  const folders = rel.slice(1, -1);
+  for (let depth = folders.length; depth >= 1; depth--) {
+    const key = folders.slice(0, depth).join("/");
+    if (SUB_ROOMS[key] === undefined) continue;
+    return { key, sub: folders[depth] ?? "" };
+  }
+  return { key: "", sub: "" };
 }
 
 function isTestFile(file: string): boolean {
@@ -284,7 +318,7 @@ function readSource(root: string, file: string, cache: ts.ModuleResolutionCache)
     }
     return { specifier, resolved, runtime };
   });
-  return { path: file, folder: folderOf(root, file), subRoom: subRoomOf(root, file), imports, text };
+  return { path: file, folder: folderOf(root, file), place: subRoomOf(root, file), imports, text };
 }
 
 /** `node:fs/promises` for "fs/promises" and "node:fs/promises"; `@scope/pkg` / `pkg` for packages. */
@@ -318,13 +352,14 @@ export function findViolations(root: string): RuleViolation[] {
       });
       continue;
     }
-    const order = SUB_ROOMS[file.folder];
-    if (order && file.subRoom !== "" && !order.includes(file.subRoom)) {
+    const { key, sub } = file.place;
+    const order = SUB_ROOMS[key];
+    if (order && sub !== "" && !order.includes(sub)) {
       violations.push({
         rule: "sub-room-map",
         file: rel,
-        target: `${file.folder}/${file.subRoom}`,
-        message: `sub-room "src/${file.folder}/${file.subRoom}" is not in the order of "${file.folder}" in SUB_ROOMS (scripts/dependency-rule.ts: ${order.join(" < ")}); add it where its imports put it`,
+        target: `${key}/${sub}`,
+        message: `sub-room "src/${key}/${sub}" is not in the order of "${key}" in SUB_ROOMS (scripts/dependency-rule.ts: ${order.join(" < ")}); add it where its imports put it`,
       });
       continue;
     }
@@ -337,19 +372,13 @@ export function findViolations(root: string): RuleViolation[] {
       if (byPath.has(imp.resolved)) targets.push(imp.resolved);
       const targetFolder = folderOf(root, imp.resolved);
       if (targetFolder === file.folder) {
-        if (order) {
-          const targetRel = relative(root, imp.resolved).split(sep);
-          const viaIndex = targetRel.length === 4 && targetRel[3] === "index.ts";
-          checkSubRoomImport(
-            file,
-            rel,
-            imp,
-            subRoomOf(root, imp.resolved),
-            viaIndex,
-            order,
-            test,
-            violations,
-          );
+        const target = subRoomOf(root, imp.resolved);
+        const targetOrder = SUB_ROOMS[target.key];
+        if (targetOrder) {
+          const viaIndex = relative(root, imp.resolved) === join("src", target.key, target.sub, "index.ts");
+          // A file of the room outside the key's folder stands above all its sub-rooms.
+          const from = file.place.key === target.key ? file.place.sub : "";
+          checkSubRoomImport(rel, from, imp, target, viaIndex, targetOrder, test, violations);
         }
         continue;
       }
@@ -466,25 +495,26 @@ function checkFolderImport(
  * through its index.ts (tests included, as between rooms).
  */
 function checkSubRoomImport(
-  file: SourceFile,
   rel: string,
+  fromSubRoom: string,
   imp: ImportRef,
-  targetSubRoom: string,
+  target: SubRoomPlace,
   viaIndex: boolean,
   order: readonly string[],
   test: boolean,
   violations: RuleViolation[],
 ) {
-  if (targetSubRoom === file.subRoom) return;
-  const room = file.folder;
+  const targetSubRoom = target.sub;
+  if (targetSubRoom === fromSubRoom) return;
+  const room = target.key;
   const rank = (sub: string) => (sub === "" ? order.length : order.indexOf(sub));
   const where = (sub: string) => (sub === "" ? `the top level of "${room}"` : `"${room}/${sub}"`);
-  if (!test && rank(targetSubRoom) > rank(file.subRoom)) {
+  if (!test && rank(targetSubRoom) > rank(fromSubRoom)) {
     violations.push({
       rule: "sub-room-upward",
       file: rel,
       target: `${room}/${targetSubRoom}`,
-      message: `${where(file.subRoom)} may not import ${where(targetSubRoom)} ("${imp.specifier}"): inside "${room}" imports point down the order ${order.join(" < ")} < top-level files`,
+      message: `${where(fromSubRoom)} may not import ${where(targetSubRoom)} ("${imp.specifier}"): inside "${room}" imports point down the order ${order.join(" < ")} < top-level files`,
     });
   }
   if (targetSubRoom !== "" && !viaIndex) {

@@ -217,6 +217,24 @@ describe("the dependency rule", () => {
       expect(found[0]?.message).toContain(`is not in the order of "${room}" in SUB_ROOMS`);
     });
 
+    it("orders the sub-rooms of a folder inside a room (cli/commands) the same way", async () => {
+      const [first, second] = SUB_ROOMS["cli/commands"] ?? [];
+      const root = await tree({
+        [`src/cli/commands/${first}/index.ts`]: 'export { s } from "./s.js";',
+        [`src/cli/commands/${first}/s.ts`]: "export const s = 1;",
+        [`src/cli/commands/${first}/up.ts`]: `import { d } from "../${second}/index.js";\nexport const up = d;`,
+        [`src/cli/commands/${second}/index.ts`]: 'export { d } from "./d.js";',
+        [`src/cli/commands/${second}/d.ts`]: `import { s } from "../${first}/index.js";\nimport { io } from "../../io.js";\nexport const d = s + io;`,
+        "src/cli/io.ts": "export const io = 1;",
+        "src/cli/run-cli.ts": `import { d } from "./commands/${second}/d.js";\nimport { s } from "./commands/${first}/index.js";\nexport const r = d + s;`,
+      });
+      const found = findViolations(root);
+      expect(found.filter((v) => v.rule === "sub-room-upward").map((v) => [v.file, v.target])).toEqual([
+        [`src/cli/commands/${first}/up.ts`, `cli/commands/${second}`],
+      ]);
+      expect(found.filter((v) => v.rule === "index-only").map((v) => v.file)).toEqual(["src/cli/run-cli.ts"]);
+    });
+
     it("checks a room without listed sub-rooms as one folder", async () => {
       const root = await tree({
         "src/shared/inner/a.ts": 'import { b } from "../b.js";\nexport const a = b;',
