@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { basename, dirname, extname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import type { EchoRunnerConfig } from "../../../config/index.js";
+import { AgentConfigSchema, type EchoRunnerConfig } from "../../../config/index.js";
 import type { AgentSpec } from "../../../queue/index.js";
 import { type DeepReadonly, RunnerError } from "../../../shared/index.js";
 import { agentSpecOf } from "../schedules/index.js";
@@ -12,17 +12,11 @@ import { agentSpecOf } from "../schedules/index.js";
  * `name` (the agent id; default the file name). A relative workspace is resolved against the file's
  * directory; the model must be one of config `models` (the worker runs it with its own config).
  */
-export const AgentFile = z.strictObject({
+export const AgentFile = AgentConfigSchema.extend({
   name: z
     .string()
     .regex(/^[a-zA-Z0-9_.:-]{1,64}$/, "letters, digits, _ . : - (1-64 characters)")
     .optional(),
-  model: z.string().min(1),
-  task: z.string().min(1).max(100_000),
-  allowed_tools: z.array(z.string().min(1)).optional(),
-  max_steps: z.number().int().positive().max(10_000).optional(),
-  workspace: z.string().min(1),
-  session_mode: z.enum(["full", "workspace", "guarded", "read-only"]).optional(),
 });
 
 /** Reads and checks an agent file; every problem is named with its key. */
@@ -54,7 +48,7 @@ export async function readAgentFile(
     const problems = parsed.error.issues.map((i) => `  - ${i.path.join(".") || "(top)"}: ${i.message}`);
     throw new RunnerError(
       "CLI_USAGE",
-      `the agent file ${path} is invalid:\n${problems.join("\n")}\nAn agent file has model, task and workspace, and optionally name, allowed_tools, max_steps and session_mode.`,
+      `the agent file ${path} is invalid:\n${problems.join("\n")}\nAn agent file has the keys of a config agent (${Object.keys(AgentFile.shape).join(", ")}).`,
     );
   }
   const agent = parsed.data;

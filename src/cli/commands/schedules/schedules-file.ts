@@ -2,19 +2,10 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
-import type { EchoRunnerConfig } from "../../../config/index.js";
+import { type AgentEntry, AgentConfigSchema, type EchoRunnerConfig } from "../../../config/index.js";
 import { CATCH_UP_POLICIES, OVERLAP_POLICIES, type ScheduleInput } from "../../../scheduler/index.js";
 import { type DeepReadonly, RunnerError } from "../../../shared/index.js";
 import { agentSpecOf } from "./schedules-shared.js";
-
-const InlineAgent = z.strictObject({
-  model: z.string().min(1),
-  task: z.string().min(1),
-  allowed_tools: z.array(z.string().min(1)).optional(),
-  max_steps: z.number().int().positive().optional(),
-  workspace: z.string().min(1),
-  session_mode: z.enum(["full", "workspace", "guarded", "read-only"]).optional(),
-});
 
 /**
  * A schedule in a file for `schedules add --file`: the config's `schedules[]` entry shape
@@ -26,7 +17,7 @@ const FileSchedule = z.strictObject({
   id: z.string().min(1),
   cron: z.string().min(1),
   timezone: z.string().min(1),
-  agent: z.union([z.string().min(1), InlineAgent]),
+  agent: z.union([z.string().min(1), AgentConfigSchema]),
   overlap: z.enum(OVERLAP_POLICIES).optional(),
   catch_up: z.enum(CATCH_UP_POLICIES).optional(),
   catch_up_max: z.number().int().positive().optional(),
@@ -71,7 +62,7 @@ export async function readScheduleFile(
       });
     }
     const entry = result.data;
-    let agent: z.infer<typeof InlineAgent>;
+    let agent: DeepReadonly<AgentEntry>;
     if (typeof entry.agent === "string") {
       const named = config.agents[entry.agent];
       if (!named) {
@@ -81,7 +72,7 @@ export async function readScheduleFile(
           { data: { field: "agent", value: entry.agent } },
         );
       }
-      agent = { ...named, allowed_tools: named.allowed_tools ? [...named.allowed_tools] : undefined };
+      agent = named;
     } else agent = entry.agent;
     return {
       v: 1,

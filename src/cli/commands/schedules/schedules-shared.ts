@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
-import type { EchoRunnerConfig, LoadedConfig } from "../../../config/index.js";
-import { openAgentQueue } from "../../../queue/index.js";
+import type { AgentEntry, EchoRunnerConfig, LoadedConfig } from "../../../config/index.js";
+import { type AgentSpec, openAgentQueue } from "../../../queue/index.js";
 import {
   type ConfigScheduleEntry,
   type HistoryEntry,
@@ -62,37 +62,34 @@ export function configScheduleEntry(loaded: LoadedConfig, i: number, cwd: string
     );
   }
   return {
-    authorized: entry.authorized,
+    authorized: entry.authorized === true,
     schedule: {
       v: 1,
       id: entry.id,
       cron: entry.cron,
       timezone: entry.timezone,
       agent: agentSpecOf(agent, config.execution.max_steps, cwd),
-      overlap: entry.overlap,
-      catchUp: entry.catch_up,
+      ...(entry.overlap === undefined ? {} : { overlap: entry.overlap }),
+      ...(entry.catch_up === undefined ? {} : { catchUp: entry.catch_up }),
       ...(entry.catch_up_max === undefined ? {} : { catchUpMax: entry.catch_up_max }),
-      jitterSeconds: entry.jitter_seconds,
-      enabled: entry.enabled,
+      ...(entry.jitter_seconds === undefined ? {} : { jitterSeconds: entry.jitter_seconds }),
+      ...(entry.enabled === undefined ? {} : { enabled: entry.enabled }),
       owner: entry.owner,
       source: { kind: "config", file },
     },
   };
 }
 
-/** A snake_case agent entry (config `agents.<name>` or an inline one) as an AgentSpec. */
-export function agentSpecOf(
-  agent: {
-    model: string;
-    task: string;
-    allowed_tools?: readonly string[];
-    max_steps?: number;
-    workspace: string;
-    session_mode?: "full" | "workspace" | "guarded" | "read-only";
-  },
-  defaultMaxSteps: number,
-  cwd: string,
-) {
+/** A snake_case agent entry (config `agents.<name>`, an agent file, an inline one) as an AgentSpec. */
+export function agentSpecOf(agent: DeepReadonly<AgentEntry>, defaultMaxSteps: number, cwd: string): AgentSpec {
+  const limits = {
+    ...(agent.max_input_tokens === undefined ? {} : { maxInputTokens: agent.max_input_tokens }),
+    ...(agent.max_output_tokens === undefined ? {} : { maxOutputTokens: agent.max_output_tokens }),
+    ...(agent.max_cost_usd === undefined ? {} : { maxCostUsd: agent.max_cost_usd }),
+    ...(agent.max_wall_seconds === undefined ? {} : { maxWallSeconds: agent.max_wall_seconds }),
+    ...(agent.context_budget === undefined ? {} : { contextBudget: agent.context_budget }),
+    ...(agent.live_output_chars === undefined ? {} : { liveOutputChars: { ...agent.live_output_chars } }),
+  };
   return {
     model: agent.model,
     task: agent.task,
@@ -100,6 +97,7 @@ export function agentSpecOf(
     maxSteps: agent.max_steps ?? defaultMaxSteps,
     workspace: resolve(cwd, agent.workspace),
     ...(agent.session_mode === undefined ? {} : { sessionMode: agent.session_mode }),
+    ...(Object.keys(limits).length === 0 ? {} : { limits }),
   };
 }
 
