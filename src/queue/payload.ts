@@ -34,7 +34,9 @@ export const AgentSpec = z.strictObject({
       maxCostUsd: z.number().positive().optional(),
       maxWallSeconds: z.number().int().positive().optional(),
       contextBudget: z.number().int().min(1000).max(10_000_000).optional(),
-      liveOutputChars: z.record(z.string().min(1).max(128), z.number().int().min(200).max(1_000_000)).optional(),
+      liveOutputChars: z
+        .record(z.string().min(1).max(128), z.number().int().min(200).max(1_000_000))
+        .optional(),
     })
     .optional(),
 });

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
-import { type AgentEntry, AgentConfigSchema, type EchoRunnerConfig } from "../../../config/index.js";
+import { AgentConfigSchema, type AgentEntry, type EchoRunnerConfig } from "../../../config/index.js";
 import { CATCH_UP_POLICIES, OVERLAP_POLICIES, type ScheduleInput } from "../../../scheduler/index.js";
 import { type DeepReadonly, RunnerError } from "../../../shared/index.js";
 import { agentSpecOf } from "./schedules-shared.js";

@@ -81,7 +81,11 @@ export function configScheduleEntry(loaded: LoadedConfig, i: number, cwd: string
 }
 
 /** A snake_case agent entry (config `agents.<name>`, an agent file, an inline one) as an AgentSpec. */
-export function agentSpecOf(agent: DeepReadonly<AgentEntry>, defaultMaxSteps: number, cwd: string): AgentSpec {
+export function agentSpecOf(
+  agent: DeepReadonly<AgentEntry>,
+  defaultMaxSteps: number,
+  cwd: string,
+): AgentSpec {
   const limits = {
     ...(agent.max_input_tokens === undefined ? {} : { maxInputTokens: agent.max_input_tokens }),
     ...(agent.max_output_tokens === undefined ? {} : { maxOutputTokens: agent.max_output_tokens }),
