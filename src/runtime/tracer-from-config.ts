@@ -2,7 +2,7 @@ import type { RunTracer } from "../agent/index.js";
 import type { EchoRunnerConfig } from "../config/index.js";
 import type { Logger } from "../logging/index.js";
 import type { DeepReadonly } from "../shared/index.js";
-import { createRunTracer, type DescribeModel } from "../telemetry/index.js";
+import { createRunTracer, type DescribeModel, resolveOtelSettings } from "../telemetry/index.js";
 
 /** How each model of config `models` appears on spans: provider, the provider's model name, server. */
 function describeModels(config: DeepReadonly<EchoRunnerConfig>): DescribeModel {
@@ -27,4 +27,12 @@ export function runTracerFromConfig(
   logger: Logger,
 ): Promise<RunTracer> {
   return createRunTracer({ env, describeModel: describeModels(config), logger });
+}
+
+/**
+ * Throws TELEMETRY_CONFIG_INVALID for an OTEL_* variable the worker could not use: called before
+ * anything starts, so a typo in an endpoint stops `start` at once instead of after Redis is up.
+ */
+export function checkTraceSettings(env: NodeJS.ProcessEnv): void {
+  resolveOtelSettings(env);
 }
