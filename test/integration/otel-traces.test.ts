@@ -1,6 +1,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { Type } from "typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NOOP_RUN_TRACER } from "../../src/agent/index.js";
@@ -110,7 +111,7 @@ function scriptedModel(request: RecordedRequest) {
     : reply.toolCalls([{ name: "exec", arguments: { command: COMMAND }, id: "call_exec_1" }]);
 }
 
-async function startWorker(keyPrefix: string, env: NodeJS.ProcessEnv) {
+async function startWorker(keyPrefix: string, env: NodeJS.ProcessEnv, log = logger) {
   prefixes.push(keyPrefix);
   const dir = await mkdtemp(join(tmpdir(), "echo-otel-"));
   const config = await testConfig(dir, {
@@ -141,7 +142,14 @@ async function startWorker(keyPrefix: string, env: NodeJS.ProcessEnv) {
     },
   });
   const part = await startWorkerPart(
-    { config, logger, env: { MODEL_KEY: "sk-test-0000", ...env }, redis, baseDir: dir, protectedPaths: [] },
+    {
+      config,
+      logger: log,
+      env: { MODEL_KEY: "sk-test-0000", ...env },
+      redis,
+      baseDir: dir,
+      protectedPaths: [],
+    },
     { registry: createToolRegistry([exec]), releaseRun: async () => 0, close: async () => undefined },
   );
   return { config, part };
@@ -206,12 +214,23 @@ async function runApprovedRun(keyPrefix: string, config: Awaited<ReturnType<type
 describe("OpenTelemetry traces of runs", () => {
   it("sends invoke_agent, chat and execute_tool spans with the GenAI attributes, the resumed attempt in the same trace", async () => {
     const keyPrefix = uniquePrefix("otel-on").replace(/:/g, "-");
-    const { config, part } = await startWorker(keyPrefix, {
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.origin,
-      OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=k%20123",
-      OTEL_SERVICE_NAME: "echo-otel-test",
-      OTEL_BSP_SCHEDULE_DELAY: "100",
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString("utf8").split("\n").filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
     });
+    const { config, part } = await startWorker(
+      keyPrefix,
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.origin,
+        OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=k%20123",
+        OTEL_SERVICE_NAME: "echo-otel-test",
+        OTEL_BSP_SCHEDULE_DELAY: "100",
+      },
+      createLogger({ level: "info", format: "json", destination: sink }),
+    );
     let payload: Awaited<ReturnType<typeof runApprovedRun>>;
     try {
       payload = await runApprovedRun(keyPrefix, config);
@@ -221,6 +240,17 @@ describe("OpenTelemetry traces of runs", () => {
       await part.stop();
     }
     const traceId = otelTraceId(payload.traceId);
+    // The run's log lines (its worker's child logger) carry the trace id its spans have.
+    const runLines = lines.filter(
+      (l) => l.executionId === payload.runId && (l.msg === "run parked" || l.msg === "run finished"),
+    );
+    expect(runLines.map((l) => l.msg)).toEqual(["run parked", "run finished"]);
+    for (const line of runLines) expect(line.trace_id).toBe(traceId);
+    expect(lines.find((l) => l.msg === "exporting run traces over OTLP")).toMatchObject({
+      endpoint: `${receiver.origin}/v1/traces`,
+      serviceName: "echo-otel-test",
+    });
+    expect(JSON.stringify(lines)).not.toContain("k 123");
     const spans = received().filter((s) => s.traceId === traceId);
     const named = (prefix: string) => spans.filter((s) => s.name.startsWith(prefix));
 
