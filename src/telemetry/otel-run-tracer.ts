@@ -17,6 +17,7 @@ import {
   ATTR_GEN_AI_PROVIDER_NAME,
   ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
+  ATTR_GEN_AI_RESPONSE_MODEL,
   ATTR_GEN_AI_SYSTEM,
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_NAME,
@@ -237,6 +238,7 @@ class OtelAttempt implements AttemptTrace {
     return {
       end(response) {
         span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, [response.finishReason]);
+        if (response.model) span.setAttribute(ATTR_GEN_AI_RESPONSE_MODEL, response.model);
         if (response.usage) {
           span.setAttribute(ATTR_GEN_AI_USAGE_INPUT_TOKENS, response.usage.promptTokens);
           span.setAttribute(ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, response.usage.completionTokens);

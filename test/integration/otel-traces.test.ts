@@ -293,6 +293,7 @@ describe("OpenTelemetry traces of runs", () => {
         "gen_ai.operation.name": "chat",
         "gen_ai.provider.name": "openai",
         "gen_ai.request.model": "gpt-test",
+        "gen_ai.response.model": "fake-model",
         "gen_ai.agent.name": "tidier",
         "gen_ai.usage.input_tokens": 11,
         "gen_ai.usage.output_tokens": 7,
