@@ -345,6 +345,30 @@ describe("OpenTelemetry traces of runs", () => {
     }
   }, 90_000);
 
+  it("sends what is still batched when the worker stops gracefully", async () => {
+    const keyPrefix = uniquePrefix("otel-flush").replace(/:/g, "-");
+    // Batches wait ten minutes: only the stop can send them.
+    const { config, part } = await startWorker(keyPrefix, {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.origin}/v1/traces`,
+      OTEL_BSP_SCHEDULE_DELAY: "600000",
+    });
+    let payload: Awaited<ReturnType<typeof runApprovedRun>>;
+    try {
+      payload = await runApprovedRun(keyPrefix, config);
+      const traceId = otelTraceId(payload.traceId);
+      expect(received().filter((s) => s.traceId === traceId)).toEqual([]);
+    } finally {
+      await part.stop();
+    }
+    const names = received()
+      .filter((s) => s.traceId === otelTraceId(payload.traceId))
+      .map((s) => s.name.split(" ")[0]);
+    expect(names.filter((n) => n === "invoke_agent")).toHaveLength(1);
+    expect(names.filter((n) => n === "attempt")).toHaveLength(2);
+    expect(names.filter((n) => n === "chat")).toHaveLength(2);
+    expect(names.filter((n) => n === "execute_tool")).toHaveLength(2);
+  }, 90_000);
+
   it("with no endpoint set, builds no exporter and sends nothing", async () => {
     const before = receiver.hits.length;
     const keyPrefix = uniquePrefix("otel-off").replace(/:/g, "-");
