@@ -11,7 +11,7 @@ import { enqueueAgentRun, findRunJob, openAgentQueue } from "../../src/queue/ind
 import { approvalsFromConfig, runTracerFromConfig } from "../../src/runtime/index.js";
 import { otelTraceId } from "../../src/shared/index.js";
 import { runSpanId } from "../../src/telemetry/index.js";
-import { createToolRegistry } from "../../src/tools/index.js";
+import { createSubagentTools, createToolRegistry } from "../../src/tools/index.js";
 import { startWorkerPart } from "../../workers/parts.js";
 import { agentQueue, testConfig, testPayload } from "../helpers/agent-harness.js";
 import {
@@ -103,9 +103,19 @@ function received(): ReceivedSpan[] {
   return spans;
 }
 
-/** First turn: one exec call; after its result: a final answer. */
+/**
+ * First turn: one exec call; after its result: a final answer. A parent's task delegates once to a
+ * child, which answers at once.
+ */
 function scriptedModel(request: RecordedRequest) {
-  const messages = (request.body as { messages: { role: string }[] }).messages;
+  const messages = (request.body as { messages: { role: string; content?: string | null }[] }).messages;
+  const task = messages.find((m) => m.role === "user")?.content ?? "";
+  if (task === "child: answer") return reply.content("child says hi");
+  if (task === "parent: delegate") {
+    return messages.some((m) => m.role === "tool")
+      ? reply.content("parent done")
+      : reply.toolCalls([{ name: "delegate_task", arguments: { task: "child: answer" } }]);
+  }
   return messages.some((m) => m.role === "tool")
     ? reply.content("tidied")
     : reply.toolCalls([{ name: "exec", arguments: { command: COMMAND }, id: "call_exec_1" }]);
@@ -122,7 +132,7 @@ async function startWorker(keyPrefix: string, env: NodeJS.ProcessEnv, log = logg
       in_doubt_policy: "fail",
       network_probe: { targets: [new URL(testRedisUrl()).host], timeout_ms: 1000 },
     },
-    permissions: { elevated: { enabled: false } },
+    permissions: { elevated: { enabled: false }, approval: { mode: "off", auto_approve: ["delegate_task"] } },
     approvers: [
       { id: "olga", email: "olga@example.test" },
       { id: "ann", email: "ann@example.test" },
@@ -150,7 +160,11 @@ async function startWorker(keyPrefix: string, env: NodeJS.ProcessEnv, log = logg
       baseDir: dir,
       protectedPaths: [],
     },
-    { registry: createToolRegistry([exec]), releaseRun: async () => 0, close: async () => undefined },
+    {
+      registry: createToolRegistry([exec, ...createSubagentTools()]),
+      releaseRun: async () => 0,
+      close: async () => undefined,
+    },
   );
   return { config, part };
 }
@@ -343,6 +357,41 @@ describe("OpenTelemetry traces of runs", () => {
       expect(hit.headers["x-collector-key"]).toBe("k 123");
       expect(hit.headers["content-type"]).toContain("application/json");
     }
+  }, 90_000);
+
+  it("puts a sub-agent's run in its parent's trace, under the parent's run span", async () => {
+    const keyPrefix = uniquePrefix("otel-child").replace(/:/g, "-");
+    const { part } = await startWorker(keyPrefix, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.origin,
+      OTEL_BSP_SCHEDULE_DELAY: "100",
+    });
+    const queue = agentQueue(redis, keyPrefix);
+    const parent = testPayload({ agentId: "boss" }, { model: "main", maxSteps: 4, task: "parent: delegate" });
+    try {
+      await enqueueAgentRun(queue, parent);
+      await expect
+        .poll(async () => (await findRunJob(queue, parent.runId))?.getState(), { timeout: 20_000 })
+        .toBe("completed");
+    } finally {
+      await queue.close();
+      await part.stop();
+    }
+    const spans = received().filter((s) => s.traceId === otelTraceId(parent.traceId));
+    const runs = spans.filter((s) => s.name.startsWith("invoke_agent "));
+    expect(runs).toHaveLength(2);
+    const parentRun = runs.find((s) => s.attributes["echo_runner.run.id"] === parent.runId)!;
+    const childRun = runs.find((s) => s.attributes["echo_runner.run.parent_id"] === parent.runId)!;
+    expect(parentRun).toMatchObject({ spanId: runSpanId(parent.runId), parentSpanId: "" });
+    expect(childRun.spanId).toBe(runSpanId(childRun.attributes["echo_runner.run.id"] as string));
+    expect(childRun.parentSpanId).toBe(parentRun.spanId);
+    const childAttempts = spans.filter(
+      (s) =>
+        s.name.startsWith("attempt ") &&
+        s.attributes["echo_runner.run.id"] === childRun.attributes["echo_runner.run.id"],
+    );
+    expect(childAttempts.length).toBeGreaterThan(0);
+    for (const a of childAttempts) expect(a.parentSpanId).toBe(childRun.spanId);
+    expect(spans.filter((s) => s.name === "execute_tool delegate_task").length).toBeGreaterThan(0);
   }, 90_000);
 
   it("sends what is still batched when the worker stops gracefully", async () => {
