@@ -28,9 +28,13 @@ export interface AttemptStart {
   readonly journalled: number;
 }
 
+/** How a run can end for good, as its run span says (`echo_runner.run.status`). */
+export const RUN_TRACE_END_STATUSES = ["completed", "failed", "cancelled"] as const;
+export type RunTraceEndStatus = (typeof RUN_TRACE_END_STATUSES)[number];
+
 /** How a run ended for good. */
 export interface RunTraceEnd {
-  readonly status: "completed" | "failed" | "cancelled";
+  readonly status: RunTraceEndStatus;
   /** The RunnerError code of a failure; null when the error had none. */
   readonly code?: string | null;
 }
