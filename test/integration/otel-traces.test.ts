@@ -104,8 +104,8 @@ function received(): ReceivedSpan[] {
 }
 
 /**
- * First turn: one exec call; after its result: a final answer. A parent's task delegates once to a
- * child, which answers at once.
+ * First turn: a read_file call (allowed at once); second: an exec call (asks a person); then a final
+ * answer. A parent's task delegates once to a child, which answers at once.
  */
 function scriptedModel(request: RecordedRequest) {
   const messages = (request.body as { messages: { role: string; content?: string | null }[] }).messages;
@@ -116,9 +116,14 @@ function scriptedModel(request: RecordedRequest) {
       ? reply.content("parent done")
       : reply.toolCalls([{ name: "delegate_task", arguments: { task: "child: answer" } }]);
   }
-  return messages.some((m) => m.role === "tool")
-    ? reply.content("tidied")
-    : reply.toolCalls([{ name: "exec", arguments: { command: COMMAND }, id: "call_exec_1" }]);
+  switch (messages.filter((m) => m.role === "assistant").length) {
+    case 0:
+      return reply.toolCalls([{ name: "read_file", arguments: { path: "notes.txt" }, id: "call_read_1" }]);
+    case 1:
+      return reply.toolCalls([{ name: "exec", arguments: { command: COMMAND }, id: "call_exec_1" }]);
+    default:
+      return reply.content("tidied");
+  }
 }
 
 async function startWorker(keyPrefix: string, env: NodeJS.ProcessEnv, log = logger) {
@@ -151,6 +156,15 @@ async function startWorker(keyPrefix: string, env: NodeJS.ProcessEnv, log = logg
       return toolSuccess("removed");
     },
   });
+  const read = defineTool({
+    name: "read_file",
+    description: "reads nothing (test tool)",
+    parameters: Type.Object({ path: Type.String() }),
+    isReadOnly: () => true,
+    async execute() {
+      return toolSuccess("notes");
+    },
+  });
   const part = await startWorkerPart(
     {
       config,
@@ -161,7 +175,7 @@ async function startWorker(keyPrefix: string, env: NodeJS.ProcessEnv, log = logg
       protectedPaths: [],
     },
     {
-      registry: createToolRegistry([exec, ...createSubagentTools()]),
+      registry: createToolRegistry([exec, read, ...createSubagentTools()]),
       releaseRun: async () => 0,
       close: async () => undefined,
     },
@@ -299,8 +313,18 @@ describe("OpenTelemetry traces of runs", () => {
 
     // One chat span per fresh model call (the replayed first step is not asked again), CLIENT kind.
     const chats = named("chat ");
-    expect(chats.map((c) => c.name)).toEqual(["chat gpt-test", "chat gpt-test"]);
-    expect(chats.map((c) => c.parentSpanId).sort()).toEqual([parked.spanId, resumed.spanId].sort());
+    expect(chats.map((c) => c.name)).toEqual(["chat gpt-test", "chat gpt-test", "chat gpt-test"]);
+    expect(
+      chats
+        .filter((c) => c.parentSpanId === parked.spanId)
+        .map((c) => c.attributes["echo_runner.model.step"])
+        .sort(),
+    ).toEqual([0, 1]);
+    expect(
+      chats
+        .filter((c) => c.parentSpanId === resumed.spanId)
+        .map((c) => c.attributes["echo_runner.model.step"]),
+    ).toEqual([2]);
     for (const chat of chats) {
       expect(chat.kind).toBe(3); // SPAN_KIND_CLIENT
       expect(chat.attributes).toMatchObject({
@@ -317,8 +341,26 @@ describe("OpenTelemetry traces of runs", () => {
     expect(chats.map((c) => c.attributes["gen_ai.response.finish_reasons"])).toContainEqual(["tool_calls"]);
     expect(chats.map((c) => c.attributes["gen_ai.response.finish_reasons"])).toContainEqual(["stop"]);
 
+    // The read_file call: run in the first attempt, replayed from the journal (not run) in the second.
+    const reads = named("execute_tool read_file");
+    expect(reads).toHaveLength(2);
+    const freshRead = reads.find((t) => t.parentSpanId === parked.spanId)!;
+    const replayedRead = reads.find((t) => t.parentSpanId === resumed.spanId)!;
+    expect(freshRead.attributes).toMatchObject({
+      "gen_ai.tool.call.id": "call_read_1",
+      "echo_runner.tool.replayed": false,
+      "echo_runner.gate.verdict": "allow",
+      "echo_runner.gate.approval_source": "auto",
+    });
+    expect(replayedRead.attributes).toMatchObject({ "echo_runner.tool.replayed": true });
+    expect(replayedRead.attributes["echo_runner.gate.verdict"]).toBeUndefined();
+    expect(replayedRead.events.map((e) => e.name)).toEqual(["echo_runner.tool.replayed"]);
+    expect(replayedRead.attributes["echo_runner.tool.idempotency_key"]).toBe(
+      freshRead.attributes["echo_runner.tool.idempotency_key"],
+    );
+
     // The exec call: asked and parked in the first attempt, approved by a person in the second.
-    const tools = named("execute_tool ");
+    const tools = named("execute_tool exec");
     expect(tools).toHaveLength(2);
     const asked = tools.find((t) => t.parentSpanId === parked.spanId)!;
     const ran = tools.find((t) => t.parentSpanId === resumed.spanId)!;
@@ -414,8 +456,8 @@ describe("OpenTelemetry traces of runs", () => {
       .map((s) => s.name.split(" ")[0]);
     expect(names.filter((n) => n === "invoke_agent")).toHaveLength(1);
     expect(names.filter((n) => n === "attempt")).toHaveLength(2);
-    expect(names.filter((n) => n === "chat")).toHaveLength(2);
-    expect(names.filter((n) => n === "execute_tool")).toHaveLength(2);
+    expect(names.filter((n) => n === "chat")).toHaveLength(3);
+    expect(names.filter((n) => n === "execute_tool")).toHaveLength(4);
   }, 90_000);
 
   it("with no endpoint set, builds no exporter and sends nothing", async () => {
