@@ -33,6 +33,8 @@ export const LAYERS: Record<string, number> = {
   metrics: 5,
   /** Alerts to people about runs and schedules: built on the approvals notifiers. */
   alerts: 5,
+  /** Traces of runs (OpenTelemetry): implements the run loop's RunTracer port; runtime composes it. */
+  telemetry: 5,
   /** The composition root: builds everything from config; cli and workers import it, not each other. */
   runtime: 6,
   cli: 7,

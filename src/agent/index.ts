@@ -134,6 +134,17 @@ export {
   type RunOutcome,
   type RunStatus,
 } from "./run/run-contract.js";
+export {
+  type AttemptEnd,
+  type AttemptStart,
+  type AttemptTrace,
+  type ModelCallTrace,
+  NOOP_RUN_TRACER,
+  type RunTraceEnd,
+  type RunTracer,
+  type ToolCallStart,
+  type ToolCallTrace,
+} from "./run/run-tracer.js";
 export { archiveRun, type SessionRecorder, sessionTranscript } from "./run/session-transcript.js";
 export { shouldRetryRun } from "./run/should-retry.js";
 export {

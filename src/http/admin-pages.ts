@@ -8,6 +8,7 @@ import {
 } from "../approvals/index.js";
 import { QUEUE_STATES, type QueueStateLabel } from "../metrics/index.js";
 import type { ScheduleView } from "../scheduler/index.js";
+import { otelTraceId } from "../shared/index.js";
 import { grantsSection } from "./admin-grants.js";
 import { esc, header, page, runLink, time } from "./admin-html.js";
 import { runActionsSection } from "./admin-run-actions.js";
@@ -182,6 +183,8 @@ export function runPage(
     ["created", time(run?.created)],
     ["finished", time(run?.finished)],
     ["usage", usageText(run?.usage) || null],
+    // The id a trace viewer (Jaeger, Tempo, Honeycomb, Langfuse) finds the run's spans by.
+    ["trace id", run?.traceId ? otelTraceId(run.traceId) : null],
     ["detail", run?.detail],
   ];
   const audit =

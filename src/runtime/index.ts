@@ -39,6 +39,7 @@ export {
   hostPolicyFromConfig,
   mcpServersFromConfig,
 } from "./tools-from-config.js";
+export { checkTraceSettings, runTracerFromConfig } from "./tracer-from-config.js";
 export {
   layersDir,
   type WorkspaceLayers,

@@ -53,6 +53,7 @@ export const ERROR_CODES = [
   "RUN_NOT_CANCELLABLE",
   "RUN_NOT_RETRYABLE",
   "RUN_PAYLOAD_GONE",
+  "TELEMETRY_CONFIG_INVALID",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -22,6 +22,7 @@ export {
   type RedisOutageCondition,
   redisOutageOf,
 } from "./redis-outage.js";
+export { otelTraceId } from "./trace-id.js";
 export {
   countHiddenCharacters,
   hasHiddenCharacters,

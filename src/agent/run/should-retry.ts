@@ -57,6 +57,7 @@ const RETRYABLE: Record<ErrorCode, boolean> = {
   RUN_NOT_CANCELLABLE: false,
   RUN_NOT_RETRYABLE: false,
   RUN_PAYLOAD_GONE: false,
+  TELEMETRY_CONFIG_INVALID: false,
 };
 
 /** True when the queue should retry a run that threw `err`. Unknown (non-Runner) errors retry: they are crashes. */
