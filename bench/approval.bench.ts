@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
-import { Job, Queue, Worker } from "bullmq";
+import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { ApprovalStore } from "../src/approvals/index.js";
 import { createHttpServer } from "../src/http/index.js";
@@ -19,8 +19,7 @@ import { runStandalone } from "./standalone.js";
  * Approvals benchmark. (a) Click-to-resume: a run parked on an exec approval, an
  * approver's POST of the decision form over HTTP (page fetched beforehand, as a person would),
  * until the worker starts executing the approved call — through the production wiring (HTTP server
- * without a hook; the worker's promoter reads the decision events) and through an in-process
- * `onDecided` promote (as the e2e test wires it); against BullMQ's own promote-to-process latency (a
+ * (the worker's promoter reads the decision events); against BullMQ's own promote-to-process latency (a
  * delayed no-op job promoted until its processor starts), interleaved in the same run. Target p99
  * ≤ 50 ms on loopback. (b) Redis memory per parked run (used_memory delta over N parked runs / N,
  * and MEMORY USAGE of one run's own keys) and the worker process's memory before and after.
@@ -54,12 +53,8 @@ export interface LatencyFigure {
 export interface ApprovalBenchResult {
   /** POST of the decision → approved call starts; job woken by the worker's events promoter. */
   clickToResume: LatencyFigure;
-  /** The same, job promoted by the HTTP server's onDecided hook in the same process. */
-  clickToResumeHook: LatencyFigure;
   /** POST sent → response received (part of clickToResume). */
   postResponse: LatencyFigure;
-  /** Stages of the hook path: POST sent → decision recorded (hook called), the promote, promoted → call starts. */
-  hookStages: { decided: LatencyFigure; promote: LatencyFigure; pickupAndReplay: LatencyFigure };
   /** BullMQ alone: promote() of a delayed no-op job → its processor starts. */
   bullPromoteToProcess: LatencyFigure;
   /** clickToResume p50 and p99 over the baseline's. */
@@ -121,7 +116,7 @@ async function measureLatency(options: ApprovalBenchOptions) {
   const logger = createLogger({ level: "silent", format: "json" });
   const started = new Map<string, (at: number) => void>();
   const startOf = (id: string) => new Promise<number>((done) => started.set(id, done));
-  const [eventsPort, hookPort] = [await freePort(), await freePort()];
+  const eventsPort = await freePort();
   const publicUrl = `http://127.0.0.1:${eventsPort}`;
   const worker = await startParkingWorker({
     redis,
@@ -140,37 +135,19 @@ async function measureLatency(options: ApprovalBenchOptions) {
     },
     { connection: redis, prefix: bullPrefix(prefix), concurrency: options.concurrency ?? 4 },
   );
-  const marks = new Map<string, { decided: number; promoted: number }>();
   const approvals = { store: worker.store, decisionRateMax: 1_000_000 };
-  // Production wiring: no hook, the worker's promoter wakes the job from the decision events.
+  // Production wiring: the worker's promoter wakes the job from the decision events.
   const eventsApp = createHttpServer({ redis, logger, approvals: { ...approvals, publicUrl } });
-  const hookApp = createHttpServer({
-    redis,
-    logger,
-    approvals: {
-      ...approvals,
-      publicUrl: `http://127.0.0.1:${hookPort}`,
-      onDecided: async (record) => {
-        const decided = performance.now();
-        await (await Job.fromId(queue, record.jobId))?.promote().catch(() => undefined);
-        marks.set(record.jobId, { decided, promoted: performance.now() });
-      },
-    },
-  });
   try {
     await eventsApp.listen({ host: "127.0.0.1", port: eventsPort });
-    await hookApp.listen({ host: "127.0.0.1", port: hookPort });
     await baselineWorker.waitUntilReady();
     const click: number[] = [];
-    const clickHook: number[] = [];
     const post: number[] = [];
-    const stages = { decided: [] as number[], promote: [] as number[], pickupAndReplay: [] as number[] };
     const baseline: number[] = [];
     for (let i = 0; i < warmup + samples; i++) {
       const keep = i >= warmup;
-      // Interleaved, so all three meet the same machine state.
+      // Interleaved, so both meet the same machine state.
       const viaEvents = await clickOnce(queue, worker.store, `http://127.0.0.1:${eventsPort}`, startOf);
-      const viaHook = await clickOnce(queue, worker.store, `http://127.0.0.1:${hookPort}`, startOf);
       const job = await baselineQueue.add("noop", {}, { delay: 3_600_000, removeOnComplete: true });
       const processing = startOf(`baseline:${job.id}`);
       const t0 = performance.now();
@@ -178,30 +155,16 @@ async function measureLatency(options: ApprovalBenchOptions) {
       const t1 = await processing;
       if (!keep) continue;
       click.push(viaEvents.resumeMs);
-      clickHook.push(viaHook.resumeMs);
-      post.push(viaEvents.postMs, viaHook.postMs);
-      const mark = marks.get(viaHook.runId);
-      if (mark) {
-        stages.decided.push(mark.decided - viaHook.t0);
-        stages.promote.push(mark.promoted - mark.decided);
-        stages.pickupAndReplay.push(viaHook.t0 + viaHook.resumeMs - mark.promoted);
-      }
+      post.push(viaEvents.postMs);
       baseline.push(t1 - t0);
     }
     return {
       clickToResume: figure(click),
-      clickToResumeHook: figure(clickHook),
       postResponse: figure(post),
-      hookStages: {
-        decided: figure(stages.decided),
-        promote: figure(stages.promote),
-        pickupAndReplay: figure(stages.pickupAndReplay),
-      },
       bullPromoteToProcess: figure(baseline),
     };
   } finally {
     await eventsApp.close();
-    await hookApp.close();
     await baselineWorker.close();
     await worker.stop();
     await queue.obliterate({ force: true }).catch(() => undefined);
@@ -394,15 +357,12 @@ function spawnWorker(redisUrl: string, keyPrefix: string, concurrency: number) {
 export function formatApprovalBench(result: ApprovalBenchResult): string {
   const ms = (f: LatencyFigure) =>
     `p50 ${f.p50Ms.toFixed(2)} ms, p99 ${f.p99Ms.toFixed(2)} ms, max ${f.maxMs.toFixed(2)} ms`;
-  const stage = (f: LatencyFigure) => `${f.p50Ms.toFixed(2)} / ${f.p99Ms.toFixed(2)} ms`;
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   const m = result.memory;
   const own = Object.values(m.oneRunKeys).reduce((a, b) => a + b, 0);
   return [
     `approval click-to-resume (POST → approved call starts, ${result.clickToResume.samples} samples): ${ms(result.clickToResume)} (target p99 <= 50 ms)`,
-    `  with an in-process onDecided promote: ${ms(result.clickToResumeHook)}; POST response alone: ${ms(result.postResponse)}`,
-    `  stages of the hook path, p50 / p99: POST → decision recorded ${stage(result.hookStages.decided)}, ` +
-      `promote ${stage(result.hookStages.promote)}, promoted → approved call starts ${stage(result.hookStages.pickupAndReplay)}`,
+    `  POST response alone: ${ms(result.postResponse)}`,
     `BullMQ promote → processor starts: ${ms(result.bullPromoteToProcess)}; ratio p50 ${result.ratioP50.toFixed(1)}x, p99 ${result.ratioP99.toFixed(1)}x`,
     `${m.parked} parked runs (parked in ${m.parkSeconds.toFixed(0)} s): Redis ${(m.redisBytesPerRun / 1024).toFixed(2)} KB per run ` +
       `(used_memory delta / N; BullMQ events stream ${mb(m.bullEventsStreamBytes)} of it) (target <= 4 KB); ` +

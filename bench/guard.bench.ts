@@ -1,11 +1,6 @@
 import { performance } from "node:perf_hooks";
-import {
-  BENIGN_COMMANDS,
-  type CommandGuard,
-  MAX_COMMAND_LENGTH,
-  MAX_PIPES,
-  type ShellParser,
-} from "../src/guard/index.js";
+import { BENIGN_COMMANDS } from "../src/guard/benign-commands.fixture.js";
+import { type CommandGuard, MAX_COMMAND_LENGTH, MAX_PIPES, type ShellParser } from "../src/guard/index.js";
 import { createCommandGuard, createShellParser } from "../src/platform/index.js";
 
 /**

@@ -12,7 +12,6 @@ import {
   lowHashListpackValues,
   openAgentQueue,
   type RedisConnection,
-  startPromoter,
   watchRemovedRuns,
 } from "../src/queue/index.js";
 import {
@@ -28,6 +27,7 @@ import {
   rideRedisOutagesFromConfig,
   runOwner,
   slackInteractionsFromConfig,
+  startApprovalPromoter,
   storyReaderFromConfig,
   toolEnvironmentFromProbe,
   type WorkerTools,
@@ -47,33 +47,6 @@ export type { PartContext } from "../src/runtime/index.js";
 /** A started part; stop() is idempotent and waits for in-flight work to settle. */
 export interface RunningPart {
   stop(): Promise<void>;
-}
-
-/**
- * Moves parked jobs back to work as soon as their approval is decided, whichever process decided
- * it (page, API, CLI, expiry): every final decision is on the approvals event stream, read on from
- * the position the last promoter saved; at start, parked runs decided meanwhile are woken too.
- */
-function startApprovalPromoter(ctx: PartContext): RunningPart {
-  // XREAD BLOCK holds its connection: it gets one of its own.
-  const reader = ctx.redis.duplicate();
-  reader.on("error", () => undefined); // reported by the main connection's handler
-  const { store } = approvalsFromConfig(ctx.config, reader, ctx.env, ctx.logger);
-  return startPromoter({
-    connection: ctx.redis,
-    keyPrefix: ctx.config.redis.key_prefix,
-    readEvents: (after, blockMs) => store.readEvents(after, { blockMs }),
-    position: {
-      load: () => store.promoterPosition(),
-      save: (streamId) => store.savePromoterPosition(streamId),
-    },
-    decidedSince: (runs) => store.decidedSince(runs),
-    interrupt: () => reader.disconnect(),
-    onReadFailed: (err) => ctx.logger.warn({ err: err.message }, "approval promoter: read failed; retrying"),
-    onScanned: (woken) => {
-      if (woken > 0) ctx.logger.info({ woken }, "approval promoter: woke runs decided while no worker ran");
-    },
-  });
 }
 
 /**
@@ -242,7 +215,12 @@ export async function startWorkerPart(
     },
   });
   await worker.waitUntilReady();
-  const promoter = startApprovalPromoter(ctx);
+  const promoter = startApprovalPromoter({
+    connection: ctx.redis,
+    keyPrefix,
+    store: (reader) => approvalsFromConfig(config, reader, ctx.env, logger).store,
+    logger,
+  });
   const canceller = startCanceller(ctx, store);
   await canceller.ready;
   const sweeper = startSweeper(ctx, store, notifications);
@@ -342,7 +320,6 @@ export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { a
       publicUrl: config.http.public_url,
       story: storyReader.story,
       grants,
-      // No onDecided: the worker promotes parked jobs from the decision events, whichever process decided.
     },
     metrics: { collector },
     runs: { actions: operations, inspector },

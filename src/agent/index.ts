@@ -35,6 +35,7 @@ export {
   RunInspector,
   type RunInspectorOptions,
 } from "./inspect/run-inspector.js";
+export { RUN_END_OUTCOMES, type RunEndOutcome } from "./inspect/run-outcome.js";
 export {
   type ApprovalView,
   type DecisionView,
@@ -48,7 +49,9 @@ export {
   RUN_STATE_FILTERS,
   type RunDetail,
   type RunJobState,
+  type RunListFilter,
   type RunOutcomeKind,
+  type RunPage,
   type RunStateFilter,
   type RunSummary,
   type RunUsageView,

@@ -4,7 +4,7 @@ import { adminLink, alertLine, alertTitle, MAX_LISTED_ALERTS } from "./alert-mes
 
 /**
  * The chat body of one alert or a digest, in the webhook's format. As for approval messages
- * (approvals/chat-payloads.ts), text the runner did not write sits only where the service parses no
+ * (approvals/notify/chat-payloads.ts), text the runner did not write sits only where the service parses no
  * markup: Slack `rich_text` / `plain_text` (the fallback `text` is escaped for mrkdwn), Teams
  * `TextRun`s; every link is the runner's own /admin link.
  */

@@ -1,42 +1,58 @@
-import { runnerCommands } from "./command-runners.js";
-import { envCommandAssignments, environmentCommands, optionCommands } from "./embedded-commands.js";
-import { hardInvocationFindings, hardRedirectFindings } from "./hard-families.js";
-import { DownloadTracker, wrappedHardFindings } from "./indirect-families.js";
-import { internalAddressAssignments } from "./internal-addresses.js";
-import { interpreterFindings } from "./interpreter-families.js";
-import { tooComplexFindings } from "./past-limits.js";
-import { SHELL_PROGRAMS } from "./programs.js";
-import { runtimeEvaluation } from "./runtime-evaluation.js";
-import { bashOnlyConstructs, nestedDialect, posixReading, type ShellDialect } from "./shell-dialect.js";
-import { type InputReaders, inputReaders } from "./shell-input.js";
-import type { ShellParser } from "./shell-parser.js";
 import {
-  declaredAssignments,
-  stateAssignmentUses,
-  stateDeclarationUses,
-  stateInvocationUses,
-} from "./shell-state.js";
+  DownloadTracker,
+  hardInvocationFindings,
+  hardRedirectFindings,
+  hiddenHardFindings,
+  internalAddressAssignments,
+  interpreterFindings,
+  redirectPatterns,
+  softInvocationFindings,
+  softRedirectFindings,
+  tooComplexFindings,
+  variantsOf,
+  WrittenPrograms,
+  wrappedHardFindings,
+} from "./families/index.js";
+import type { ShellParser } from "./shell/index.js";
 import {
   type Assignment,
+  BRACE_MARK,
+  bashOnlyConstructs,
+  hasHiddenCharacters,
+  literalField,
+  nestedDialect,
+  posixReading,
+  runtimeEvaluation,
+  type ShellDialect,
   type SimpleCommand,
   type StartDirectory,
   startDirectoryOf,
+  substitutionSpans,
   walkShell,
-} from "./shell-walk.js";
-import { BRACE_MARK, literalField } from "./shell-words.js";
-import { softInvocationFindings, softRedirectFindings } from "./soft-families.js";
-import { substitutionSpans } from "./substitution-spans.js";
-import { hasHiddenCharacters } from "./text-normalise.js";
-import { redirectPatterns, variantsOf } from "./unknown-parts.js";
-import { type Invocation, programName, unwrapCommand } from "./unwrap.js";
+} from "./shell/index.js";
+import {
+  declaredAssignments,
+  envCommandAssignments,
+  environmentCommands,
+  type InputReaders,
+  type Invocation,
+  inputReaders,
+  optionCommands,
+  programName,
+  runnerCommands,
+  SHELL_PROGRAMS,
+  stateAssignmentUses,
+  stateDeclarationUses,
+  stateInvocationUses,
+  unwrapCommand,
+} from "./unwrap/index.js";
 import {
   type CommandVerdict,
   decideCommand,
   type GuardFinding,
   hardFinding,
   softFinding,
-} from "./verdict.js";
-import { WrittenPrograms } from "./written-programs.js";
+} from "./verdict/index.js";
 
 /** Longest command the guard parses; longer input needs approval. */
 export const MAX_COMMAND_LENGTH = 100_000;
@@ -97,6 +113,12 @@ class Analyser {
   private parsedChars = 0;
   private readonly downloads = new DownloadTracker();
   private readonly writtenPrograms = new WrittenPrograms();
+  /** Scripts already read for a hard command a computed command name could be. */
+  private readonly computedNameRead = new Set<string>();
+  /** The readable text (see `command`) of the scripts around the one being analysed. */
+  private enclosing = "";
+  /** The readable text of the script last parsed: the enclosing text of the scripts nested in it. */
+  private current = "";
   parsed = true;
 
   constructor(private readonly parser: ShellParser) {}
@@ -232,10 +254,17 @@ class Analyser {
         );
       }
       const walked = walkShell(tree.root, new Map(), cwd);
+      // What a word computed at run time could be: the script's own words, and every value the
+      // walk worked out for a variable (`a=re; b=boot; x=$a$b` holds `reboot` though no word does).
+      // A nested script's words may come from the scripts around it (`c=reboot; bash -c '$c'`).
+      const readable = [this.enclosing, source, ...walked.assignments.map((a) => a.value.text)]
+        .filter((t) => t !== "")
+        .join("\n");
+      this.current = readable;
       // The walk stopped part-way: what it did not reach is read as plain words.
       if (walked.tooComplex)
         this.findings.push(
-          ...tooComplexFindings("the command nests or expands too deeply to analyse", source),
+          ...tooComplexFindings("the command nests or expands too deeply to analyse", readable),
         );
       this.functionCount += walked.functions.length;
       for (const fn of walked.functions) {
@@ -247,13 +276,13 @@ class Analyser {
             ),
           );
       }
-      for (const cmd of walked.commands) this.command(cmd, depth, dialect, source);
+      for (const cmd of walked.commands) this.command(cmd, depth, dialect, readable);
       this.pathChanges(walked.assignments);
       for (const use of [
         ...stateAssignmentUses(walked.assignments),
         ...stateDeclarationUses(walked.declarations),
       ])
-        this.findings.push(...tooComplexFindings(use.reason, source));
+        this.findings.push(...tooComplexFindings(use.reason, readable));
       // `export LD_PRELOAD=…` / `export GIT_CONFIG_KEY_0=…` set the environment of later commands.
       const shellEnv = environmentCommands(walked.assignments);
       this.findings.push(...shellEnv.findings);
@@ -272,7 +301,10 @@ class Analyser {
     }
   }
 
-  /** Analyses one simple command; `source` is the script it is part of (see shell-state). */
+  /**
+   * Analyses one simple command; `source` is the script it is part of and the values of its
+   * variables, read as plain words where the command depends on what the guard does not follow.
+   */
   command(cmd: SimpleCommand, depth: number, dialect: ShellDialect = "bash", source = ""): void {
     this.commands.push(cmd);
     this.findings.push(...hardRedirectFindings(cmd), ...softRedirectFindings(cmd));
@@ -310,6 +342,15 @@ class Analyser {
       for (const c of use.commands) scripts.push({ ...c, via: ["bash"] });
     }
     for (const inv of invocations) {
+      // A command name computed at run time (`$c`, `${!v}`, a name reference, `$(f)`, a loop
+      // variable, `read`, `printf -v`, `set --`, …) may be any word the script holds or builds: a
+      // hard command among them could be what runs. Read once per script, so the check stays linear.
+      if (inv.nameField.dynamic && !this.computedNameRead.has(script)) {
+        this.computedNameRead.add(script);
+        this.findings.push(
+          ...hiddenHardFindings(script, `the command name ${inv.nameField.text} is computed at run time`),
+        );
+      }
       this.invocation(inv);
       for (const c of optionCommands(inv)) scripts.push({ ...c, via: [...inv.via, inv.name] });
       // Programs that run programs from their arguments (sed `e`, `make --eval`, tmux, ...).
@@ -364,7 +405,14 @@ class Analyser {
       );
       return;
     }
-    this.script(text, depth + 1, cwd, dialect);
+    const saved = { enclosing: this.enclosing, current: this.current };
+    this.enclosing = this.current;
+    try {
+      this.script(text, depth + 1, cwd, dialect);
+    } finally {
+      this.enclosing = saved.enclosing;
+      this.current = saved.current;
+    }
   }
 
   private invocation(inv: Invocation): void {

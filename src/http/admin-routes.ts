@@ -1,9 +1,8 @@
 import formbody from "@fastify/formbody";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Cluster, Redis } from "ioredis";
-import type { RunInspector } from "../agent/index.js";
+import type { RunInspector, RunPage } from "../agent/index.js";
 import {
-  type ApprovalRecord,
   type ApprovalStore,
   DECIDE_REFUSALS,
   type DecideRefusal,
@@ -19,6 +18,7 @@ import type { ScheduleService } from "../scheduler/index.js";
 import { type Clock, isRunnerError, RunnerError, systemClock } from "../shared/index.js";
 import { GRANT_NOTICES } from "./admin-grants.js";
 import { ADMIN_CSS, adminErrorPage, dashboardPage, loginPage, runPage } from "./admin-pages.js";
+import { runListPage } from "./admin-run-list.js";
 import { ADMIN_COOKIE, type AdminSession, AdminSessions, readCookie } from "./admin-sessions.js";
 import { APPROVAL_PAGE_HEADERS, clientErrorStatus } from "./approval-routes.js";
 import { MAX_BODY_BYTES } from "./error-replies.js";
@@ -26,6 +26,10 @@ import { retryAfterSeconds } from "./failure-throttle.js";
 import { type GrantsPort, revokeGrant } from "./grant-api.js";
 import type { HttpAuth } from "./http-auth.js";
 import { actionStatus, performRunAction, RUN_ACTIONS, type RunActionsPort } from "./run-actions.js";
+import { runListFilterOf } from "./run-list-query.js";
+
+/** Runs per page of `/admin/runs`. */
+const RUN_PAGE_SIZE = 50;
 
 /** Options of the dashboard (see {@link HttpServerOptions.admin}). */
 export interface AdminHttpOptions {
@@ -34,7 +38,7 @@ export interface AdminHttpOptions {
   /** `http.public_url`: its path prefixes every link; `https` makes the cookie Secure. */
   publicUrl: string;
   approvals: ApprovalStore;
-  runs: Pick<RunInspector, "listRuns" | "showRun">;
+  runs: Pick<RunInspector, "listRunPage" | "showRun">;
   /** Queues whose depths are shown (the agent queue). */
   queues: readonly AgentQueue[];
   schedules: Pick<ScheduleService, "list">;
@@ -42,8 +46,6 @@ export interface AdminHttpOptions {
   grants?: GrantsPort;
   /** Cancel / retry / rerun buttons on the run page (RunOperations); omitted = no buttons. */
   actions?: RunActionsPort;
-  /** Called after a dashboard decision settles a request (a worker in this process promotes the job). */
-  onDecided?: (record: ApprovalRecord) => void | Promise<void>;
   clock?: Clock;
   /** How long a sign-in lasts, ms. Default 8 hours. */
   sessionTtlMs?: number;
@@ -237,7 +239,7 @@ export async function adminRoutes(
         })),
       ),
       options.approvals.list({ status: "pending" }),
-      options.runs.listRuns({ limit: 25 }),
+      options.runs.listRunPage({ limit: 25 }).then((p) => p.runs),
       options.schedules.list(),
       options.grants?.list(),
       options.approvals.failingTargets(),
@@ -258,6 +260,24 @@ export async function adminRoutes(
         now,
       }),
     );
+  });
+
+  app.get<{ Querystring: Record<string, unknown> }>("/admin/runs", async (request, reply) => {
+    const { session } = current(request);
+    const parsed = runListFilterOf(request.query, RUN_PAGE_SIZE);
+    const filter = parsed.ok ? parsed.filter : {};
+    let result: RunPage | { error: string };
+    if (!parsed.ok) result = { error: parsed.message };
+    else {
+      try {
+        result = await options.runs.listRunPage(filter);
+      } catch (err) {
+        if (!isRunnerError(err, "CLI_USAGE")) throw err;
+        result = { error: err.message };
+      }
+    }
+    const status = "error" in result ? 400 : 200;
+    return html(reply, status, runListPage(basePath, session.operator, session.csrf, filter, result));
   });
 
   app.get<{ Params: { id: string }; Querystring: { notice?: string } }>(
@@ -355,16 +375,6 @@ export async function adminRoutes(
     let notice: string = result.outcome;
     if (result.outcome === "decided") {
       notice = result.final ? (result.record.status === "approved" ? "approved" : "denied") : "recorded";
-      if (result.final && options.onDecided) {
-        try {
-          await options.onDecided(result.record);
-        } catch (err) {
-          logger.error(
-            { err, approvalId: result.record.id },
-            "onDecided hook failed; the job wakes at its deadline instead",
-          );
-        }
-      }
     }
     logger.info(
       { operator: session.operator, approvalId: request.params.id, decision, outcome: result.outcome },

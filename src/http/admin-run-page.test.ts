@@ -7,6 +7,8 @@ const summary: RunSummary = {
   jobId: "run-1",
   state: "completed",
   outcome: "completed",
+  failureCode: null,
+  outcomeText: "completed",
   detail: "done",
   agent: "tidier",
   traceId: "0f8fad5b-d9cb-469f-a165-70867728950e",

@@ -7,6 +7,16 @@ import { ManualClock } from "../shared/index.js";
 import { OperatorCredentials } from "./operator-credentials.js";
 import { createHttpServer } from "./server.js";
 
+/**
+ * Approvals and denials as the worker's promoter reads them to wake runs: the store's events
+ * stream (which also carries cancellations and expiries, left out here).
+ */
+async function decidedOnStream(store: ApprovalStore): Promise<{ id: string; status: string }[]> {
+  return (await store.readEvents("0"))
+    .filter((e) => e.status === "approved" || e.status === "denied")
+    .map((e) => ({ id: e.id, status: e.status }));
+}
+
 const TOKEN = "ops-token-for-tests-0123456789-abcdefgh";
 const DEV_TOKEN = "dev-token-for-tests-0123456789-abcdefgh";
 const CAROL_TOKEN = "carol-token-for-tests-0123456789-abcdef";
@@ -41,7 +51,6 @@ async function setup(withTokens = true) {
       ],
     },
   });
-  const decided: ApprovalRecord[] = [];
   const app = createHttpServer({
     redis,
     logger: createLogger({ level: "silent", format: "json" }),
@@ -58,11 +67,10 @@ async function setup(withTokens = true) {
     approvals: {
       store,
       publicUrl: "http://127.0.0.1:8787",
-      onDecided: (r) => void decided.push(r),
     },
   });
   await app.ready();
-  return { app, store, decided };
+  return { app, store };
 }
 
 async function register(store: ApprovalStore) {
@@ -132,8 +140,8 @@ describe("approval JSON API", () => {
     expect(bad.statusCode).toBe(400);
   });
 
-  it("decides as the token's owner, fires onDecided, and refuses a second decision with the first", async () => {
-    const { app, store, decided } = await setup();
+  it("decides as the token's owner, puts the decision on the events stream, and refuses a second decision with the first", async () => {
+    const { app, store } = await setup();
     const record = await register(store);
     const url = `/api/approvals/${record.id}/decision`;
     const first = await app.inject({
@@ -144,7 +152,7 @@ describe("approval JSON API", () => {
     });
     expect(first.statusCode).toBe(200);
     expect(first.json()).toMatchObject({ outcome: "decided", final: true, approval: { status: "denied" } });
-    expect(decided.map((r) => r.status)).toEqual(["denied"]);
+    expect((await decidedOnStream(store)).map((r) => r.status)).toEqual(["denied"]);
     const second = await app.inject({
       method: "POST",
       url,

@@ -9,7 +9,7 @@ import {
   MAX_COMMENT_LENGTH,
 } from "../approvals/index.js";
 import { sameIdentity } from "../shared/index.js";
-import { type ApprovalHttpContext, reportDecided } from "./approval-http-context.js";
+import type { ApprovalHttpContext } from "./approval-http-context.js";
 import { jsonErrorHandler } from "./error-replies.js";
 import { grantApiRoutes } from "./grant-api.js";
 import { checkBearer } from "./http-auth.js";
@@ -126,7 +126,6 @@ export async function approvalApiRoutes(app: FastifyInstance, ctx: ApprovalHttpC
       comment,
     });
     if (result.outcome === "decided") {
-      if (result.final) await reportDecided(ctx, result.record);
       return { outcome: result.outcome, final: result.final, approval: result.record };
     }
     return reply

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
-import type { ApprovalRecord, ApprovalStore, ApprovalStorySource } from "../approvals/index.js";
+import type { ApprovalStore, ApprovalStorySource } from "../approvals/index.js";
 import type { Logger } from "../logging/index.js";
 import { RunnerError } from "../shared/index.js";
 import { DEFAULT_FAILURE_LIMITS, type FailureLimits } from "./failure-throttle.js";
@@ -12,12 +12,6 @@ export interface ApprovalHttpOptions {
   store: ApprovalStore;
   /** `http.public_url`: its path (if any) prefixes the form action and the stylesheet link. */
   publicUrl: string;
-  /**
-   * Called after a decision settles a request (approved or denied), with the final record. The
-   * worker promotes the parked job here. A failure is logged; the decision stands and the job still
-   * wakes at its deadline or from the store's events stream.
-   */
-  onDecided?: (record: ApprovalRecord) => void | Promise<void>;
   /**
    * Reads the run's story (task, the agent's words, earlier steps) when a page renders. Omitted:
    * the pages show the call without it.
@@ -65,17 +59,4 @@ export function approvalHttpContext(
     auth,
     linkFailures: new LinkFailures(redis, keyPrefix, limits),
   };
-}
-
-/** Runs the onDecided hook, logging (never surfacing) its failure. */
-export async function reportDecided(ctx: ApprovalHttpContext, record: ApprovalRecord): Promise<void> {
-  if (!ctx.onDecided) return;
-  try {
-    await ctx.onDecided(record);
-  } catch (err) {
-    ctx.logger.error(
-      { err, approvalId: record.id },
-      "onDecided hook failed; the job wakes at its deadline instead",
-    );
-  }
 }

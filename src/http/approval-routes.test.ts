@@ -1,10 +1,20 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
-import { type ApprovalRecord, ApprovalStore } from "../approvals/index.js";
+import { ApprovalStore } from "../approvals/index.js";
 import { createLogger } from "../logging/index.js";
 import { ManualClock } from "../shared/index.js";
 import { createHttpServer } from "./server.js";
+
+/**
+ * Approvals and denials as the worker's promoter reads them to wake runs: the store's events
+ * stream (which also carries cancellations and expiries, left out here).
+ */
+async function decidedOnStream(store: ApprovalStore): Promise<{ id: string; status: string }[]> {
+  return (await store.readEvents("0"))
+    .filter((e) => e.status === "approved" || e.status === "denied")
+    .map((e) => ({ id: e.id, status: e.status }));
+}
 
 const T0 = 1_700_000_000_000;
 let redis: Redis;
@@ -35,7 +45,6 @@ async function setup(options: { perLink?: number } = {}) {
       ],
     },
   });
-  const decided: ApprovalRecord[] = [];
   const logger = createLogger({ level: "silent", format: "json" });
   const app = createHttpServer({
     redis,
@@ -44,11 +53,10 @@ async function setup(options: { perLink?: number } = {}) {
     approvals: {
       store,
       publicUrl: "http://127.0.0.1:8787",
-      onDecided: (record) => void decided.push(record),
     },
   });
   await app.ready();
-  return { app, store, clock, decided };
+  return { app, store, clock };
 }
 
 type Setup = Awaited<ReturnType<typeof setup>>;
@@ -162,7 +170,7 @@ describe("GET /approvals/:id", () => {
 });
 
 describe("POST /approvals/:id/decision", () => {
-  it("decides with the token and nonce, fires onDecided, and a second click shows who decided", async () => {
+  it("decides with the token and nonce, puts the decision on the events stream, and a second click shows who decided", async () => {
     const s = await setup();
     const { record, token } = await request(s);
     const { nonce } = await openPage(s, record.id, token);
@@ -175,7 +183,7 @@ describe("POST /approvals/:id/decision", () => {
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain("Your decision (approve) was recorded");
     expect(await statusOf(s, record.id)).toBe("approved");
-    expect(s.decided.map((r) => [r.id, r.status])).toEqual([[record.id, "approved"]]);
+    expect((await decidedOnStream(s.store)).map((r) => [r.id, r.status])).toEqual([[record.id, "approved"]]);
     const again = await post(s, record.id, { t: token, nonce: nonce!, decision: "deny" });
     expect(again.statusCode).toBe(409);
     expect(again.body).toContain("<b>alice</b> approved at 2023-11-14T22:13:20Z");
@@ -196,7 +204,7 @@ describe("POST /approvals/:id/decision", () => {
     const res = await post(s, record.id, { t: token, nonce: nonce!, decision: "approve" });
     expect(res.statusCode).toBe(409);
     expect(await statusOf(s, record.id)).toBe("cancelled");
-    expect(s.decided).toEqual([]);
+    expect(await decidedOnStream(s.store)).toEqual([]);
   });
 
   it("refuses an expired request", async () => {
@@ -264,7 +272,7 @@ describe("POST /approvals/:id/decision", () => {
     expect(res.statusCode).toBe(code);
     expect(res.headers["cache-control"]).toBe("no-store");
     expect(await statusOf(s, record.id)).toBe("pending");
-    expect(s.decided).toEqual([]);
+    expect(await decidedOnStream(s.store)).toEqual([]);
   });
 
   it("does not approve a request with a valid token and nonce of another request", async () => {
@@ -290,7 +298,7 @@ describe("POST /approvals/:id/decision", () => {
     expect(responses.filter((r) => r.statusCode === 200)).toHaveLength(1);
     expect(responses.filter((r) => r.statusCode === 409)).toHaveLength(19);
     expect((await s.store.get(record.id))?.decisions).toHaveLength(1);
-    expect(s.decided).toHaveLength(1);
+    expect(await decidedOnStream(s.store)).toHaveLength(1);
   });
 
   it("throttles failed tokens per request with a plain 429 page, and a valid token still decides", async () => {
@@ -361,7 +369,7 @@ describe("client errors over real HTTP", () => {
         // Plain: no Fastify error code, stack or internal message.
         expect(page).not.toMatch(/FST_|Error:|at \w+ \(|too large"/);
         expect(await statusOf(s, record.id)).toBe("pending");
-        expect(s.decided).toEqual([]);
+        expect(await decidedOnStream(s.store)).toEqual([]);
       } finally {
         await s.app.close();
       }

@@ -13,7 +13,7 @@ import {
   isBarredOwner,
   verifyPageNonce,
 } from "../approvals/index.js";
-import { type ApprovalHttpContext, reportDecided } from "./approval-http-context.js";
+import type { ApprovalHttpContext } from "./approval-http-context.js";
 import { APPROVAL_CSS, confirmationPage, errorPage, statusPage, stepsPage } from "./approval-pages.js";
 import { MAX_BODY_BYTES } from "./error-replies.js";
 import { retryAfterSeconds } from "./failure-throttle.js";
@@ -262,7 +262,6 @@ export async function approvalPageRoutes(app: FastifyInstance, ctx: ApprovalHttp
           statusPage(result.record, status, describeRefusal(result.outcome), basePath),
         );
       }
-      if (result.final) await reportDecided(ctx, result.record);
       const mine = result.record.decisions.at(-1);
       const notice = `Your decision (${decision}) was recorded at ${formatTime(mine?.at ?? 0)}.${
         result.final

@@ -6,6 +6,7 @@ export {
   alertSenderFromConfig,
 } from "./alerts-from-config.js";
 export { allowAlwaysFromConfig, grantAuditTrail } from "./allow-always-from-config.js";
+export { type ApprovalPromoterOptions, startApprovalPromoter } from "./approval-promoter.js";
 export { approvalPolicyFromConfig, approvalsFromConfig } from "./approvals-from-config.js";
 export { chatNotifiersFromConfig } from "./chat-notifiers-from-config.js";
 export { escalationAuditTrail } from "./escalation-audit.js";

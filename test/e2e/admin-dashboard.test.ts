@@ -11,13 +11,19 @@ import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { createHttpServer, OperatorCredentials } from "../../src/http/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { RunnerMetrics } from "../../src/metrics/index.js";
+import type { Promoter } from "../../src/queue/index.js";
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
+import { startApprovalPromoter } from "../../src/runtime/index.js";
 import { ScheduleService, ScheduleStore } from "../../src/scheduler/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import { artifactPath, launchChromium } from "../helpers/browser.js";
 import { freePort } from "../helpers/free-port.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
+
+/** The promoter's store only reads the decision events; its policy decides nothing. */
+const PROMOTER_POLICY = { waitTimeoutMs: 3_600_000, approvers: [{ id: "alice", email: null }] };
+let promoter: Promoter | undefined;
 
 /**
  * The /admin dashboard in headless Chromium against real parts: a scripted run parks on an exec
@@ -61,6 +67,13 @@ const markerExec = defineTool({
 });
 
 beforeAll(async () => {
+  // The worker's promoter wakes a parked run from the decision events, as in production.
+  promoter = startApprovalPromoter({
+    connection: redis,
+    keyPrefix,
+    store: (reader) => new ApprovalStore({ redis: reader, keyPrefix, policy: PROMOTER_POLICY }),
+    logger,
+  });
   dir = await mkdtemp(join(tmpdir(), "echo-admin-"));
   browser = await launchChromium();
   const port = await freePort();
@@ -76,16 +89,13 @@ beforeAll(async () => {
       runs: inspector,
       queues: [queue],
       schedules,
-      // What the worker's promoter does from the decision events, here in-process.
-      onDecided: async (record) => {
-        await (await findRunJob(queue, record.jobId))?.promote().catch(() => undefined);
-      },
     },
   });
   await app.listen({ host: "127.0.0.1", port });
 });
 
 afterAll(async () => {
+  await promoter?.stop();
   await browser?.close();
   await app?.close();
   await inspector.close();

@@ -15,8 +15,18 @@ import { type SmtpCapture, startSmtpCapture } from "../helpers/smtp-capture.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 
 /**
+ * Approvals and denials as the worker's promoter reads them to wake runs: the store's events
+ * stream (which also carries cancellations and expiries, left out here).
+ */
+async function decidedOnStream(store: ApprovalStore): Promise<{ id: string; status: string }[]> {
+  return (await store.readEvents("0"))
+    .filter((e) => e.status === "approved" || e.status === "denied")
+    .map((e) => ({ id: e.id, status: e.status }));
+}
+
+/**
  * The approver's whole path with real parts: a registered request → the mail at a real SMTP server
- * → the link opened in headless Chromium → a click → the decision in Redis and the onDecided hook.
+ * → the link opened in headless Chromium → a click → the decision in Redis and on its events stream.
  */
 
 let redis: Redis;
@@ -27,7 +37,6 @@ let store: ApprovalStore;
 let notifications: ApprovalNotifications;
 let publicUrl: string;
 const prefix = uniquePrefix("e2eappr");
-const decided: ApprovalRecord[] = [];
 let n = 0;
 
 beforeAll(async () => {
@@ -65,7 +74,7 @@ beforeAll(async () => {
   app = createHttpServer({
     redis,
     logger,
-    approvals: { store, publicUrl, onDecided: (r) => void decided.push(r) },
+    approvals: { store, publicUrl },
   });
   await app.listen({ host: "127.0.0.1", port });
 });
@@ -110,7 +119,7 @@ async function linkFor(record: ApprovalRecord, to: string): Promise<string> {
 }
 
 describe("approval page in headless Chromium", () => {
-  it("approves from the mailed link: the store shows alice's approval and onDecided fired", async () => {
+  it("approves from the mailed link: the store shows alice's approval and the decision is on the events stream", async () => {
     const record = await parkedCall("rm -rf ./build/<tmp>");
     const link = await linkFor(record, "alice@example.test");
     const scannerPrefetch = await fetch(link, { headers: { "user-agent": "MailScanner/2.0" } });
@@ -150,7 +159,10 @@ describe("approval page in headless Chromium", () => {
         via: "link",
       }),
     ]);
-    expect(decided.map((r) => [r.id, r.status])).toContainEqual([record.id, "approved"]);
+    expect((await decidedOnStream(store)).map((r) => [r.id, r.status])).toContainEqual([
+      record.id,
+      "approved",
+    ]);
     const agents = after.fetches.map((f) => f.userAgent);
     expect(agents.some((ua) => ua.includes("MailScanner"))).toBe(true);
     expect(agents.some((ua) => ua.includes("HeadlessChrome") || ua.includes("Chrome"))).toBe(true);

@@ -10,13 +10,19 @@ import { ApprovalNotifications, ApprovalStore, EmailNotifier } from "../../src/a
 import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { createHttpServer } from "../../src/http/index.js";
 import { createLogger } from "../../src/logging/index.js";
+import type { Promoter } from "../../src/queue/index.js";
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
+import { startApprovalPromoter } from "../../src/runtime/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import { artifactPath, launchChromium } from "../helpers/browser.js";
 import { freePort } from "../helpers/free-port.js";
 import { type SmtpCapture, startSmtpCapture } from "../helpers/smtp-capture.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
+
+/** The promoter's store only reads the decision events; its policy decides nothing. */
+const PROMOTER_POLICY = { waitTimeoutMs: 3_600_000, approvers: [{ id: "alice", email: null }] };
+let promoter: Promoter | undefined;
 
 /**
  * The approver reads the run's story: a real scripted run makes twelve read calls and then an
@@ -77,6 +83,13 @@ function script(): string {
 }
 
 beforeAll(async () => {
+  // The worker's promoter wakes a parked run from the decision events, as in production.
+  promoter = startApprovalPromoter({
+    connection: redis,
+    keyPrefix,
+    store: (reader) => new ApprovalStore({ redis: reader, keyPrefix, policy: PROMOTER_POLICY }),
+    logger,
+  });
   smtp = await startSmtpCapture();
   browser = await launchChromium();
   const port = await freePort();
@@ -95,16 +108,13 @@ beforeAll(async () => {
       store,
       publicUrl,
       story: new ApprovalStoryReader({ inspector, execHost: "sandbox" }),
-      onDecided: async (record) => {
-        const job = await findRunJob(queue, record.jobId);
-        await job?.promote().catch(() => undefined);
-      },
     },
   });
   await app.listen({ host: "127.0.0.1", port });
 });
 
 afterAll(async () => {
+  await promoter?.stop();
   await browser?.close();
   await app?.close();
   await smtp?.close();

@@ -11,13 +11,19 @@ import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { createHttpServer } from "../../src/http/index.js";
 import { AuditTrail } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
+import type { Promoter } from "../../src/queue/index.js";
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
+import { startApprovalPromoter } from "../../src/runtime/index.js";
 import { startAgentWorker } from "../../workers/agent-worker.js";
 import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import { launchChromium } from "../helpers/browser.js";
 import { freePort } from "../helpers/free-port.js";
 import { type SmtpCapture, startSmtpCapture } from "../helpers/smtp-capture.js";
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
+
+/** The promoter's store only reads the decision events; its policy decides nothing. */
+const PROMOTER_POLICY = { waitTimeoutMs: 3_600_000, approvers: [{ id: "alice", email: null }] };
+let promoter: Promoter | undefined;
 
 /**
  * The whole approval path with real parts: a scripted agent's exec call parks its job (no worker
@@ -87,6 +93,13 @@ const queue = agentQueue(redis, keyPrefix);
 const events = openAgentQueueEvents(redis.duplicate(), keyPrefix, { lastEventId: "0-0" });
 
 beforeAll(async () => {
+  // The worker's promoter wakes a parked run from the decision events, as in production.
+  promoter = startApprovalPromoter({
+    connection: redis,
+    keyPrefix,
+    store: (reader) => new ApprovalStore({ redis: reader, keyPrefix, policy: PROMOTER_POLICY }),
+    logger,
+  });
   dir = await mkdtemp(join(tmpdir(), "echo-parked-"));
   smtp = await startSmtpCapture();
   browser = await launchChromium();
@@ -104,17 +117,13 @@ beforeAll(async () => {
     approvals: {
       store,
       publicUrl,
-      // A decision wakes the parked job at once instead of at its deadline.
-      onDecided: async (record) => {
-        const job = await findRunJob(queue, record.jobId);
-        await job?.promote().catch(() => undefined);
-      },
     },
   });
   await app.listen({ host: "127.0.0.1", port });
 });
 
 afterAll(async () => {
+  await promoter?.stop();
   await browser?.close();
   await app?.close();
   await smtp?.close();

@@ -6,9 +6,8 @@ import { describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/cli/commands/index.js";
 import { bufferIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/run-cli.js";
-import { BENIGN_NEAR_MISSES } from "../../src/guard/benign-commands.fixture.js";
+import { BENIGN_COMMANDS, BENIGN_NEAR_MISSES } from "../../src/guard/benign-commands.fixture.js";
 import { prng, randomHardScript, randomString } from "../../src/guard/fuzz-generators.fixture.js";
-import { BENIGN_COMMANDS } from "../../src/guard/index.js";
 import { REPO_ROOT } from "../helpers/cli-process.js";
 
 /**

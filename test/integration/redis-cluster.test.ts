@@ -5,9 +5,9 @@ import { join } from "node:path";
 import type { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { APPROVAL_SCRIPTS } from "../../src/approvals/approval-scripts.js";
 import { ApprovalStore } from "../../src/approvals/index.js";
-import { runDoctor } from "../../src/cli/commands/doctor.js";
+import { APPROVAL_SCRIPTS } from "../../src/approvals/store/approval-scripts.js";
+import { runDoctor } from "../../src/cli/commands/doctor/index.js";
 import { bufferIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { AUDIT_APPEND_LUA, AUDIT_READ_TRACE_LUA } from "../../src/journal/audit-chain.js";
@@ -341,7 +341,7 @@ const SCRIPT_REGISTRY: { name: string; keys: number | null; sha: string }[] = [
 const SCRIPT_SITES: Record<string, string> = {
   "src/journal/journal.ts": "JOURNAL_SCRIPTS (one key each: {run:<id>}:journal)",
   "src/journal/audit-trail.ts": "AUDIT_APPEND_LUA, AUDIT_READ_TRACE_LUA ({audit} keys)",
-  "src/approvals/approval-store.ts": "APPROVAL_SCRIPTS",
+  "src/approvals/store/approval-store.ts": "APPROVAL_SCRIPTS",
   "src/scheduler/schedule-store.ts": "SCHEDULER_SCRIPTS",
   "src/metrics/recorder.ts":
     "inline COUNT_ONCE, COUNT_DECISION_ONCE, COUNT_USAGE_ONCE: {metrics}:seen:*, {metrics}:c:<family>",
@@ -351,7 +351,7 @@ const SCRIPT_SITES: Record<string, string> = {
   "src/tools/memory/memory.ts": "inline WRITE: one key",
   "src/tools/sessions/session-archive.ts":
     "RECORD_LUA: the run's archived value and the user's run set, both under the user's {user:<id>} hash tag (its own cluster test in session-archive.test.ts)",
-  "src/approvals/digest-store.ts": "inline JOIN, CLAIM_DUE, REMOVE: {approvals} keys",
+  "src/approvals/notify/digest-store.ts": "inline JOIN, CLAIM_DUE, REMOVE: {approvals} keys",
   "src/http/failure-throttle.ts": "inline BLOCKED, COUNT: {http} keys",
   "src/agent/budget/usage-index.ts":
     "inline JOIN_SET: one key ({trace:<id>}:runs or {sched:<id>}:runs:<day>)",

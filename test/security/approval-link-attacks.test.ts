@@ -31,7 +31,6 @@ let notifications: ApprovalNotifications;
 let publicUrl: string;
 const prefix = uniquePrefix("secappr");
 const logLines: string[] = [];
-const decided: ApprovalRecord[] = [];
 let n = 0;
 
 beforeAll(async () => {
@@ -77,7 +76,7 @@ beforeAll(async () => {
     redis,
     logger,
     failureLimits: { perLink: 10_000 },
-    approvals: { store, publicUrl, onDecided: (r) => void decided.push(r) },
+    approvals: { store, publicUrl },
   });
   await app.listen({ host: "127.0.0.1", port });
 });

@@ -1,7 +1,7 @@
 /** biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell scripts, not templates */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CommandGuard } from "../../src/guard/index.js";
-import { unwrapCommand } from "../../src/guard/unwrap.js";
+import { unwrapCommand } from "../../src/guard/unwrap/unwrap.js";
 import { createCommandGuard } from "../../src/platform/index.js";
 import { execTraceAvailable, type TraceShell, traceExecs } from "../helpers/exec-trace.js";
 

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { namesMatching } from "../../src/guard/families/unknown-parts.js";
 import {
   EVALUATION_WRAPPERS,
   RUNNER_WRAPPERS,
@@ -6,8 +7,7 @@ import {
   TRACEABLE_COMMANDS,
 } from "../../src/guard/fuzz-generators.fixture.js";
 import type { CommandGuard } from "../../src/guard/index.js";
-import { namesMatching } from "../../src/guard/unknown-parts.js";
-import { unwrapCommand } from "../../src/guard/unwrap.js";
+import { unwrapCommand } from "../../src/guard/unwrap/unwrap.js";
 import { createCommandGuard } from "../../src/platform/index.js";
 import { execTraceAvailable, type TraceShell, traceExecs } from "../helpers/exec-trace.js";
 import { iterations, pick, prng, suiteSeed } from "./seeded.js";

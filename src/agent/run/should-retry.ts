@@ -51,6 +51,8 @@ const RETRYABLE: Record<ErrorCode, boolean> = {
   RUN_CANCELLED: false,
   WORKSPACE_PATH_CHANGED: false,
   WORKSPACE_LAYER_FAILED: false,
+  // Another process lets go of the layer soon (its run parks or ends): runs park for it instead.
+  WORKSPACE_LAYER_BUSY: true,
   HTTP_PORT_UNAVAILABLE: false,
   RUN_NOT_CANCELLABLE: false,
   RUN_NOT_RETRYABLE: false,

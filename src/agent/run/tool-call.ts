@@ -19,6 +19,7 @@ import { approvalArgsHash, approvalSubject } from "./approval-hash.js";
 import { type ClaimInfo, claimAndRun } from "./claim-and-run.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
 import { executeWithPolicy } from "./execute-tool.js";
+import { parkWhileLayerBusy } from "./layer-waits.js";
 import { approvalAnswered, ParkSignal } from "./park-signal.js";
 import { type ExecutePlan, planCall, vetoedCall } from "./plan-call.js";
 import { throwIfCancelled } from "./run-cancelled.js";
@@ -106,11 +107,12 @@ export async function runToolCall(
     // Everything the call does to files, from the path fence's check to the exec, happens in the
     // run's layer when it has one (docs/SANDBOX.md): the real workspace is changed only when the run lands.
     // A sub-agent works in its tree's layer (it inherits the trace id): it sees its parent's work.
-    const view = await deps.layers?.enter({
-      runId: payload.runId,
-      layerId: payload.traceId,
-      workspace: payload.agent.workspace,
-    });
+    const layers = deps.layers;
+    const view =
+      layers &&
+      (await parkWhileLayerBusy(scope, () =>
+        layers.enter({ runId: payload.runId, layerId: payload.traceId, workspace: payload.agent.workspace }),
+      ));
     return withWorkspaceView(view, () => runFreshCall(scope, modelCall, baseCtx, deferred, veto));
   });
 }
