@@ -329,6 +329,9 @@ class Analyser {
     const env = environmentCommands(cmd.assignments);
     this.findings.push(...env.findings, ...internalAddressAssignments(cmd.assignments));
     for (const c of env.commands) scripts.push({ ...c, via: ["environment"] });
+    // The program that reads such a variable (`PAGER`, `LESSOPEN`, `GIT_SSH_COMMAND`) runs it with
+    // `sh -c` (popen, system()): that shell is a program of the command too.
+    if (env.commands.length > 0) this.commands.push(shellCommand(cmd));
     const script = source === "" ? cmd.argv.map((a) => a.text).join(" ") : source;
     const stateUses = stateAssignmentUses(cmd.assignments);
     for (const inv of invocations) {
@@ -363,6 +366,7 @@ class Analyser {
       const viaEnv = environmentCommands(envCommandAssignments(inv));
       this.findings.push(...viaEnv.findings, ...internalAddressAssignments(envCommandAssignments(inv)));
       for (const c of viaEnv.commands) scripts.push({ ...c, via: [...inv.via, "env"] });
+      if (viaEnv.commands.length > 0) this.commands.push(shellCommand(cmd));
       if (inv.nameField.dynamic && inv.nameField.bare !== "" && inv.nameField.bare !== inv.nameField.text) {
         // `rm${EMPTY} -rf /`: judge the name as if the unknown parts were empty, too.
         const bareField = literalField(inv.nameField.bare);

@@ -34,6 +34,10 @@ describe("programs that run programs are judged by what they run", () => {
     ['sed -e "/$P/d" f', "ask", "soft.wrapped-command"],
     ['sed "s|x|${V}|e" f', "ask", "soft.wrapped-command"],
     ['sed "1e reboot;s/x/$V/" f', "deny", "hard.shutdown"],
+    // the shell tmux, screen, script and `sudo -s` start is $SHELL
+    ["SHELL=/usr/sbin/reboot tmux new -d true", "deny", "hard.shutdown"],
+    ["env SHELL=/sbin/poweroff sudo -s", "deny", "hard.shutdown"],
+    ["export SHELL='rm -rf /'; script -q /dev/null", "deny", "hard.recursive-delete-system"],
     // ed and dc `!`
     ["ed -s f <<< '!reboot'", "deny", "hard.shutdown"],
     ["ed -s f <<'E'\nw /dev/sda\nE", "deny", "hard.block-device-write"],
