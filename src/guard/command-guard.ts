@@ -113,12 +113,15 @@ class Analyser {
   private parsedChars = 0;
   private readonly downloads = new DownloadTracker();
   private readonly writtenPrograms = new WrittenPrograms();
-  /** Scripts already read for a hard command a computed command name could be. */
-  private readonly computedNameRead = new Set<string>();
-  /** The readable text (see `command`) of the scripts around the one being analysed. */
-  private enclosing = "";
-  /** The readable text of the script last parsed: the enclosing text of the scripts nested in it. */
-  private current = "";
+  /**
+   * Texts already read as plain words for a hidden hard command (see `hidden`): each is read once,
+   * so a nested script does not read the scripts around it again, and the check stays linear.
+   */
+  private readonly hiddenRead = new Set<string>();
+  /** The readable texts (see `command`) of the scripts around the one being analysed. */
+  private enclosing: readonly string[] = [];
+  /** The readable texts of the script last parsed: the enclosing texts of the scripts nested in it. */
+  private current: readonly string[] = [];
   parsed = true;
 
   constructor(private readonly parser: ShellParser) {}
@@ -257,14 +260,16 @@ class Analyser {
       // What a word computed at run time could be: the script's own words, and every value the
       // walk worked out for a variable (`a=re; b=boot; x=$a$b` holds `reboot` though no word does).
       // A nested script's words may come from the scripts around it (`c=reboot; bash -c '$c'`).
-      const readable = [this.enclosing, source, ...walked.assignments.map((a) => a.value.text)]
-        .filter((t) => t !== "")
-        .join("\n");
+      const readable = [
+        ...this.enclosing,
+        source,
+        walked.assignments.map((a) => a.value.text).join("\n"),
+      ].filter((t) => t !== "");
       this.current = readable;
       // The walk stopped part-way: what it did not reach is read as plain words.
       if (walked.tooComplex)
         this.findings.push(
-          ...tooComplexFindings("the command nests or expands too deeply to analyse", readable),
+          ...this.tooComplex("the command nests or expands too deeply to analyse", readable),
         );
       this.functionCount += walked.functions.length;
       for (const fn of walked.functions) {
@@ -282,7 +287,7 @@ class Analyser {
         ...stateAssignmentUses(walked.assignments),
         ...stateDeclarationUses(walked.declarations),
       ])
-        this.findings.push(...tooComplexFindings(use.reason, readable));
+        this.findings.push(...this.tooComplex(use.reason, readable));
       // `export LD_PRELOAD=…` / `export GIT_CONFIG_KEY_0=…` set the environment of later commands.
       const shellEnv = environmentCommands(walked.assignments);
       this.findings.push(...shellEnv.findings);
@@ -305,7 +310,12 @@ class Analyser {
    * Analyses one simple command; `source` is the script it is part of and the values of its
    * variables, read as plain words where the command depends on what the guard does not follow.
    */
-  command(cmd: SimpleCommand, depth: number, dialect: ShellDialect = "bash", source = ""): void {
+  command(
+    cmd: SimpleCommand,
+    depth: number,
+    dialect: ShellDialect = "bash",
+    readable: readonly string[] = [],
+  ): void {
     this.commands.push(cmd);
     this.findings.push(...hardRedirectFindings(cmd), ...softRedirectFindings(cmd));
     const redirectVariant = redirectPatterns(cmd);
@@ -329,7 +339,10 @@ class Analyser {
     const env = environmentCommands(cmd.assignments);
     this.findings.push(...env.findings, ...internalAddressAssignments(cmd.assignments));
     for (const c of env.commands) scripts.push({ ...c, via: ["environment"] });
-    const script = source === "" ? cmd.argv.map((a) => a.text).join(" ") : source;
+    // The program that reads such a variable (`PAGER`, `LESSOPEN`, `GIT_SSH_COMMAND`) runs it with
+    // `sh -c` (popen, system()): that shell is a program of the command too.
+    if (env.commands.length > 0) this.commands.push(shellCommand(cmd));
+    const script = readable.length === 0 ? [cmd.argv.map((a) => a.text).join(" ")] : readable;
     const stateUses = stateAssignmentUses(cmd.assignments);
     for (const inv of invocations) {
       stateUses.push(
@@ -338,19 +351,17 @@ class Analyser {
       );
     }
     for (const use of stateUses) {
-      this.findings.push(...tooComplexFindings(use.reason, script));
+      this.findings.push(...this.tooComplex(use.reason, script));
       for (const c of use.commands) scripts.push({ ...c, via: ["bash"] });
     }
     for (const inv of invocations) {
       // A command name computed at run time (`$c`, `${!v}`, a name reference, `$(f)`, a loop
       // variable, `read`, `printf -v`, `set --`, …) may be any word the script holds or builds: a
-      // hard command among them could be what runs. Read once per script, so the check stays linear.
-      if (inv.nameField.dynamic && !this.computedNameRead.has(script)) {
-        this.computedNameRead.add(script);
+      // hard command among them could be what runs.
+      if (inv.nameField.dynamic)
         this.findings.push(
-          ...hiddenHardFindings(script, `the command name ${inv.nameField.text} is computed at run time`),
+          ...this.hidden(script, `the command name ${inv.nameField.text} is computed at run time`),
         );
-      }
       this.invocation(inv);
       for (const c of optionCommands(inv)) scripts.push({ ...c, via: [...inv.via, inv.name] });
       // Programs that run programs from their arguments (sed `e`, `make --eval`, tmux, ...).
@@ -363,6 +374,7 @@ class Analyser {
       const viaEnv = environmentCommands(envCommandAssignments(inv));
       this.findings.push(...viaEnv.findings, ...internalAddressAssignments(envCommandAssignments(inv)));
       for (const c of viaEnv.commands) scripts.push({ ...c, via: [...inv.via, "env"] });
+      if (viaEnv.commands.length > 0) this.commands.push(shellCommand(cmd));
       if (inv.nameField.dynamic && inv.nameField.bare !== "" && inv.nameField.bare !== inv.nameField.text) {
         // `rm${EMPTY} -rf /`: judge the name as if the unknown parts were empty, too.
         const bareField = literalField(inv.nameField.bare);
@@ -396,6 +408,22 @@ class Analyser {
     this.writtenPrograms.observeAssignments(assignments);
     const reason = "PATH is changed, so a later command name may run another program than the one it names";
     if (!this.unsound.includes(reason)) this.unsound.push(reason);
+  }
+
+  /** Too complex to judge (ask), and denied when the texts name a hard command (see past-limits). */
+  private tooComplex(reason: string, texts: readonly string[]): GuardFinding[] {
+    return [softFinding("soft.too-complex", reason), ...this.hidden(texts, reason)];
+  }
+
+  /** The hard findings of the texts read as plain words, each text read once per analysis. */
+  private hidden(texts: readonly string[], where: string): GuardFinding[] {
+    const out: GuardFinding[] = [];
+    for (const text of texts) {
+      if (this.hiddenRead.has(text)) continue;
+      this.hiddenRead.add(text);
+      out.push(...hiddenHardFindings(text, where));
+    }
+    return out;
   }
 
   private nested(text: string, depth: number, cwd: StartDirectory, dialect: ShellDialect): void {

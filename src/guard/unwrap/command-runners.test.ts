@@ -26,6 +26,18 @@ describe("programs that run programs are judged by what they run", () => {
     ["sed -f script.sed f", "ask", "soft.wrapped-command"],
     ['sed "$S" f', "ask", "soft.wrapped-command"],
     ['sed "s/a/b/$FLAGS" f', "ask", "soft.wrapped-command"],
+    // a run-time value is script to sed: `V='/;e reboot;#'` adds a command
+    ['sed "s/x/$V/" f', "ask", "soft.wrapped-command"],
+    ['sed -i "s/__VERSION__/$VERSION/g" dist/index.js', "ask", "soft.wrapped-command"],
+    ['sed "s/x/$(cat f)/" g', "ask", "soft.wrapped-command"],
+    ['sed -n "${START},${END}p" file.txt', "ask", "soft.wrapped-command"],
+    ['sed -e "/$P/d" f', "ask", "soft.wrapped-command"],
+    ['sed "s|x|${V}|e" f', "ask", "soft.wrapped-command"],
+    ['sed "1e reboot;s/x/$V/" f', "deny", "hard.shutdown"],
+    // the shell tmux, screen, script and `sudo -s` start is $SHELL
+    ["SHELL=/usr/sbin/reboot tmux new -d true", "deny", "hard.shutdown"],
+    ["env SHELL=/sbin/poweroff sudo -s", "deny", "hard.shutdown"],
+    ["export SHELL='rm -rf /'; script -q /dev/null", "deny", "hard.recursive-delete-system"],
     // ed and dc `!`
     ["ed -s f <<< '!reboot'", "deny", "hard.shutdown"],
     ["ed -s f <<'E'\nw /dev/sda\nE", "deny", "hard.block-device-write"],
@@ -129,8 +141,7 @@ describe("programs that run programs are judged by what they run", () => {
     "sed -e 's/x/y/' -e '/^#/d' f",
     "sed 's/[/]/x/;s|a|b|w out.txt' f",
     "sed -n '/start/,/end/p' f",
-    'sed -i "s/__VERSION__/$VERSION/g" dist/index.js',
-    'sed -n "${START},${END}p" file.txt',
+    'V=1.2; sed -i "s/__VERSION__/$V/g" dist/index.js',
     "sed '1i hello' f",
     "sed --sandbox 's/x/y/' f",
     "ed -s f <<< $',s/a/b/g\\nw'",

@@ -99,6 +99,12 @@ function sed(inv: Invocation): RunnerCommands {
       out.unknown.push(
         `sed's script ${script.text} has a command known only at run time; its e, s///e, w and r commands run programs and touch files`,
       );
+    else if (script.dynamic)
+      // `s/x/$V/`, `${START},${END}p`: sed parses the value as script, so one holding the
+      // delimiter or a newline adds commands of its own (`V='/;e reboot;#'`).
+      out.unknown.push(
+        `sed's script ${script.text} has parts known only at run time, which sed reads as script: a value holding the delimiter or a newline adds e, w or r commands that run programs and touch files`,
+      );
     for (const text of effects.runs)
       out.commands.push({ text: unmarkUnknownParts(text), dynamic: script.dynamic });
     for (const file of effects.writes)

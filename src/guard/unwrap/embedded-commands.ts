@@ -87,6 +87,8 @@ const COMMAND_ENV = new Set([
   "SUDO_ASKPASS",
   "PROMPT_COMMAND",
   "FCEDIT",
+  // The shell tmux, screen, script, `sudo -s` and editors' `:!` start: a program of the line.
+  "SHELL",
 ]);
 
 /** Environment variables that make a program load code from elsewhere. */

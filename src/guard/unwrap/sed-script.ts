@@ -7,8 +7,10 @@
 
 /**
  * Stands for a part of the script known only at run time (`$V`, `${V}`, `$(…)`). Inside a regex, a
- * replacement or an address it is read as text (a value holding the delimiter could still end
- * the part early: a limitation); in the place of a command or a flag it makes the script unknown.
+ * replacement or an address it is read as text here, so the known commands around it are still
+ * found; in the place of a command or a flag it makes the script unknown. Callers treat any such
+ * part as unknown too: a value holding the delimiter or a newline ends the part early and adds
+ * commands of its own.
  */
 export const SED_UNKNOWN = "\uE000";
 
