@@ -198,7 +198,7 @@ ${detail.approvals
   .map(
     (
       a,
-    ) => `<tr><td><code>${esc(a.tool)}</code></td><td>${esc(a.status)}</td><td>${esc(time(a.requestedAt))}</td><td>${esc(time(a.finishedAt))}</td>
+    ) => `<tr><td><code>${esc(a.tool)}</code></td><td class="approval-status">${esc(a.status === "expired" ? "expired (denied: nobody decided in time)" : a.status)}</td><td>${esc(time(a.requestedAt))}</td><td>${esc(time(a.finishedAt))}</td>
 <td>${a.decisions.map((d) => `${esc(d.decision)} by ${esc(d.by)} (${esc(d.via)})`).join("; ")}</td></tr>`,
   )
   .join("\n")}</table>`;

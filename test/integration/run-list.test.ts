@@ -199,6 +199,29 @@ describe("one outcome vocabulary", () => {
   });
 });
 
+describe("jobs show tells what happened", () => {
+  it("an expired approval as a denial, the first start, and no call 'in flight' in a failed run", async () => {
+    const denial = await cli(["jobs", "show", denied.runId]);
+    expect(denial.code, denial.stderr).toBe(0);
+    expect(denial.stdout).toContain(`Run ${denied.runId}: completed with denials`);
+    expect(denial.stdout).toContain("EXPIRED (denied: nobody decided before the deadline)");
+    // The run parked and was picked up again: BullMQ's processedOn is the resume; started is the first start.
+    const detail = JSON.parse((await cli(["jobs", "show", denied.runId, "--json"])).stdout) as {
+      run: RunSummary;
+    };
+    const job = await findRunJob(queue, denied.runId);
+    expect(detail.run.started).not.toBeNull();
+    expect(detail.run.started!).toBeLessThan(job!.processedOn!);
+
+    const failure = await cli(["jobs", "show", broken.runId]);
+    expect(failure.stdout).toContain(`Run ${broken.runId}: failed: MODEL_SCRIPT_EXHAUSTED`);
+    expect(failure.stdout).not.toContain("(model call in flight)");
+    expect(failure.stdout).toMatch(
+      /step 1: \(model call without an answer: the run ended failed: MODEL_SCRIPT_EXHAUSTED\)/,
+    );
+  });
+});
+
 describe("filters", () => {
   it("by outcome, agent, owner, schedule, state and time, the same from the CLI and the API", async () => {
     const ids = async (args: string[]) => (await listed(args)).runs.map((r) => r.runId);
