@@ -27,8 +27,11 @@ th{color:#555}pre{background:#f4f4f4;padding:.5rem;margin:0;max-height:12rem;ove
 code{word-break:break-all}form.inline{display:inline}button{font-size:.9rem;padding:.3rem .8rem;cursor:pointer}
 .approve{background:#1f7a33;color:#fff;border:0}.deny{background:#a32020;color:#fff;border:0}
 .notice{background:#fff7d6;padding:.5rem .75rem;border:1px solid #e6d27a}.error{background:#fde8e8;padding:.5rem .75rem;border:1px solid #e6a0a0}
-header{display:flex;justify-content:space-between;align-items:baseline}.muted{color:#666}
-label{display:block;margin:.6rem 0 .2rem}input[type=text],input[type=password]{width:20rem;padding:.3rem}`;
+header{display:flex;flex-wrap:wrap;gap:.5rem;justify-content:space-between;align-items:baseline}.muted{color:#666}
+label{display:block;margin:.6rem 0 .2rem}input[type=text],input[type=password]{width:20rem;max-width:100%;box-sizing:border-box;padding:.3rem}
+select{max-width:100%}.filters .field{display:inline-block;vertical-align:top;margin:0 .8rem .4rem 0;max-width:100%}
+.filters label{margin:.3rem 0 .1rem}.filters input[type=text]{width:14rem}
+@media (max-width:60rem){table{display:block;max-width:100%;overflow-x:auto}body{margin:.75rem auto;padding:0 .6rem}}`;
 
 /** The login form: the operator's own token (its owner is recorded as the approver). */
 export function loginPage(basePath: string, error?: string): string {
