@@ -48,13 +48,16 @@ ${error ? `<p class="error" id="login-error">${esc(error)}</p>` : ""}
   );
 }
 
-/** A plain error page (unauthorised, not found, bad request). */
-export function adminErrorPage(basePath: string, title: string, message: string): string {
+/**
+ * A plain error page (unauthorised, not found, bad request). `backLink: false` where the dashboard
+ * itself is what cannot be shown (a link back to it would lead to the same page).
+ */
+export function adminErrorPage(basePath: string, title: string, message: string, backLink = true): string {
   return page(
     title,
     basePath,
     `<h1>${esc(title)}</h1><p>${esc(message)}</p>
-<p><a href="${esc(`${basePath}/admin`)}">Back to the dashboard</a></p>`,
+${backLink ? `<p><a href="${esc(`${basePath}/admin`)}">Back to the dashboard</a></p>` : ""}`,
   );
 }
 

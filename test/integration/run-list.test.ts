@@ -294,6 +294,36 @@ describe("paging by cursor", () => {
   }, 60_000);
 });
 
+describe("/admin without any operator token", () => {
+  it("says how to enable it, with no 'Back to the dashboard' link to the same page", async () => {
+    const port = await freePort();
+    const bare = createHttpServer({
+      redis,
+      logger,
+      keyPrefix,
+      operators: new OperatorCredentials([]),
+      admin: {
+        keyPrefix,
+        publicUrl: `http://127.0.0.1:${port}`,
+        approvals: store,
+        runs: inspector,
+        queues: [queue],
+        schedules: { list: async () => [] },
+      },
+    });
+    await bare.listen({ host: "127.0.0.1", port });
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/admin`);
+      expect(res.status).toBe(503);
+      const html = await res.text();
+      expect(html).toContain("give an approver `token_env`");
+      expect(html).not.toContain("Back to the dashboard");
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
 /** Signs in to /admin with the operator's own token; returns the session cookie. */
 async function signIn(): Promise<string> {
   const res = await fetch(`${base}/admin/login`, {

@@ -7,7 +7,9 @@ import { RunnerError } from "../../../shared/index.js";
 import { type CliCommand, type CliIo, EXIT } from "../../io.js";
 import { checkedConfigScheduleEntries } from "../config/index.js";
 import {
+  DEMO_ADMIN_TOKEN_ENV,
   DEMO_CONFIG_PATH,
+  demoAdminToken,
   demoBanner,
   demoWorkspaceSource,
   prepareDemoWorkspace,
@@ -28,9 +30,12 @@ async function runParts(
   const dataDir = resolve(io.cwd, values["data-dir"] ?? io.env.ECHO_RUNNER_DATA_DIR ?? "data");
   // `start` with no configuration of the operator's own runs the demo (config/demo.yaml).
   const demo = options.demoByDefault && usesDemoConfig(values.config, io.env, io.cwd);
+  // The demo's operator signs in to /admin with a token made for this start (unless one is given).
+  const madeToken = demo && !io.env[DEMO_ADMIN_TOKEN_ENV] ? demoAdminToken() : undefined;
+  const env = madeToken === undefined ? io.env : { ...io.env, [DEMO_ADMIN_TOKEN_ENV]: madeToken };
   const loaded = await loadConfig({
     configPath: demo ? DEMO_CONFIG_PATH : values.config,
-    env: io.env,
+    env,
     cwd: io.cwd,
     ...(demo ? { extraSources: [demoWorkspaceSource(dataDir)] } : {}),
   });
@@ -48,7 +53,7 @@ async function runParts(
       { config: DEMO_CONFIG_PATH, workspace: workspaceInDataDir },
       "no configuration given (--config, ECHO_RUNNER_CONFIG, config/echo-runner.yaml): running the demo",
     );
-    io.stderr(demoBanner(workspaceInDataDir, config.http.public_url));
+    io.stderr(demoBanner(workspaceInDataDir, config.http.public_url, madeToken ?? null));
   }
   const configPaths = loaded.sources
     .filter((s) => s.kind === "project" || s.kind === "user")
@@ -64,7 +69,7 @@ async function runParts(
   const running = await io.startProcess({
     config,
     logger,
-    env: io.env,
+    env,
     redisUrl: io.env.REDIS_URL,
     dataDir,
     ...(workspaceInDataDir ? { workspaceInDataDir } : {}),
