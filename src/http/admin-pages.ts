@@ -27,8 +27,11 @@ th{color:#555}pre{background:#f4f4f4;padding:.5rem;margin:0;max-height:12rem;ove
 code{word-break:break-all}form.inline{display:inline}button{font-size:.9rem;padding:.3rem .8rem;cursor:pointer}
 .approve{background:#1f7a33;color:#fff;border:0}.deny{background:#a32020;color:#fff;border:0}
 .notice{background:#fff7d6;padding:.5rem .75rem;border:1px solid #e6d27a}.error{background:#fde8e8;padding:.5rem .75rem;border:1px solid #e6a0a0}
-header{display:flex;justify-content:space-between;align-items:baseline}.muted{color:#666}
-label{display:block;margin:.6rem 0 .2rem}input[type=text],input[type=password]{width:20rem;padding:.3rem}`;
+header{display:flex;flex-wrap:wrap;gap:.5rem;justify-content:space-between;align-items:baseline}.muted{color:#666}
+label{display:block;margin:.6rem 0 .2rem}input[type=text],input[type=password]{width:20rem;max-width:100%;box-sizing:border-box;padding:.3rem}
+select{max-width:100%}.filters .field{display:inline-block;vertical-align:top;margin:0 .8rem .4rem 0;max-width:100%}
+.filters label{margin:.3rem 0 .1rem}.filters input[type=text]{width:14rem}
+@media (max-width:60rem){table{display:block;max-width:100%;overflow-x:auto}body{margin:.75rem auto;padding:0 .6rem}}`;
 
 /** The login form: the operator's own token (its owner is recorded as the approver). */
 export function loginPage(basePath: string, error?: string): string {
@@ -45,13 +48,16 @@ ${error ? `<p class="error" id="login-error">${esc(error)}</p>` : ""}
   );
 }
 
-/** A plain error page (unauthorised, not found, bad request). */
-export function adminErrorPage(basePath: string, title: string, message: string): string {
+/**
+ * A plain error page (unauthorised, not found, bad request). `backLink: false` where the dashboard
+ * itself is what cannot be shown (a link back to it would lead to the same page).
+ */
+export function adminErrorPage(basePath: string, title: string, message: string, backLink = true): string {
   return page(
     title,
     basePath,
     `<h1>${esc(title)}</h1><p>${esc(message)}</p>
-<p><a href="${esc(`${basePath}/admin`)}">Back to the dashboard</a></p>`,
+${backLink ? `<p><a href="${esc(`${basePath}/admin`)}">Back to the dashboard</a></p>` : ""}`,
   );
 }
 
@@ -200,7 +206,7 @@ ${detail.approvals
   .map(
     (
       a,
-    ) => `<tr><td><code>${esc(a.tool)}</code></td><td>${esc(a.status)}</td><td>${esc(time(a.requestedAt))}</td><td>${esc(time(a.finishedAt))}</td>
+    ) => `<tr><td><code>${esc(a.tool)}</code></td><td class="approval-status">${esc(a.status === "expired" ? "expired (denied: nobody decided in time)" : a.status)}</td><td>${esc(time(a.requestedAt))}</td><td>${esc(time(a.finishedAt))}</td>
 <td>${a.decisions.map((d) => `${esc(d.decision)} by ${esc(d.by)} (${esc(d.via)})`).join("; ")}</td></tr>`,
   )
   .join("\n")}</table>`;

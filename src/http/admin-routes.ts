@@ -139,7 +139,8 @@ export async function adminRoutes(
         adminErrorPage(
           basePath,
           "Dashboard disabled",
-          "No operator has a token (approvers[].token_env): nobody can sign in.",
+          "No operator has a token, so nobody can sign in: give an approver `token_env`, naming an environment variable that holds their own token (at least 32 characters), and restart the runner.",
+          false,
         ),
       );
     }

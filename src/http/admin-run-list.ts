@@ -23,11 +23,11 @@ ${runs
 /** The filter fields the list page's form sends back (GET), with what the operator chose. */
 function filterForm(basePath: string, filter: RunListFilter): string {
   const select = (name: string, values: readonly string[], chosen: string | undefined) =>
-    `<label for="f-${name}">${name}</label><select id="f-${name}" name="${name}"><option value="">any</option>${values
+    `<span class="field"><label for="f-${name}">${name}</label><select id="f-${name}" name="${name}"><option value="">any</option>${values
       .map((v) => `<option${v === chosen ? " selected" : ""}>${esc(v)}</option>`)
-      .join("")}</select>`;
+      .join("")}</select></span>`;
   const text = (name: string, value: string | undefined, hint: string) =>
-    `<label for="f-${name}">${name}</label><input type="text" id="f-${name}" name="${name}" value="${esc(value ?? "")}" placeholder="${esc(hint)}">`;
+    `<span class="field"><label for="f-${name}">${name}</label><input type="text" id="f-${name}" name="${name}" value="${esc(value ?? "")}" placeholder="${esc(hint)}"></span>`;
   const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
   return `<form method="get" action="${esc(`${basePath}/admin/runs`)}" id="run-filters" class="filters">
 ${select("state", RUN_STATE_FILTERS, filter.state)}

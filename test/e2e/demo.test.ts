@@ -81,6 +81,24 @@ describe("the demo that npm start runs", () => {
     try {
       await cli.waitForOutput(/config schedules reconciled/, 60_000);
       expect(cli.output()).toContain("DEMO MODE: using the demo configuration config/demo.yaml");
+      // The config is named by its real path, not through the build's dist/config link.
+      expect(cli.output()).toContain(JSON.stringify(DEMO_CONFIG));
+      expect(cli.output()).not.toContain("dist/config/demo.yaml");
+      // A one-time operator sign-in for /admin, which takes it.
+      const adminToken = /one-time operator token: (\S+)/.exec(cli.output())?.[1];
+      expect(adminToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(cli.output()).toContain(`sign in at ${publicUrl}/admin as demo-approver`);
+      const signIn = await fetch(`${publicUrl}/admin/login`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ token: adminToken ?? "" }).toString(),
+        redirect: "manual",
+      });
+      expect(signIn.status).toBe(303);
+      const cookie = signIn.headers.get("set-cookie")?.split(";")[0] ?? "";
+      const dashboard = await fetch(`${publicUrl}/admin`, { headers: { cookie } });
+      expect(dashboard.status).toBe(200);
+      expect(await dashboard.text()).toContain("demo-approver");
       expect(cli.output()).toContain("started a local redis-server");
       const { queue: agentQueue } = connect();
       const redisPid = Number(/process_id:(\d+)/.exec(await redis.info("server"))?.[1]);

@@ -1,9 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { freePort } from "./free-port.js";
+
+/** util-linux's setpriv, which starts the server with a parent-death signal. */
+const SETPRIV = "/usr/bin/setpriv";
 
 /** Options for {@link startRedisServer}. */
 export interface RedisServerOptions {
@@ -72,7 +76,12 @@ export class RedisServerProcess {
       "--daemonize",
       "no",
     ];
-    const child = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
+    // A parent-death signal, as the runner's own server has: a test run that is interrupted or
+    // killed (Ctrl+C, SIGKILL of vitest) takes its redis-server with it instead of leaving it running.
+    const [file, fileArgs] = existsSync(SETPRIV)
+      ? [SETPRIV, ["--pdeathsig", "TERM", "--", "redis-server", ...args]]
+      : ["redis-server", args];
+    const child = spawn(file, fileArgs, { stdio: ["ignore", "pipe", "pipe"] });
     this.#child = child;
     let output = "";
     child.stdout?.on("data", (chunk: Buffer) => {

@@ -75,8 +75,8 @@ describe("echo-runner run", () => {
     const text = out.stdout();
     const order = [
       /enqueued run cli-[0-9a-f-]+ \(agent deployer, model scripted\)/,
-      /exec +ASK +step 11: /,
-      /PARKED: exec waits for a person/,
+      /exec +ASK +step 11: .*\n +call: make deploy\n/,
+      /PARKED: exec waits for a person .*\n  call: make deploy\n/,
       /approvers approver got their personal approval link by mail/,
       new RegExp(`approval ${approvalId}: approved by tester \\(approve, cli\\)`),
       /RESUMED/,
@@ -124,6 +124,12 @@ describe("echo-runner run", () => {
     expect(await runCli(["run", file, "--config", configPath, "--timeout", "20"], out.io)).toBe(3);
     expect(Date.now() - started).toBeGreaterThanOrEqual(19_000);
     expect(out.stdout()).toContain("PARKED");
-    expect(out.stdout()).toContain("still delayed when --timeout ran out");
+    const runId = /enqueued run (cli-[0-9a-f-]+)/.exec(out.stdout())?.[1];
+    expect(out.stdout()).toContain(
+      `still parked (waiting for approval, a sub-agent or a retry) when --timeout ran out; it goes on without this command (see: echo-runner jobs show ${runId})`,
+    );
+    // No placeholder for an id, and none of BullMQ's words for a state.
+    expect(out.stdout()).not.toContain("<run id>");
+    expect(out.stdout()).not.toMatch(/\bdelayed\b/);
   }, 60_000);
 });

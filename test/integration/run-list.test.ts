@@ -199,6 +199,29 @@ describe("one outcome vocabulary", () => {
   });
 });
 
+describe("jobs show tells what happened", () => {
+  it("an expired approval as a denial, the first start, and no call 'in flight' in a failed run", async () => {
+    const denial = await cli(["jobs", "show", denied.runId]);
+    expect(denial.code, denial.stderr).toBe(0);
+    expect(denial.stdout).toContain(`Run ${denied.runId}: completed with denials`);
+    expect(denial.stdout).toContain("EXPIRED (denied: nobody decided before the deadline)");
+    // The run parked and was picked up again: BullMQ's processedOn is the resume; started is the first start.
+    const detail = JSON.parse((await cli(["jobs", "show", denied.runId, "--json"])).stdout) as {
+      run: RunSummary;
+    };
+    const job = await findRunJob(queue, denied.runId);
+    expect(detail.run.started).not.toBeNull();
+    expect(detail.run.started!).toBeLessThan(job!.processedOn!);
+
+    const failure = await cli(["jobs", "show", broken.runId]);
+    expect(failure.stdout).toContain(`Run ${broken.runId}: failed: MODEL_SCRIPT_EXHAUSTED`);
+    expect(failure.stdout).not.toContain("(model call in flight)");
+    expect(failure.stdout).toMatch(
+      /step 1: \(model call without an answer: the run ended failed: MODEL_SCRIPT_EXHAUSTED\)/,
+    );
+  });
+});
+
 describe("filters", () => {
   it("by outcome, agent, owner, schedule, state and time, the same from the CLI and the API", async () => {
     const ids = async (args: string[]) => (await listed(args)).runs.map((r) => r.runId);
@@ -269,6 +292,36 @@ describe("paging by cursor", () => {
     expect(second).toContain(`data-run="${denied.runId}"`);
     expect(second).not.toContain(`data-run="${added.runId}"`);
   }, 60_000);
+});
+
+describe("/admin without any operator token", () => {
+  it("says how to enable it, with no 'Back to the dashboard' link to the same page", async () => {
+    const port = await freePort();
+    const bare = createHttpServer({
+      redis,
+      logger,
+      keyPrefix,
+      operators: new OperatorCredentials([]),
+      admin: {
+        keyPrefix,
+        publicUrl: `http://127.0.0.1:${port}`,
+        approvals: store,
+        runs: inspector,
+        queues: [queue],
+        schedules: { list: async () => [] },
+      },
+    });
+    await bare.listen({ host: "127.0.0.1", port });
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/admin`);
+      expect(res.status).toBe(503);
+      const html = await res.text();
+      expect(html).toContain("give an approver `token_env`");
+      expect(html).not.toContain("Back to the dashboard");
+    } finally {
+      await bare.close();
+    }
+  });
 });
 
 /** Signs in to /admin with the operator's own token; returns the session cookie. */

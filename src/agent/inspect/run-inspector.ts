@@ -200,6 +200,10 @@ export class RunInspector {
     const run = job ? await this.#summary(job, await jobState(job), approvals) : null;
     // The journal is the source of truth (also for a run in progress or one whose job is gone).
     if (run) run.usage = usageView(usageOfRecords(snapshot.records));
+    // BullMQ's processedOn is the latest pick-up (a resume after a park); the run began at its first claim.
+    const firstClaim = Math.min(...[...snapshot.records.values()].map((r) => r.claimedAt));
+    if (run && Number.isFinite(firstClaim) && (run.started === null || firstClaim < run.started))
+      run.started = firstClaim;
     return {
       runId,
       run,

@@ -26,7 +26,7 @@ function render(detail: RunDetail): string {
   const run = detail.run;
   const lines = [
     run
-      ? `Run ${detail.runId}: ${run.outcome} (job state ${run.state}, ${run.attempts} attempt(s) made)`
+      ? `Run ${detail.runId}: ${run.outcomeText} (job state ${run.state}, ${run.attempts} attempt(s) made)`
       : `Run ${detail.runId}: job no longer in the queue`,
   ];
   if (run) {
@@ -61,9 +61,13 @@ function render(detail: RunDetail): string {
 
   lines.push("", `Transcript (${detail.transcript.length} model step(s)):`);
   if (detail.transcript.length === 0) lines.push("  (none)");
+  const ended = run?.state === "completed" || run?.state === "failed";
   for (const step of detail.transcript) {
-    const text =
-      step.status === "in_flight" ? "(model call in flight)" : oneLine(step.content, 200) || "(no text)";
+    // A claimed model call of a run that has ended never got its answer: it is not in flight.
+    const unanswered = ended
+      ? `(model call without an answer: the run ended ${run?.outcomeText})`
+      : "(model call in flight)";
+    const text = step.status === "in_flight" ? unanswered : oneLine(step.content, 200) || "(no text)";
     lines.push(`  step ${step.step}: ${text}`);
     for (const call of step.toolCalls) {
       lines.push(`    → #${call.callIndex} ${call.name} ${oneLine(json(call.arguments), 160)}`);
@@ -94,7 +98,7 @@ function render(detail: RunDetail): string {
       .map((d) => `${d.decision === "deny" ? "denied" : "approved"} by ${d.by}`)
       .join(", ");
     lines.push(
-      `  ${a.id} ${a.tool} (${a.risk}) ${a.status.toUpperCase()} requested ${when(a.requestedAt)} deadline ${when(a.deadline)}${decided ? ` — ${decided}` : ""}`,
+      `  ${a.id} ${a.tool} (${a.risk}) ${a.status === "expired" ? "EXPIRED (denied: nobody decided before the deadline)" : a.status.toUpperCase()} requested ${when(a.requestedAt)} deadline ${when(a.deadline)}${decided ? ` — ${decided}` : ""}`,
     );
   }
   return `${lines.join("\n")}\n`;

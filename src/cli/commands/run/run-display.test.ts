@@ -40,6 +40,7 @@ describe("run displays", () => {
       runId: "cli-1",
       approvalId: "ab12",
       tool: "exec",
+      call: "tar -czf out.tgz src",
       reason: "tar is not a safe bin",
       approvers: ["ann"],
       deadline: 0,
@@ -59,6 +60,7 @@ describe("run displays", () => {
       "PARKED: exec waits for a person (approval ab12, deadline 1970-01-01T00:00:00.000Z)",
     );
     expect(text).toContain("or decide from here: echo-runner approvals approve ab12");
+    expect(text).toContain("  call: tar -czf out.tgz src\n");
     expect(text).toContain("[sub-agent child-x]  read_file");
   });
 });

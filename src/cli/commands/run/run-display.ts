@@ -28,13 +28,15 @@ function eventText(event: RunEvent, approveHint: (id: string) => string): string
       return `enqueued run ${event.runId} (agent ${event.agent}, model ${event.model})\n  task: ${event.task.split("\n")[0]}`;
     case "decision": {
       const by = event.approvalSource === "human" && event.approver ? `, approved by ${event.approver}` : "";
-      return `${who(event)}  ${event.tool.padEnd(16)} ${event.verdict.toUpperCase().padEnd(5)} step ${event.step}: ${event.reason}${by}`;
+      const call = event.call === undefined ? "" : `\n${who(event)}    call: ${event.call}`;
+      return `${who(event)}  ${event.tool.padEnd(16)} ${event.verdict.toUpperCase().padEnd(5)} step ${event.step}: ${event.reason}${by}${call}`;
     }
     case "execution":
       return `${who(event)}    -> ${event.tool} ${event.outcome} (${event.durationMs} ms${event.isReplay ? ", from the journal" : ""})`;
     case "parked":
       return [
         `PARKED: ${event.tool} waits for a person (approval ${event.approvalId}, deadline ${new Date(event.deadline).toISOString()})`,
+        `  call: ${event.call}`,
         `  reason: ${event.reason}`,
         `  approvers ${event.approvers.join(", ") || "(none configured)"} got their personal approval link by mail`,
         "  (with no smtp.host the runner prints the mail and link on its own terminal)",
@@ -51,7 +53,24 @@ function eventText(event: RunEvent, approveHint: (id: string) => string): string
     case "failed":
       return `FAILED: ${event.error}`;
     case "timeout":
-      return `still ${event.state} when --timeout ran out; it goes on without this command (see: echo-runner jobs show <run id>)`;
+      return `still ${stateWords(event.state)} when --timeout ran out; it goes on without this command (see: echo-runner jobs show ${event.runId})`;
+  }
+}
+
+/** A queue state in an operator's words (BullMQ's `delayed` is a parked run, or one waiting to retry). */
+function stateWords(state: string): string {
+  switch (state) {
+    case "delayed":
+      return "parked (waiting for approval, a sub-agent or a retry)";
+    case "active":
+      return "running";
+    case "waiting":
+    case "prioritized":
+      return "queued (waiting for a worker)";
+    case "waiting-children":
+      return "waiting for its sub-agents";
+    default:
+      return state;
   }
 }
 

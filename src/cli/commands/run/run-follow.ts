@@ -15,6 +15,8 @@ export type RunEvent =
       reason: string;
       approvalSource?: string | undefined;
       approver?: string | undefined;
+      /** The call a person is asked about (`ask`), as the approval request shows it; absent when not known. */
+      call?: string | undefined;
     }
   | {
       type: "execution";
@@ -30,6 +32,8 @@ export type RunEvent =
       runId: string;
       approvalId: string;
       tool: string;
+      /** The exact call (the command, for exec), on one line. */
+      call: string;
       reason: string;
       approvers: string[];
       deadline: number;
@@ -39,7 +43,10 @@ export type RunEvent =
   | { type: "resumed" }
   | { type: "finished"; status: string; finalAnswer: string; steps: number; toolCalls: number }
   | { type: "failed"; error: string }
-  | { type: "timeout"; state: string };
+  | { type: "timeout"; runId: string; state: string };
+
+/** Polls an ask decision waits for its approval request before it is shown without the call. */
+const ASK_WAIT_POLLS = 10;
 
 /** How a followed run ended. */
 export type FollowOutcome = "completed" | "max_steps" | "failed" | "timeout";
@@ -85,6 +92,53 @@ function auditEvent(entry: ToolAuditEntry, rootRunId: string): RunEvent {
   };
 }
 
+/**
+ * The call of an approval request on one line, as a person reads it: exec's command itself, any
+ * other tool's arguments as compact JSON; cut at 300 characters.
+ */
+export function callText(record: Pick<ApprovalRecord, "argsCanonical">): string {
+  let text = record.argsCanonical;
+  try {
+    const stored = JSON.parse(record.argsCanonical) as Record<string, unknown>;
+    // Exec-class requests bind the call with where it runs: {args, execHost, workingDirectory, …}.
+    const args = (typeof stored.args === "object" && stored.args !== null ? stored.args : stored) as Record<
+      string,
+      unknown
+    >;
+    text = typeof args.command === "string" ? args.command : JSON.stringify(args);
+  } catch {
+    // Not JSON: shown as stored.
+  }
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
+}
+
+/**
+ * The run's approval request for an audited ask, if it is stored yet: by the call's idempotency key
+ * (a call that runs workspace files asks under `<key>\0files:<digest>`), else the run's request for
+ * the same tool made at or after the ask.
+ */
+async function requestFor(
+  approvals: ApprovalStore,
+  runId: string,
+  entry: Pick<ToolAuditEntry, "idempotencyKey" | "tool" | "at">,
+): Promise<ApprovalRecord | undefined> {
+  const records = (
+    await Promise.all((await approvals.runRequestIds(runId)).map((id) => approvals.get(id)))
+  ).filter((r): r is ApprovalRecord => r !== null);
+  const key = entry.idempotencyKey;
+  const byKey =
+    key === undefined
+      ? undefined
+      : records.find((r) => r.idempotencyKey === key || r.idempotencyKey.startsWith(`${key}\u0000`));
+  return (
+    byKey ??
+    records
+      .filter((r) => r.tool === entry.tool && r.requestedAt >= entry.at - 1000)
+      .sort((a, b) => a.requestedAt - b.requestedAt)[0]
+  );
+}
+
 function decidedEvent(record: ApprovalRecord): RunEvent {
   return {
     type: "decided",
@@ -105,6 +159,7 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
   const now = options.now ?? Date.now;
   const pollMs = options.pollMs ?? 300;
   let seen = 0;
+  let askWaits = 0;
   let parked = false;
   const asked = new Map<string, boolean>(); // approval id -> decided already reported
   for (;;) {
@@ -127,9 +182,24 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
       emit({ type: "resumed" });
       parked = false;
     }
-    for (const record of entries.slice(seen))
-      if (record.entry.kind !== "operator") emit(auditEvent(record.entry, runId));
-    seen = entries.length;
+    for (const record of entries.slice(seen)) {
+      if (record.entry.kind !== "operator") {
+        const event = auditEvent(record.entry, runId);
+        if (event.type === "decision" && event.verdict === "ask") {
+          const request = await requestFor(approvals, event.runId, record.entry);
+          // The gate audits its ask just before the request is stored: wait a few polls for it,
+          // so the line names the call, and the lines stay in the order things happened.
+          if (!request && state === "active" && askWaits < ASK_WAIT_POLLS) {
+            askWaits++;
+            break;
+          }
+          if (request) event.call = callText(request);
+        }
+        emit(event);
+      }
+      seen++;
+      askWaits = 0;
+    }
     if (state === "delayed") {
       const pending = (await approvals.list({ status: "pending", limit: 1000 })).filter(
         (r) => r.traceId === traceId,
@@ -142,6 +212,7 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
           runId: r.runId,
           approvalId: r.id,
           tool: r.tool,
+          call: callText(r),
           reason: r.reason,
           approvers: r.approvers.map((a) => a.id),
           deadline: r.deadline,
@@ -174,7 +245,7 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
       return "failed";
     }
     if (options.deadline !== undefined && now() >= options.deadline) {
-      emit({ type: "timeout", state });
+      emit({ type: "timeout", runId, state });
       return "timeout";
     }
     await new Promise((r) => setTimeout(r, pollMs));

@@ -134,7 +134,9 @@ export function formatInstant(ms: number, timeZone: string): string {
     second: "2-digit",
     timeZoneName: "short",
   }).format(new Date(ms));
-  return `${new Date(ms).toISOString()} (${local.replace("\u2212", "-")} ${timeZone})`;
+  const shown = local.replace("\u2212", "-");
+  // For UTC the short zone name is the zone itself: name it once ("13:35:00 UTC", not "UTC UTC").
+  return `${new Date(ms).toISOString()} (${shown.endsWith(` ${timeZone}`) ? shown : `${shown} ${timeZone}`})`;
 }
 
 /** One line per schedule for `schedules list`. */

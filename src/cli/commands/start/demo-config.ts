@@ -1,14 +1,36 @@
-import { existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, realpathSync } from "node:fs";
 import { copyFile, mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ConfigSource } from "../../../config/index.js";
 
+/**
+ * The package's config/ folder by its real path: from dist/ the relative URL leads through the
+ * build's `dist/config` link, a name the operator never wrote (and `config show` would print).
+ */
+const CONFIG_DIR = ((): string => {
+  const dir = fileURLToPath(new URL("../../../../config", import.meta.url));
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+})();
+
 /** The demo configuration shipped with the package (config/demo.yaml). */
-export const DEMO_CONFIG_PATH = fileURLToPath(new URL("../../../../config/demo.yaml", import.meta.url));
+export const DEMO_CONFIG_PATH = join(CONFIG_DIR, "demo.yaml");
 
 /** The files the demo agent finds in its workspace on first start. */
-const DEMO_WORKSPACE_TEMPLATE = fileURLToPath(new URL("../../../../config/demo-workspace", import.meta.url));
+const DEMO_WORKSPACE_TEMPLATE = join(CONFIG_DIR, "demo-workspace");
+
+/** The variable config/demo.yaml names as the demo approver's own token (`token_env`). */
+export const DEMO_ADMIN_TOKEN_ENV = "ECHO_DEMO_ADMIN_TOKEN";
+
+/** A fresh operator token for one demo start: 32 random bytes, base64url (43 characters). */
+export function demoAdminToken(): string {
+  return randomBytes(32).toString("base64url");
+}
 
 /** The agent of config/demo.yaml whose workspace lives under the data dir. */
 export const DEMO_AGENT = "demo";
@@ -52,8 +74,23 @@ export async function prepareDemoWorkspace(dataDir: string): Promise<string> {
   return dir;
 }
 
-/** What `start` prints on the terminal when the demo is in use: what runs, and how to switch. */
-export function demoBanner(workspace: string, publicUrl: string): string {
+/**
+ * What `start` prints on the terminal when the demo is in use: what runs, how to sign in to /admin
+ * (`adminToken`: the token made for this start; null when the operator set their own), and how to
+ * switch to a configuration of one's own.
+ */
+export function demoBanner(workspace: string, publicUrl: string, adminToken: string | null): string {
+  const admin = `${publicUrl.replace(/\/$/, "")}/admin`;
+  const signIn =
+    adminToken === null
+      ? [
+          `  - /admin (runs, approvals, cancel/retry/rerun): sign in at ${admin} with the token in ${DEMO_ADMIN_TOKEN_ENV}`,
+        ]
+      : [
+          `  - /admin (runs, approvals, cancel/retry/rerun): sign in at ${admin} as demo-approver`,
+          `    with this start's one-time operator token: ${adminToken}`,
+          `    (made for this start only; set ${DEMO_ADMIN_TOKEN_ENV} to choose your own)`,
+        ];
   return [
     "",
     "DEMO MODE: using the demo configuration config/demo.yaml, because no configuration of your",
@@ -62,6 +99,7 @@ export function demoBanner(workspace: string, publicUrl: string): string {
     "  - it lists and reads files, writes report.md, is denied a cronjob (dangerous, unattended),",
     "    parks for a person's approval before an exec, and delegates a check to a sub-agent",
     `  - the approval mail and its link are printed here (no smtp.host set); pages at ${publicUrl}`,
+    ...signIn,
     `  - fire it now instead of waiting for the minute: npx echo-runner schedules run-now ${DEMO_SCHEDULE} --config config/demo.yaml`,
     "To run your own agents: copy config/demo.yaml to config/echo-runner.yaml and edit it (every key",
     "and its default is in config/default.yaml), or pass --config FILE.",

@@ -7,12 +7,44 @@ import { RunnerError } from "../../../shared/index.js";
 import { type CliCommand, type CliIo, EXIT } from "../../io.js";
 import { checkedConfigScheduleEntries } from "../config/index.js";
 import {
+  DEMO_ADMIN_TOKEN_ENV,
   DEMO_CONFIG_PATH,
+  demoAdminToken,
   demoBanner,
   demoWorkspaceSource,
   prepareDemoWorkspace,
   usesDemoConfig,
 } from "./demo-config.js";
+
+/** Ctrl+C / SIGTERM, caught from the first moment of a start (see {@link runParts}). */
+interface StopSignal {
+  /** Resolves with the first SIGINT or SIGTERM. */
+  readonly received: Promise<NodeJS.Signals>;
+  /** The signal already received, if any. */
+  readonly signal: () => NodeJS.Signals | undefined;
+  /** Stops catching (a second signal after the first is not caught: it ends the process at once). */
+  dispose(): void;
+}
+
+function catchStopSignals(): StopSignal {
+  let signal: NodeJS.Signals | undefined;
+  let resolve!: (signal: NodeJS.Signals) => void;
+  const received = new Promise<NodeJS.Signals>((r) => {
+    resolve = r;
+  });
+  const dispose = () => {
+    process.off("SIGINT", on);
+    process.off("SIGTERM", on);
+  };
+  const on = (s: NodeJS.Signals) => {
+    signal = s;
+    dispose();
+    resolve(s);
+  };
+  process.on("SIGINT", on);
+  process.on("SIGTERM", on);
+  return { received, signal: () => signal, dispose };
+}
 
 async function runParts(
   parts: readonly ProcessPart[],
@@ -25,12 +57,33 @@ async function runParts(
     options: { config: { type: "string" }, "data-dir": { type: "string" } },
     allowPositionals: false,
   });
+  // Caught before anything starts (the local redis-server, the parts): a Ctrl+C during start-up
+  // lets the start finish and then stops everything it started, in order, instead of killing the
+  // runner halfway with its children still coming up.
+  const stop = catchStopSignals();
+  try {
+    return await runPartsUntilStopped(parts, values, io, options, stop);
+  } finally {
+    stop.dispose();
+  }
+}
+
+async function runPartsUntilStopped(
+  parts: readonly ProcessPart[],
+  values: { config?: string | undefined; "data-dir"?: string | undefined },
+  io: CliIo,
+  options: { demoByDefault: boolean },
+  stop: StopSignal,
+): Promise<number> {
   const dataDir = resolve(io.cwd, values["data-dir"] ?? io.env.ECHO_RUNNER_DATA_DIR ?? "data");
   // `start` with no configuration of the operator's own runs the demo (config/demo.yaml).
   const demo = options.demoByDefault && usesDemoConfig(values.config, io.env, io.cwd);
+  // The demo's operator signs in to /admin with a token made for this start (unless one is given).
+  const madeToken = demo && !io.env[DEMO_ADMIN_TOKEN_ENV] ? demoAdminToken() : undefined;
+  const env = madeToken === undefined ? io.env : { ...io.env, [DEMO_ADMIN_TOKEN_ENV]: madeToken };
   const loaded = await loadConfig({
     configPath: demo ? DEMO_CONFIG_PATH : values.config,
-    env: io.env,
+    env,
     cwd: io.cwd,
     ...(demo ? { extraSources: [demoWorkspaceSource(dataDir)] } : {}),
   });
@@ -48,7 +101,7 @@ async function runParts(
       { config: DEMO_CONFIG_PATH, workspace: workspaceInDataDir },
       "no configuration given (--config, ECHO_RUNNER_CONFIG, config/echo-runner.yaml): running the demo",
     );
-    io.stderr(demoBanner(workspaceInDataDir, config.http.public_url));
+    io.stderr(demoBanner(workspaceInDataDir, config.http.public_url, madeToken ?? null));
   }
   const configPaths = loaded.sources
     .filter((s) => s.kind === "project" || s.kind === "user")
@@ -64,7 +117,7 @@ async function runParts(
   const running = await io.startProcess({
     config,
     logger,
-    env: io.env,
+    env,
     redisUrl: io.env.REDIS_URL,
     dataDir,
     ...(workspaceInDataDir ? { workspaceInDataDir } : {}),
@@ -73,17 +126,9 @@ async function runParts(
     parts,
     configSchedules,
   });
-  logger.info({ parts }, "echo-runner is running; press Ctrl+C to stop");
-  await new Promise<void>((done) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      logger.info({ signal }, "shutting down");
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      done();
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-  });
+  if (stop.signal() === undefined) logger.info({ parts }, "echo-runner is running; press Ctrl+C to stop");
+  const signal = await stop.received;
+  logger.info({ signal }, "shutting down");
   const report = await running.stop();
   // A part stuck on a dead Redis may leave reconnecting sockets behind: they must not keep the
   // process alive after a bounded shutdown (this timer fires only if something still does).
