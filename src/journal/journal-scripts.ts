@@ -5,14 +5,16 @@
  * through cjson, which would turn `[]` into `{}` and round long numbers.
  *
  * ARGV: 1 idempotency key, 2 owner, 3 lease ms, 4 retention ms, 5 now ms ("" = Redis TIME),
- * 6 operation-specific (result JSON for complete, expected attempt for reclaim); complete adds
- * 7 its outbox entry ("" for none); complete-then-claim adds 7 the key to complete, 8 its result
- * JSON and 9 its outbox entry. Claim, complete and complete-then-claim take, after those, the keys
- * whose outbox entries were delivered: their `o:<key>` fields are deleted first (see Journal).
+ * 6 operation-specific (claim and complete-then-claim: the claim's outbox entry, "" for none; the
+ * result JSON for complete; the expected attempt for reclaim); complete adds 7 its outbox entry
+ * ("" for none); complete-then-claim adds 7 the key to complete, 8 its result JSON and 9 its outbox
+ * entry. Claim, complete and complete-then-claim take, after those, the outbox fields whose entries
+ * were delivered (`o:<key>` or `c:<key>`): they are deleted first (see Journal).
  *
- * The outbox (`o:<key>`): what must still be sent elsewhere once the key's result is recorded (the
- * call's execution entry for the audit trail, which lives in another Cluster slot). It is written
- * in the same HSET as the result, so a result is never recorded without it.
+ * The outbox: what must still be sent elsewhere (to the audit trail, which lives in another Cluster
+ * slot). `o:<key>` is written in the same HSET as the key's result (the call's execution entry), so
+ * a result is never recorded without it; `c:<key>` in the same HSET as the key's first claim (the
+ * gate decision that let the call run), so a claim is never taken without it.
  * Every reply is `{outcome, stateJson, extra, nowMs}` with "" for empty slots (a Lua nil would cut
  * the array short).
  */
@@ -43,7 +45,9 @@ local function started(owner, attempt, lease)
     claimedAt = t, leaseUntil = t + lease})
 end
 local function write(key, state, result, outbox)
-  if result and outbox and outbox ~= '' then
+  if not result and outbox and outbox ~= '' then
+    redis.call('HSET', KEYS[1], 's:' .. key, state, 'c:' .. key, outbox)
+  elseif result and outbox and outbox ~= '' then
     redis.call('HSET', KEYS[1], 's:' .. key, state, 'r:' .. key, result, 'o:' .. key, outbox)
   elseif result then
     redis.call('HSET', KEYS[1], 's:' .. key, state, 'r:' .. key, result)
@@ -61,22 +65,25 @@ local function existing(key, raw, st)
   if st.leaseUntil > t then return {'held', raw, '', ts} end
   return {'in_doubt', raw, '', ts}
 end
--- Deletes the outbox fields of the keys in ARGV[from..] (entries their sender has delivered).
+-- Deletes the outbox fields in ARGV[from..] (entries their sender has delivered). Runs before any
+-- write, so refusing a field that is not an outbox field leaves the hash untouched.
 local function acknowledge(from)
   if #ARGV < from then return end
-  local fields = {}
-  for i = from, #ARGV do fields[#fields + 1] = 'o:' .. ARGV[i] end
-  redis.call('HDEL', KEYS[1], unpack(fields))
+  for i = from, #ARGV do
+    local p = string.sub(ARGV[i], 1, 2)
+    if p ~= 'o:' and p ~= 'c:' then error('not an outbox field: ' .. ARGV[i]) end
+  end
+  redis.call('HDEL', KEYS[1], unpack(ARGV, from, #ARGV))
 end
 local function unreadable(raw)
   return {'corrupt', raw, 'its state is not a v1 journal record', ts}
 end
-local function claim(key, owner, lease)
+local function claim(key, owner, lease, entry)
   local raw, st = load(key)
   if raw and not st then return unreadable(raw) end
   if not raw then
     local s = started(owner, 1, lease)
-    write(key, s, nil)
+    write(key, s, nil, entry)
     return {'claimed', s, '', ts}
   end
   return existing(key, raw, st)
@@ -102,7 +109,7 @@ end
 /** Claims `key` for `owner` if nobody ever claimed it; otherwise reports what is there. */
 const CLAIM = `${PRELUDE}
 acknowledge(7)
-return claim(ARGV[1], ARGV[2], tonumber(ARGV[3]))
+return claim(ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[6])
 `;
 
 /**
@@ -115,7 +122,7 @@ const COMPLETE_THEN_CLAIM = `${PRELUDE}
 acknowledge(10)
 local done = complete(ARGV[7], ARGV[2], ARGV[8], ARGV[9])
 if done[1] ~= 'completed' and done[1] ~= 'already_completed' then return done end
-local claimed = claim(ARGV[1], ARGV[2], tonumber(ARGV[3]))
+local claimed = claim(ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[6])
 return {done[1], done[2], done[3], done[4], claimed[1], claimed[2], claimed[3], claimed[4]}
 `;
 
