@@ -64,8 +64,7 @@ export async function runDurabilityBench(
     targetRatio: TARGET_RATIO,
     profile,
     targetRoundTrips: TARGET_ROUND_TRIPS,
-    met:
-      figures.every((f) => f.ratio >= TARGET_RATIO) && profile.runRoundTripsPerCall <= TARGET_ROUND_TRIPS,
+    met: figures.every((f) => f.ratio >= TARGET_RATIO) && profile.runRoundTripsPerCall <= TARGET_ROUND_TRIPS,
   };
 }
 
