@@ -184,9 +184,9 @@ export class Journal {
     this.retentionMs = retentionMs;
     this.#redis = options.redis;
     this.#clock = options.clock;
-    for (const [name, lua] of Object.entries(JOURNAL_SCRIPTS)) {
+    for (const [name, { lua, numberOfKeys }] of Object.entries(JOURNAL_SCRIPTS)) {
       if (typeof (this.#redis as unknown as Record<string, unknown>)[name] !== "function") {
-        this.#redis.defineCommand(name, { numberOfKeys: 1, lua });
+        this.#redis.defineCommand(name, { numberOfKeys, lua });
       }
     }
   }
