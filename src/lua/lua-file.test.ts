@@ -56,7 +56,7 @@ describe("luaScript", () => {
       const header = lines.slice(0, body).join("\n");
       if (/-\d+\.lua$/.test(file) || !/included/i.test(header)) {
         expect(header, file).toMatch(/KEYS/);
-        expect(header, file).toMatch(/Returns/);
+        expect(header, file).toMatch(/returns/i);
       }
     }
   });
