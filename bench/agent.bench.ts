@@ -63,7 +63,12 @@ export interface AgentThroughputFigure {
 export interface AgentCallProfile {
   /** Commands sent per tool call, by label (journal / audit scripts, other commands, BullMQ). */
   commandsPerCall: Record<string, number>;
-  /** Of those, sent by the run's own code (journal, audit, spill): one round trip each. */
+  /** Of those, sent by the run's own code (journal, audit, spill). */
+  runCommandsPerCall: number;
+  /**
+   * The round trips of those commands in sequence: commands sent together (one turn, a pipeline,
+   * a Promise.all) count once, as the run waits for them once (see CommandCounter.waits).
+   */
   runRoundTripsPerCall: number;
   /** Commands BullMQ sent per raw no-op job (same counting). */
   bullmqCommandsPerJob: number;
@@ -182,7 +187,7 @@ export async function runAgentBench(options: AgentBenchOptions): Promise<AgentBe
     await rawSide(1, 100, rawCounter);
     const commandsPerCall: Record<string, number> = {};
     for (const [label, n] of runCounter.sorted()) commandsPerCall[label] = n / callsPerRun;
-    const runRoundTrips = runCounter.sorted().filter(([label]) => label.startsWith("run "));
+    const runCommands = runCounter.sorted().filter(([label]) => label.startsWith("run "));
     const clusterConcurrency = options.clusterConcurrency === undefined ? 50 : options.clusterConcurrency;
     return {
       callsPerRun,
@@ -192,7 +197,8 @@ export async function runAgentBench(options: AgentBenchOptions): Promise<AgentBe
         clusterConcurrency === null ? null : await clusterFigure(callsPerRun, clusterConcurrency, rounds),
       profile: {
         commandsPerCall,
-        runRoundTripsPerCall: runRoundTrips.reduce((sum, [, n]) => sum + n, 0) / callsPerRun,
+        runCommandsPerCall: runCommands.reduce((sum, [, n]) => sum + n, 0) / callsPerRun,
+        runRoundTripsPerCall: runCounter.waits("run") / callsPerRun,
         bullmqCommandsPerJob: rawCounter.total() / 100,
         pingUs: await pingUs(admin),
       },
@@ -399,6 +405,9 @@ type SendCommand = Redis["sendCommand"];
 class CommandCounter {
   readonly #counts = new Map<string, number>();
   readonly #originals = new Map<Redis, SendCommand>();
+  /** Per side: commands sent and not answered yet, and how often that went from none to one (see waits). */
+  readonly #inFlight = new Map<string, number>();
+  readonly #waits = new Map<string, number>();
 
   wrap(redis: Redis, side: string): void {
     const original = redis.sendCommand.bind(redis) as SendCommand;
@@ -407,7 +416,15 @@ class CommandCounter {
     redis.sendCommand = ((command: Parameters<SendCommand>[0], stream?: Parameters<SendCommand>[1]) => {
       const label = `${side} ${labelOf(command as unknown as RedisCommandLike)}${stream ? " (pipelined)" : ""}`;
       counts.set(label, (counts.get(label) ?? 0) + 1);
-      return original(command, stream);
+      const inFlight = this.#inFlight.get(side) ?? 0;
+      this.#inFlight.set(side, inFlight + 1);
+      if (inFlight === 0) this.#waits.set(side, (this.#waits.get(side) ?? 0) + 1);
+      const sent = original(command, stream) as Promise<unknown>;
+      const settled = () => {
+        this.#inFlight.set(side, (this.#inFlight.get(side) ?? 1) - 1);
+      };
+      sent.then(settled, settled);
+      return sent;
     }) as SendCommand;
   }
 
@@ -418,6 +435,16 @@ class CommandCounter {
 
   sorted(): [string, number][] {
     return [...this.#counts.entries()].sort((a, b) => b[1] - a[1]);
+  }
+
+  /**
+   * Round trips in sequence: a command sent while none of this client's is unanswered starts one,
+   * a command sent beside another (the same turn, a pipeline, a Promise.all) shares its wait. With
+   * one run on the client this is what the run waits for, plus any write it sends and does not
+   * await while idle (an over-count, never an under-count).
+   */
+  waits(side: string): number {
+    return this.#waits.get(side) ?? 0;
   }
 
   total(): number {
@@ -477,7 +504,8 @@ export function formatAgentBench(result: AgentBenchResult): string {
   const p = result.profile;
   const parts = Object.entries(p.commandsPerCall).map(([label, n]) => `${label} ${n.toFixed(2)}`);
   lines.push(
-    `  per tool call: ${p.runRoundTripsPerCall.toFixed(1)} round trips from the run (journal, audit), ` +
+    `  per tool call: ${p.runRoundTripsPerCall.toFixed(2)} round trips the run waits for ` +
+      `(${p.runCommandsPerCall.toFixed(2)} commands: journal, audit), ` +
       `PING ${p.pingUs.toFixed(0)} µs; BullMQ sends ${p.bullmqCommandsPerJob.toFixed(1)} commands per raw job`,
     `  commands per tool call: ${parts.join(", ")}`,
   );

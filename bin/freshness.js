@@ -10,9 +10,11 @@ export const TEST_ENTRY_DIRS = ["test/helpers"];
 /** Written last by scripts/build.mjs: `{"builtFrom": <ms>}`, the time the build started. */
 export const STAMP = join("dist", ".build-stamp.json");
 
-/** A file the build compiles. */
+/** A file the build compiles, or copies as it is (the Redis scripts). */
 export function isSource(name) {
-  return name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.endsWith(".d.ts");
+  return (
+    (name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.endsWith(".d.ts")) || name.endsWith(".lua")
+  );
 }
 
 /**

@@ -9,7 +9,15 @@
 //   node scripts/build.mjs             always rebuild
 //   node scripts/build.mjs --if-stale  only when dist/ is missing or older than a source
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -48,6 +56,7 @@ if (compiled.status !== 0) {
 }
 mkdirSync(dist, { recursive: true });
 symlinkSync("../config", join(dist, "config"), "dir");
+copyLuaScripts();
 await vendorTypebox();
 
 // The manifest: every command's words, summary and usage, and the module and export that run it.
@@ -80,6 +89,21 @@ process.stdout.write(
   `build: dist/ from src/ and workers/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
 );
 process.exit(0);
+
+/**
+ * The Redis scripts: each `.lua` file under src/ and workers/ next to its compiled module in dist/,
+ * where the module reads it at load (src/lua).
+ */
+function copyLuaScripts() {
+  for (const dir of SOURCE_DIRS) {
+    for (const file of readdirSync(join(root, dir), { recursive: true }).map(String)) {
+      if (!file.endsWith(".lua")) continue;
+      const target = join(dist, dir, file);
+      mkdirSync(dirname(target), { recursive: true });
+      copyFileSync(join(root, dir, file), target);
+    }
+  }
+}
 
 /**
  * TypeBox 1.x ships as ~700 separate ES modules, and importing it opens, stats and compiles every

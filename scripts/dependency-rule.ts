@@ -17,6 +17,8 @@ export const LAYERS: Record<string, number> = {
   logging: 0,
   /** Facts about processes read from /proc (start times that tell a live process from a reused pid). */
   proc: 0,
+  /** Redis scripts read from the .lua files beside their users. */
+  lua: 0,
   catalog: 1,
   tools: 1,
   platform: 2,
@@ -78,6 +80,7 @@ export const SUB_ROOMS: Readonly<Record<string, readonly string[]>> = {
 
 /** Same-layer imports that are allowed (the pair must stay acyclic, which the cycle check proves). */
 const SAME_LAYER_ALLOWED = new Set([
+  "lua->shared",
   "tools->catalog",
   "guard->policy",
   "platform->guard",

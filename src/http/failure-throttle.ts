@@ -1,5 +1,6 @@
 import { isIPv6 } from "node:net";
 import type { Cluster, Redis } from "ioredis";
+import { luaScript } from "../lua/index.js";
 import { MetricsKeys } from "../metrics/index.js";
 import { RunnerError } from "../shared/index.js";
 
@@ -39,25 +40,10 @@ export function resolveFailureLimits(limits: Partial<FailureLimits> = {}): Failu
 
 // KEYS: counters; ARGV: 1 limit of each key in order... Answers the longest time left (ms) of any
 // counter at or over its limit, or 0. Read-only: checking costs nothing on the counters.
-const BLOCKED = `
-local wait = 0
-for i = 1, #KEYS do
-  local n = tonumber(redis.call('GET', KEYS[i]) or '0')
-  if n >= tonumber(ARGV[i]) then
-    local ttl = redis.call('PTTL', KEYS[i])
-    if ttl < 1 then ttl = 1 end
-    if ttl > wait then wait = ttl end
-  end
-end
-return wait`;
+const BLOCKED = luaScript(import.meta.url, "failuresBlocked.lua").lua;
 
 // KEYS: counters; ARGV: 1 window ms. Counts one failure on every counter; a new counter starts a window.
-const COUNT = `
-for i = 1, #KEYS do
-  local n = redis.call('INCR', KEYS[i])
-  if n == 1 or redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
-end
-return 1`;
+const COUNT = luaScript(import.meta.url, "failuresCount.lua").lua;
 
 /** One counter and its limit. */
 export interface FailureCounter {

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, sha256Hex } from "../shared/index.js";
-import { chainHashOfJson, GENESIS_HASH } from "./audit-chain.js";
+import { AUDIT_APPEND_LUA, AUDIT_READ_TRACE_LUA, chainHashOfJson, GENESIS_HASH } from "./audit-chain.js";
 
 describe("chainHashOfJson", () => {
   const entry = {
@@ -22,5 +22,11 @@ describe("chainHashOfJson", () => {
     expect(chainHashOfJson(prev, json, "hmac-key")).toBe(
       createHmac("sha256", "hmac-key").update(material, "utf8").digest("hex"),
     );
+  });
+});
+
+describe("the audit scripts", () => {
+  it("start the chain from the client's genesis hash (written out in their .lua files)", () => {
+    for (const lua of [AUDIT_APPEND_LUA, AUDIT_READ_TRACE_LUA]) expect(lua).toContain(`'${GENESIS_HASH}'`);
   });
 });

@@ -177,7 +177,9 @@ export class AuditTrail {
       this.#waiting.push({ event, once, resolve, reject });
       if (!this.#draining) {
         this.#draining = true;
-        void this.#drain();
+        // From a microtask: appends made in the same turn (a run's outbox sends its entries
+        // together) go in one round trip instead of one, then the rest.
+        queueMicrotask(() => void this.#drain());
       }
     });
   }

@@ -427,6 +427,58 @@ describe("the outbox: what a completion stores for later delivery", () => {
     expect((await journal.readRun(runId)).outbox).toEqual(new Map([["k", "first"]]));
   });
 
+  it("a claim stores its entry only when it takes the key, in the same write; acknowledged apart from results'", async () => {
+    const first = await journal.claim({ runId, key: "k", owner: "w1", leaseMs: lease, outbox: "decided-1" });
+    expect(first.state).toBe("claimed");
+    expect(await redis.hget(journal.keyOf(runId), "c:k")).toBe("decided-1");
+    // A claim that finds the key held (or completed, or in doubt) stores nothing over it.
+    const again = await journal.claim({ runId, key: "k", owner: "w2", leaseMs: lease, outbox: "decided-2" });
+    expect(again.state).toBe("held");
+    expect((await journal.readRun(runId)).claimOutbox).toEqual(new Map([["k", "decided-1"]]));
+    // Complete-then-claim stores the claimed key's entry too.
+    await journal.completeThenClaim({
+      runId,
+      key: "k2",
+      owner: "w1",
+      leaseMs: lease,
+      outbox: "decided-k2",
+      complete: { key: "k", result: 1, outbox: "ran-k" },
+    });
+    const read = await journal.readRun(runId);
+    expect(read.claimOutbox).toEqual(
+      new Map([
+        ["k", "decided-1"],
+        ["k2", "decided-k2"],
+      ]),
+    );
+    expect(read.outbox).toEqual(new Map([["k", "ran-k"]]));
+    // Acknowledging the claim's entry of k leaves the result's entry of k, and the other way round.
+    await journal.claim({ runId, key: "k3", owner: "w1", leaseMs: lease, acknowledgeClaims: ["k"] });
+    expect((await journal.readRun(runId)).outbox).toEqual(new Map([["k", "ran-k"]]));
+    expect((await journal.readRun(runId)).claimOutbox).toEqual(new Map([["k2", "decided-k2"]]));
+    await journal.acknowledge(runId, ["k"], ["k2"]);
+    const done = await journal.readRun(runId);
+    expect([done.outbox.size, done.claimOutbox.size]).toEqual([0, 0]);
+  });
+
+  it("an acknowledgement deletes outbox fields only: a script given another field writes nothing", async () => {
+    await journal.claim({ runId, key: "k", owner: "w", leaseMs: lease, outbox: "decided" });
+    const claim = (redis as unknown as Record<string, (...args: string[]) => Promise<unknown>>)
+      .echoJournalClaim as (...args: string[]) => Promise<unknown>;
+    const key = journal.keyOf(runId);
+    await expect(claim.call(redis, key, "k2", "w", "1000", String(RETENTION), "", "", "s:k")).rejects.toThrow(
+      /not an outbox field/,
+    );
+    const read = await journal.readRun(runId);
+    expect(read.records.get("k")?.status).toBe("started");
+    expect(read.records.has("k2")).toBe(false);
+  });
+
+  it("refuses a journal whose claim's entry has no claim (JOURNAL_CORRUPT)", async () => {
+    await redis.hset(journal.keyOf(runId), "c:k", "orphan");
+    await expectCode(journal.readRun(runId), "JOURNAL_CORRUPT");
+  });
+
   it("refuses a journal whose outbox entry has no result (JOURNAL_CORRUPT)", async () => {
     await journal.claim({ runId, key: "k", owner: "w", leaseMs: lease });
     await redis.hset(journal.keyOf(runId), "o:k", "orphan");

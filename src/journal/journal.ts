@@ -43,10 +43,18 @@ export interface ClaimInput {
   leaseMs: number;
   /** Keys of this run whose outbox entries were delivered: their fields are deleted in the same round trip. */
   acknowledge?: readonly string[];
+  /** As {@link acknowledge}, for entries stored with a claim ({@link ClaimInput.outbox}). */
+  acknowledgeClaims?: readonly string[];
+  /**
+   * What must be delivered elsewhere once the key is claimed (the gate decision that lets the call
+   * run): stored in the same write as the claim, only when this call takes it (never over an
+   * earlier claim's), kept until a later call acknowledges it ({@link JournalSnapshot.claimOutbox}).
+   */
+  outbox?: string;
 }
 
 /** Input of {@link Journal.reclaim}: a claim plus the attempt the caller judged to be in doubt. */
-export interface ReclaimInput extends ClaimInput {
+export interface ReclaimInput extends Omit<ClaimInput, "outbox" | "acknowledge" | "acknowledgeClaims"> {
   /** `record.attempt` of the in-doubt record the caller decided to re-run. */
   attempt: number;
 }
@@ -66,6 +74,8 @@ export interface CompleteInput {
   outbox?: string;
   /** As {@link ClaimInput.acknowledge}. */
   acknowledge?: readonly string[];
+  /** As {@link ClaimInput.acknowledgeClaims}. */
+  acknowledgeClaims?: readonly string[];
 }
 
 /** Input of {@link Journal.completeThenClaim}: a claim, and the result of another key the same owner holds. */
@@ -105,6 +115,8 @@ export interface JournalSnapshot {
    * the receiver recognises an entry it already has).
    */
   outbox: ReadonlyMap<string, string>;
+  /** Outbox entries stored with a claim and not acknowledged yet, by key (delivered as {@link outbox}). */
+  claimOutbox: ReadonlyMap<string, string>;
 }
 
 type ScriptReply = [outcome: string, state: string, extra: string, now: string];
@@ -135,11 +147,21 @@ function resultText(runId: string, key: string, result: unknown): string {
 }
 type ScriptFn = (key: string, ...argv: string[]) => Promise<unknown>;
 
-/** The keys of an acknowledgement, checked: the scripts name their outbox fields `o:<key>`. */
-function acknowledged(keys: readonly string[] | undefined): string[] {
-  if (keys === undefined || keys.length === 0) return [];
-  for (const key of keys) assertId("acknowledged key", key);
-  return [...keys];
+/** The outbox fields of an acknowledgement, checked: `o:<key>` for results', `c:<key>` for claims' entries. */
+function acknowledged(input: {
+  acknowledge?: readonly string[] | undefined;
+  acknowledgeClaims?: readonly string[] | undefined;
+}): string[] {
+  const fields: string[] = [];
+  for (const key of input.acknowledge ?? []) {
+    assertId("acknowledged key", key);
+    fields.push(`o:${key}`);
+  }
+  for (const key of input.acknowledgeClaims ?? []) {
+    assertId("acknowledged key", key);
+    fields.push(`c:${key}`);
+  }
+  return fields;
 }
 
 /**
@@ -162,9 +184,9 @@ export class Journal {
     this.retentionMs = retentionMs;
     this.#redis = options.redis;
     this.#clock = options.clock;
-    for (const [name, lua] of Object.entries(JOURNAL_SCRIPTS)) {
+    for (const [name, { lua, numberOfKeys }] of Object.entries(JOURNAL_SCRIPTS)) {
       if (typeof (this.#redis as unknown as Record<string, unknown>)[name] !== "function") {
-        this.#redis.defineCommand(name, { numberOfKeys: 1, lua });
+        this.#redis.defineCommand(name, { numberOfKeys, lua });
       }
     }
   }
@@ -189,8 +211,8 @@ export class Journal {
       input.key,
       input.owner,
       input.leaseMs,
-      "",
-      ...acknowledged(input.acknowledge),
+      input.outbox ?? "",
+      ...acknowledged(input),
     );
     return this.#claimOutcome(input, reply);
   }
@@ -243,7 +265,7 @@ export class Journal {
       1,
       resultJson,
       input.outbox ?? "",
-      ...acknowledged(input.acknowledge),
+      ...acknowledged(input),
     );
     return this.#completeOutcome(runId, key, owner, resultJson, reply);
   }
@@ -269,11 +291,11 @@ export class Journal {
       input.key,
       owner,
       input.leaseMs,
-      "",
+      input.outbox ?? "",
       done,
       resultJson,
       input.complete.outbox ?? "",
-      ...acknowledged(input.acknowledge),
+      ...acknowledged(input),
     )) as unknown as string[];
     const completed = this.#completeOutcome(
       runId,
@@ -346,6 +368,7 @@ export class Journal {
     const states = new Map<string, string>();
     const results = new Map<string, string>();
     const outbox = new Map<string, string>();
+    const claimOutbox = new Map<string, string>();
     for (let i = 0; i < flat.length; i += 2) {
       const field = flat[i] as string;
       const value = flat[i + 1] as string;
@@ -355,13 +378,18 @@ export class Journal {
           ? results
           : field.startsWith("o:")
             ? outbox
-            : undefined;
+            : field.startsWith("c:")
+              ? claimOutbox
+              : undefined;
       if (target === undefined)
-        throw corrupt(runId, field, "the field is neither s:<key>, r:<key> nor o:<key>");
+        throw corrupt(runId, field, "the field is none of s:<key>, r:<key>, o:<key> and c:<key>");
       target.set(field.slice(2), value);
     }
     for (const key of outbox.keys()) {
       if (!results.has(key)) throw corrupt(runId, key, "it has an outbox entry but no result");
+    }
+    for (const key of claimOutbox.keys()) {
+      if (!states.has(key)) throw corrupt(runId, key, "it has a claim's outbox entry but no claim");
     }
     const records = new Map<string, JournalRecord>();
     for (const [key, rawState] of states) {
@@ -369,7 +397,7 @@ export class Journal {
       results.delete(key);
     }
     for (const key of results.keys()) throw corrupt(runId, key, "it has a result but no state");
-    return { runId, now: Number(nowText), records, outbox };
+    return { runId, now: Number(nowText), records, outbox, claimOutbox };
   }
 
   /**
@@ -388,10 +416,14 @@ export class Journal {
    * Deletes the outbox entries of `keys` (delivered by the caller) when no other journal call is
    * about to carry the acknowledgement (claim, complete and complete-then-claim take it along).
    */
-  async acknowledge(runId: string, keys: readonly string[]): Promise<void> {
+  async acknowledge(
+    runId: string,
+    keys: readonly string[],
+    claimKeys: readonly string[] = [],
+  ): Promise<void> {
     assertId("run id", runId);
-    if (keys.length === 0) return;
-    const fields = acknowledged(keys).map((key) => `o:${key}`);
+    const fields = acknowledged({ acknowledge: keys, acknowledgeClaims: claimKeys });
+    if (fields.length === 0) return;
     await this.#redis.hdel(journalKey(this.keyPrefix, runId), ...fields);
   }
 

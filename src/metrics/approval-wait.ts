@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from "ioredis";
 import type { ApprovalStore } from "../approvals/index.js";
+import { luaScript } from "../lua/index.js";
 import { APPROVAL_WAIT_BUCKETS } from "./families.js";
 import type { MetricsKeys } from "./keys.js";
 
@@ -8,12 +9,7 @@ const BATCH = 500;
 const MAX_BATCHES = 10;
 
 // Compare-and-set on the cursor: of two scrapers folding the same events, one applies them.
-const FOLD = `
-local cur = redis.call('GET', KEYS[1]) or '0'
-if cur ~= ARGV[1] then return 0 end
-for i = 3, #ARGV, 2 do redis.call('HINCRBYFLOAT', KEYS[2], ARGV[i], ARGV[i + 1]) end
-redis.call('SET', KEYS[1], ARGV[2])
-return 1`;
+const FOLD = luaScript(import.meta.url, "approvalWaitFold-2.lua").lua;
 
 /** One histogram series: per-bucket (not cumulative) counts, sum and count. */
 export interface WaitSeries {

@@ -24,12 +24,20 @@ export function meteredAuditSink(
         idempotencyKey: entry.idempotencyKey,
       });
     },
+    decisionEntry: (entry) => inner.decisionEntry(entry),
     execution: (entry) => inner.execution(entry),
     fromOutbox: (runId, key, text) => inner.fromOutbox(runId, key, text),
     // Counted when appended, once: a second delivery of the same entry appends nothing.
     async deliver(entry) {
       const appended = await inner.deliver(entry);
-      if (appended) void metrics.toolExecution(label(entry.tool), entry.outcome);
+      if (!appended) return appended;
+      const { decision } = entry;
+      if (decision === undefined) void metrics.toolExecution(label(entry.tool), entry.outcome);
+      else
+        void metrics.toolDecision(label(entry.tool), decision.verdict, decision.step, {
+          runId: decision.runId,
+          idempotencyKey: decision.idempotencyKey,
+        });
       return appended;
     },
   };

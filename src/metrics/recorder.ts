@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "../logging/index.js";
+import { luaScript } from "../lua/index.js";
 import { type Clock, systemClock } from "../shared/index.js";
 import type { CounterFamily, ReapReasonLabel, RunOutcomeLabel } from "./families.js";
 import { MetricsKeys } from "./keys.js";
@@ -9,55 +10,18 @@ import { MetricsKeys } from "./keys.js";
 const SEEN_RUN_TTL_MS = 7 * 24 * 3600 * 1000;
 
 // Count a run's outcome once: the marker and the increment in one step.
-const COUNT_ONCE = `
-if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[2]) then
-  redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
-  return 1
-end
-return 0`;
+const COUNT_ONCE = luaScript(import.meta.url, "countRunOnce-2.lua").lua;
 
 /** How many days a counted decision is remembered (the day sets: today's and the days before). */
 export const DECISION_SEEN_DAYS = 7;
 const DAY_MS = 24 * 3600 * 1000;
 
-// Count a tool-call decision once per run, call, verdict and step: a replay that re-audits the same
-// decision (a parent waking to read its delegated child) finds it already counted. KEYS[1] is the
-// counter, KEYS[2] today's set of counted decisions (the member's shard), KEYS[3 .. 2+ARGV[7]] the
-// same shard's sets of the days before, then the sets of the earlier shape (22-character
-// members, ARGV[6]; today's and the days before), the last KEYS the run's hash of the releases before
-// that (its two field shapes are ARGV[4] and ARGV[5]), so a decision counted before an upgrade is not
-// counted again. ARGV[3]: in how many ms today's set expires (relative, so a worker's clock off from
-// the server's does not expire it at once).
-const COUNT_DECISION_ONCE = `
-local legacy = KEYS[#KEYS]
-if redis.call('EXISTS', legacy) == 1 and
-  (redis.call('HEXISTS', legacy, ARGV[4]) == 1 or redis.call('HEXISTS', legacy, ARGV[5]) == 1) then
-  return 0
-end
-local days = tonumber(ARGV[7])
-for i = 3, 2 + days do
-  if redis.call('SISMEMBER', KEYS[i], ARGV[1]) == 1 then return 0 end
-end
-for i = 3 + days, #KEYS - 1 do
-  if redis.call('SISMEMBER', KEYS[i], ARGV[6]) == 1 then return 0 end
-end
-if redis.call('SADD', KEYS[2], ARGV[1]) == 1 then
-  redis.call('PEXPIRE', KEYS[2], ARGV[3])
-  redis.call('HINCRBY', KEYS[1], ARGV[2], 1)
-  return 1
-end
-return 0`;
+// Count a tool-call decision once per run, call, verdict and step (KEYS and ARGV in its file).
+const COUNT_DECISION_ONCE = luaScript(import.meta.url, "countDecisionOnce.lua").lua;
 
 // Count a run's usage once: the marker, then one HINCRBYFLOAT per family (ARGV: ttl, field, then
 // family key index / amount pairs follow KEYS[2..]).
-const COUNT_USAGE_ONCE = `
-if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
-  for i = 2, #KEYS do
-    redis.call('HINCRBYFLOAT', KEYS[i], ARGV[2], ARGV[i + 1])
-  end
-  return 1
-end
-return 0`;
+const COUNT_USAGE_ONCE = luaScript(import.meta.url, "countUsageOnce.lua").lua;
 
 /** What a finished run consumed, for the per-agent, per-model series. */
 export interface RunUsageCounts {

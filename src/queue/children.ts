@@ -1,4 +1,5 @@
 import { type FlowJob, FlowProducer } from "bullmq";
+import { luaScript } from "../lua/index.js";
 import type { ChildFlowRecord, ChildrenPort, ChildState } from "./children-port.js";
 import { AGENT_JOB_ATTEMPTS, enqueueAgentRun } from "./enqueue.js";
 import { flowShape } from "./flow-shape.js";
@@ -13,17 +14,7 @@ const DEFAULT_RECORD_TTL_MS = 7 * 24 * 3600 * 1000;
  * for its flow children): one script, so a worker cannot take the job between the check and the
  * write. Delayed jobs are left alone: in this runner a delayed job is a parked run, already started.
  */
-const UPDATE_QUEUED = `
-local id = ARGV[1]
-local queued = redis.call("LPOS", KEYS[2], id) or redis.call("LPOS", KEYS[3], id)
-  or redis.call("ZSCORE", KEYS[4], id) or redis.call("ZSCORE", KEYS[5], id)
-if not queued then
-  if redis.call("EXISTS", KEYS[1]) == 0 then return "missing" end
-  return "started"
-end
-if ARGV[2] ~= "" then redis.call("HSET", KEYS[1], "data", ARGV[2]) end
-return "updated"
-`;
+const UPDATE_QUEUED = luaScript(import.meta.url, "updateQueued-5.lua").lua;
 
 /**
  * Child runs as jobs on the agent queue (job id = the child's deterministic run id). Stop requests

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { luaScript } from "../lua/index.js";
 import { type AgentEventWatch, watchAgentEvents } from "./agent-event-watch.js";
 import type { AgentQueue } from "./queues.js";
 import type { RedisConnection } from "./redis-connection.js";
@@ -29,38 +30,7 @@ export type CancelRequest = z.infer<typeof CancelRequest>;
  * workflow step (it has a parent job) or a job waiting for its children is left to the worker too
  * ("defer"), since moving it by hand would leave its flow waiting: it fails at its start instead.
  */
-const CANCEL_QUEUED = `
-local id = ARGV[1]
-if redis.call("EXISTS", KEYS[1]) == 0 then return "missing" end
-if redis.call("HEXISTS", KEYS[1], "parentKey") == 1 then
-  if redis.call("LPOS", KEYS[8], id) then return "active" end
-  if redis.call("ZSCORE", KEYS[6], id) then return "failed" end
-  if redis.call("ZSCORE", KEYS[10], id) then return "completed" end
-  return "defer"
-end
-local prev = "waiting"
-local removed = redis.call("LREM", KEYS[2], 0, id) + redis.call("LREM", KEYS[3], 0, id)
-if removed == 0 then
-  prev = "prioritized"
-  removed = redis.call("ZREM", KEYS[4], id)
-end
-if removed == 0 then
-  prev = "delayed"
-  removed = redis.call("ZREM", KEYS[5], id)
-end
-if removed == 0 then
-  if redis.call("LPOS", KEYS[8], id) then return "active" end
-  if redis.call("ZSCORE", KEYS[9], id) then return "defer" end
-  if redis.call("ZSCORE", KEYS[6], id) then return "failed" end
-  if redis.call("ZSCORE", KEYS[10], id) then return "completed" end
-  return "defer"
-end
-redis.call("HSET", KEYS[1], "failedReason", ARGV[2], "finishedOn", ARGV[3])
-redis.call("HDEL", KEYS[1], "delay")
-redis.call("ZADD", KEYS[6], ARGV[3], id)
-redis.call("XADD", KEYS[7], "*", "event", "failed", "jobId", id, "failedReason", ARGV[2], "prev", prev)
-return "cancelled"
-`;
+const CANCEL_QUEUED = luaScript(import.meta.url, "cancelQueued-10.lua").lua;
 
 /**
  * What {@link cancelQueuedRun} did: `cancelled` (moved to failed now), `active` (a worker runs it:

@@ -5,8 +5,8 @@
 // CONFIG_JSON (optional): config merged over the test config, e.g. models
 // pointing at a local provider-format server (its key variables are read from this environment).
 // KILL_AT_DELIVERY=before|after with KILL_AT_CALL=N (1-based): the process SIGKILLs itself at its
-// Nth outbox delivery, just before the audit append is sent or just after it landed (the two
-// windows of the run's outbox, at an exact line).
+// Nth outbox delivery of an execution entry, just before the audit append is sent or just after it
+// landed (the two windows of the run's outbox, at an exact line).
 // Prints "worker ready <BullMQ worker id>" once it takes jobs (the id starts the lock token of every
 // job it holds, so a test can tell whether a kill hit running work).
 import { readFile } from "node:fs/promises";
@@ -39,6 +39,8 @@ if (env.KILL_AT_DELIVERY === "before" || env.KILL_AT_DELIVERY === "after") {
     ...inner,
     async deliver(entry) {
       // This delivery's number (deliveries run concurrently: the counter moves on while it waits).
+      // Decisions, stored with claims and delivered the same way, do not count.
+      if (entry.decision !== undefined) return inner.deliver(entry);
       const n = ++deliveries;
       if (n === at && when === "before") process.kill(process.pid, "SIGKILL");
       const appended = await inner.deliver(entry);

@@ -60,9 +60,10 @@ describe("a durable agent run on BullMQ", () => {
     }
   });
 
-  it("starts no side effect whose allow decision could not be put on record", async () => {
-    // The decision's audit append and the call's claim are sent together (one wait); the tool
-    // must still not start until the append has answered, and not at all when it failed.
+  it("starts a side effect only with its allow decision on record, and a refused trail keeps both entries for the next attempt", async () => {
+    // The decision is stored in the journal with the call's claim: the tool starts only once that
+    // write answered. The audit trail hears of it afterwards; if the trail refuses, the run does not
+    // end as done: it fails with both entries still in its journal, and the next attempt delivers them.
     const keyPrefix = uniquePrefix("audit-first");
     const counter = join("/tmp", `${keyPrefix.replace(/:/g, "_")}.txt`);
     const { deps } = await testRunDeps({
@@ -75,7 +76,22 @@ describe("a durable agent run on BullMQ", () => {
     await redis.set(auditKeys(keyPrefix).head, "not a hash");
     const payload = testPayload();
     await expect(runAgent({ payload, jobId: payload.runId, owner: "w1", deps })).rejects.toThrow(/WRONGTYPE/);
-    expect((await countExecutions(counter)).size).toBe(0);
+    const counts = await countExecutions(counter);
+    expect(counts.size).toBe(1);
+    const [key] = [...counts.keys()];
+    const journal = new Journal({ redis, keyPrefix });
+    const left = await journal.readRun(payload.runId);
+    expect(left.claimOutbox.has(key!)).toBe(true);
+    expect(left.outbox.has(key!)).toBe(true);
+    // The trail is repaired; the next attempt replays the call and delivers both entries, once each.
+    await redis.del(auditKeys(keyPrefix).head);
+    await runAgent({ payload, jobId: payload.runId, owner: "w2", deps });
+    expect([...(await countExecutions(counter)).values()]).toEqual([1]);
+    const entries = await new AuditTrail({ redis, keyPrefix }).readByTrace(payload.traceId);
+    const ofCall = entries.filter((e) => e.entry.kind !== "operator" && e.entry.idempotencyKey === key);
+    expect(ofCall.map((e) => e.entry.kind)).toEqual(["decision", "execution"]);
+    const done = await journal.readRun(payload.runId);
+    expect([done.claimOutbox.size, done.outbox.size]).toEqual([0, 0]);
   });
 
   it("replays a finished run from its journal without executing anything again", async () => {

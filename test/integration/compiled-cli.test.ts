@@ -172,6 +172,21 @@ describe("the compiled CLI", () => {
     expect(loaded.length).toBeLessThan(200);
   });
 
+  it("dist/ holds every Redis script beside its compiled module, as the sources have it", async () => {
+    // The modules read their .lua files at load (src/lua): a build that left one out would fail
+    // the first import of its module, in the image as here.
+    for (const dir of ["src", "workers"]) {
+      const scripts = (await readdir(join(REPO_ROOT, dir), { recursive: true }))
+        .map(String)
+        .filter((f) => f.endsWith(".lua"));
+      for (const file of scripts) {
+        expect(await readFile(join(REPO_ROOT, "dist", dir, file), "utf8"), file).toBe(
+          await readFile(join(REPO_ROOT, dir, file), "utf8"),
+        );
+      }
+    }
+  });
+
   it("the bundled guard command answers byte for byte as the sources do", async () => {
     const bin = resolve(REPO_ROOT, "bin/echo-runner.js");
     // One command at a time: allowed, asked, denied, text and --json, and a usage error.

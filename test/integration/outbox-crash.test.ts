@@ -29,12 +29,41 @@ const WORKER = "test/helpers/agent-worker-main.ts";
 
 async function outboxFields(runId: string, keyPrefix: string): Promise<string[]> {
   const fields = await redis.hkeys(new Journal({ redis, keyPrefix }).keyOf(runId));
-  return fields.filter((f) => f.startsWith("o:"));
+  return fields.filter((f) => f.startsWith("o:") || f.startsWith("c:"));
 }
 
 async function executionKeys(traceId: string, keyPrefix: string): Promise<string[]> {
   const entries = await new AuditTrail({ redis, keyPrefix }).readByTrace(traceId);
   return entries.flatMap((e) => (e.entry.kind === "execution" ? [e.entry.idempotencyKey ?? ""] : []));
+}
+
+/** The keys of the allowing decisions of a trace, once per entry. */
+async function allowedKeys(traceId: string, keyPrefix: string): Promise<string[]> {
+  const entries = await new AuditTrail({ redis, keyPrefix }).readByTrace(traceId);
+  return entries.flatMap((e) =>
+    e.entry.kind === "decision" && e.entry.verdict === "allow" ? [e.entry.idempotencyKey ?? ""] : [],
+  );
+}
+
+/**
+ * Each call that succeeded has one allowing decision on record (stored with its claim, delivered
+ * at most once), before its execution entry.
+ */
+async function expectOneDecisionEach(traceId: string, keyPrefix: string, succeeded: string[]) {
+  const allowed = await allowedKeys(traceId, keyPrefix);
+  for (const key of succeeded)
+    expect(
+      allowed.filter((k) => k === key),
+      key,
+    ).toHaveLength(1);
+  const entries = await new AuditTrail({ redis, keyPrefix }).readByTrace(traceId);
+  for (const key of succeeded) {
+    const at = (kind: string) =>
+      entries.findIndex(
+        (e) => e.entry.kind === kind && e.entry.kind !== "operator" && e.entry.idempotencyKey === key,
+      );
+    expect(at("decision")).toBeLessThan(at("execution"));
+  }
 }
 
 /** Tool calls of a journal whose recorded result is a success. */
@@ -99,6 +128,7 @@ describe("the run's outbox: SIGKILL around the execution entry's append", () => 
       for (const key of succeeded) expect(counts.get(key)).toBe(1);
       const executed = await executionKeys(payload.traceId, keyPrefix);
       expect(executed.sort()).toEqual(succeeded.sort());
+      await expectOneDecisionEach(payload.traceId, keyPrefix, succeeded);
       expect(await outboxFields(payload.runId, keyPrefix)).toEqual([]);
       expect(await verifyChain(redis, keyPrefix)).toBeGreaterThan(0);
       await queue.close();
@@ -169,6 +199,7 @@ describe("the run's outbox: SIGKILL around the execution entry's append", () => 
       expect((await executionKeys(p.traceId, keyPrefix)).sort(), `run ${p.runId} (seed ${seed})`).toEqual(
         succeeded.sort(),
       );
+      await expectOneDecisionEach(p.traceId, keyPrefix, succeeded);
       expect(outbox.size, `outbox fields left in ${p.runId} (seed ${seed})`).toBe(0);
     }
     expect(await verifyChain(redis, keyPrefix)).toBeGreaterThan(0);

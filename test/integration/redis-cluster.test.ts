@@ -327,7 +327,7 @@ describe("Redis Cluster", () => {
  * its SHA1 (what EVALSHA names it by).
  */
 const SCRIPT_REGISTRY: { name: string; keys: number | null; sha: string }[] = [
-  ...Object.entries(JOURNAL_SCRIPTS).map(([name, lua]) => ({ name, keys: 1, lua })),
+  ...Object.entries(JOURNAL_SCRIPTS).map(([name, s]) => ({ name, keys: s.numberOfKeys ?? null, lua: s.lua })),
   ...Object.entries(APPROVAL_SCRIPTS).map(([name, s]) => ({ name, keys: s.keys, lua: s.lua })),
   ...Object.entries(SCHEDULER_SCRIPTS).map(([name, s]) => ({ name, keys: s.keys, lua: s.lua })),
   { name: "echoAuditAppend", keys: null, lua: AUDIT_APPEND_LUA },

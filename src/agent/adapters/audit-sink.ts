@@ -1,7 +1,8 @@
+import { randomBytes } from "node:crypto";
 import { CAPABILITIES, type Capability } from "../../catalog/index.js";
 import { AuditEvent, type AuditTrail, type PreparedAuditEvent } from "../../journal/index.js";
 import { RunnerError, sha256Hex } from "../../shared/index.js";
-import type { AuditSink, OutboxEntry } from "../run/ports.js";
+import type { AuditSink, DecisionRecord, OutboxEntry } from "../run/ports.js";
 
 const KNOWN_CAPABILITIES: ReadonlySet<string> = new Set(CAPABILITIES);
 
@@ -29,7 +30,21 @@ export function auditTrailSink(trail: AuditTrail): AuditSink {
   const prepared = new WeakMap<OutboxEntry, Prepared>();
   const entryOf = (event: PreparedAuditEvent, deliveryId: string, text: string): OutboxEntry => {
     const outcome = event.kind === "execution" ? event.outcome : "success";
-    const entry: OutboxEntry = { text, tool: event.kind === "operator" ? event.action : event.tool, outcome };
+    const entry: OutboxEntry = {
+      text,
+      tool: event.kind === "operator" ? event.action : event.tool,
+      outcome,
+      ...(event.kind === "decision" && event.runId !== undefined && event.idempotencyKey !== undefined
+        ? {
+            decision: {
+              verdict: event.verdict,
+              step: event.step,
+              runId: event.runId,
+              idempotencyKey: event.idempotencyKey,
+            },
+          }
+        : {}),
+    };
     prepared.set(entry, { event, deliveryId });
     return entry;
   };
@@ -48,31 +63,23 @@ export function auditTrailSink(trail: AuditTrail): AuditSink {
     }
     const { d, e } = (stored ?? {}) as { d?: unknown; e?: unknown };
     if (typeof d !== "string" || typeof e !== "object" || e === null) {
-      throw corrupt('is not {"d": <delivery id>, "e": <execution entry>}');
+      throw corrupt('is not {"d": <delivery id>, "e": <audit entry>}');
     }
     const parsed = AuditEvent.safeParse(e);
-    if (!parsed.success || parsed.data.kind !== "execution") {
-      throw corrupt("does not hold an execution audit event");
+    if (!parsed.success || (parsed.data.kind !== "execution" && parsed.data.kind !== "decision")) {
+      throw corrupt("does not hold an execution or decision audit event");
     }
     return entryOf(trail.prepare(parsed.data), d, text);
   };
   return {
-    async decision({ payload, tool, decision, capabilities, idempotencyKey }) {
-      await trail.append({
-        kind: "decision",
-        traceId: payload.traceId,
-        executionId: payload.runId,
-        runId: payload.runId,
-        tool,
-        risk: decision.risk,
-        capabilities: capabilityList(capabilities),
-        idempotencyKey,
-        verdict: decision.verdict,
-        step: decision.step,
-        reason: decision.reason,
-        ...(decision.verdict === "allow" ? { approvalSource: decision.approvalSource } : {}),
-        detail: { stepName: decision.stepName, flagged: decision.flagged },
-      });
+    async decision(record) {
+      await trail.append(decisionEvent(record));
+    },
+    decisionEntry(record) {
+      const event = trail.prepare(decisionEvent(record));
+      // One decision, however often its stored entry is delivered: the id travels in the entry.
+      const deliveryId = randomBytes(10).toString("hex");
+      return entryOf(event, deliveryId, JSON.stringify({ d: deliveryId, e: event }));
     },
     execution({
       payload,
@@ -112,5 +119,30 @@ export function auditTrailSink(trail: AuditTrail): AuditSink {
       if (known === undefined) throw new RunnerError("INTERNAL", "an outbox entry without its event");
       return (await trail.appendOnce(known.event, known.deliveryId)) !== null;
     },
+  };
+}
+
+/** The audit event of a gate decision. */
+function decisionEvent({
+  payload,
+  tool,
+  decision,
+  capabilities,
+  idempotencyKey,
+}: DecisionRecord): AuditEvent {
+  return {
+    kind: "decision",
+    traceId: payload.traceId,
+    executionId: payload.runId,
+    runId: payload.runId,
+    tool,
+    risk: decision.risk,
+    capabilities: capabilityList(capabilities),
+    idempotencyKey,
+    verdict: decision.verdict,
+    step: decision.step,
+    reason: decision.reason,
+    ...(decision.verdict === "allow" ? { approvalSource: decision.approvalSource } : {}),
+    detail: { stepName: decision.stepName, flagged: decision.flagged },
   };
 }

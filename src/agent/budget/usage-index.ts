@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
+import { luaScript } from "../../lua/index.js";
 
 /**
  * Which runs share a budget: the runs of one trace (a top-level run and its sub-agents, which
@@ -20,7 +21,7 @@ export interface UsageIndex {
 }
 
 /** SADD a member and refresh the set's expiry, atomically. */
-const JOIN_SET = "redis.call('SADD', KEYS[1], ARGV[1]); return redis.call('PEXPIRE', KEYS[1], ARGV[2])";
+const JOIN_SET = luaScript(import.meta.url, "usageJoin-1.lua").lua;
 
 /** The index in Redis: two sets per trace / schedule-day, expiring with the journals they point to. */
 export function redisUsageIndex(redis: Redis | Cluster, keyPrefix: string, retentionMs: number): UsageIndex {

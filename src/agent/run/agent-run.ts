@@ -99,7 +99,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     payload.unattended && payload.origin.scheduleId ? await deps.cronAuthorized(payload) : false;
   const childOrdinals = new Map<string, number>();
   const outbox = new RunOutbox(deps.audit, deps.journal, payload.runId);
-  // Execution entries an earlier attempt stored with their results but did not get to deliver.
+  // Entries an earlier attempt stored with its claims (decisions) and results (executions) but did
+  // not get to deliver; a call's decision goes before its execution.
+  for (const [key, text] of snapshot.claimOutbox)
+    outbox.send(key, deps.audit.fromOutbox(payload.runId, key, text), true);
   for (const [key, text] of snapshot.outbox)
     outbox.send(key, deps.audit.fromOutbox(payload.runId, key, text));
   const trace = (deps.tracer ?? NOOP_RUN_TRACER).attempt(payload, {

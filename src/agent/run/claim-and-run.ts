@@ -1,6 +1,7 @@
 import type { ClaimOutcome, InDoubtAction, Journal } from "../../journal/index.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
 import { ParkSignal } from "./park-signal.js";
+import type { OutboxEntry } from "./ports.js";
 import { type RunOutbox, recordWithOutbox } from "./run-outbox.js";
 
 /** What {@link claimAndRun} returns: the (recorded or new) value and whether it was replayed. */
@@ -50,6 +51,12 @@ export interface ClaimAndRunOptions {
    * claim and completion carry the outbox's acknowledgements (see RunOutbox).
    */
   outbox?: RunOutbox;
+  /**
+   * The gate decision that lets the call run, for the audit trail: stored with the claim in the
+   * journal when the claim takes the key (then delivered through the outbox), otherwise appended
+   * directly before anything acts. Requires `outbox`.
+   */
+  decision?: OutboxEntry;
 }
 
 /**
@@ -60,7 +67,7 @@ export interface ClaimAndRunOptions {
  */
 export async function claimAndRun(options: ClaimAndRunOptions): Promise<ClaimedValue> {
   const { journal, runId, key, owner, leaseMs } = options;
-  let outcome = await claimWithPending(options);
+  let outcome = await claimWithDecision(options);
   for (let round = 0; round < 3; round++) {
     switch (outcome.state) {
       case "completed":
@@ -107,25 +114,52 @@ async function runClaimed(options: ClaimAndRunOptions, attempt: number): Promise
   if (deferred && options.deferOwn) return { value: await deferred.defer(key, value), replay: false };
   const { outbox } = options;
   const entry = outbox?.take(key);
-  const done = await recordWithOutbox(outbox, key, entry, (acknowledge) =>
+  const done = await recordWithOutbox(outbox, key, entry, (acknowledged) =>
     journal.complete({
       runId,
       key,
       owner,
       result: value,
       ...(entry ? { outbox: entry.text } : {}),
-      acknowledge,
+      ...acknowledged,
     }),
   );
   return { value: done.record.result, replay: done.alreadyCompleted };
 }
 
-/** Claims the key, recording the run's pending completion in the same round trip when there is one. */
-async function claimWithPending(options: ClaimAndRunOptions): Promise<ClaimOutcome> {
+/**
+ * Claims the key with the call's decision (see {@link ClaimAndRunOptions.decision}): stored with the
+ * claim when it takes the key, else on record in the trail before this returns.
+ */
+async function claimWithDecision(options: ClaimAndRunOptions): Promise<ClaimOutcome> {
+  const { decision, outbox, key } = options;
+  if (decision === undefined || outbox === undefined) return claimWithPending(options, undefined);
+  let outcome: ClaimOutcome;
+  try {
+    outcome = await claimWithPending(options, decision.text);
+  } catch (err) {
+    // Stored or not, nothing runs now; the trail still hears of the decision (at most once).
+    await outbox.sendUnrecorded(decision);
+    throw err;
+  }
+  if (outcome.state === "claimed") outbox.send(key, decision, true);
+  else await outbox.sendNow(decision);
+  return outcome;
+}
+
+/**
+ * Claims the key (storing `entry` with the claim when it takes it), recording the run's pending
+ * completion in the same round trip when there is one.
+ */
+async function claimWithPending(
+  options: ClaimAndRunOptions,
+  entry: string | undefined,
+): Promise<ClaimOutcome> {
   const { journal, runId, key, owner, leaseMs, deferred, outbox } = options;
-  if (deferred !== undefined) return deferred.claim({ key, leaseMs });
-  return recordWithOutbox(outbox, key, undefined, (acknowledge) =>
-    journal.claim({ runId, key, owner, leaseMs, acknowledge }),
+  const stored = entry === undefined ? {} : { outbox: entry };
+  if (deferred !== undefined) return deferred.claim({ key, leaseMs, ...stored });
+  return recordWithOutbox(outbox, key, undefined, (acknowledged) =>
+    journal.claim({ runId, key, owner, leaseMs, ...stored, ...acknowledged }),
   );
 }
 

@@ -53,22 +53,25 @@ export class DeferredCompletion {
   }
 
   /**
-   * Claims `input.key` for this run, recording the pending completion (its result as canonical
-   * JSON, its outbox entry) and the outbox's acknowledgements in the same round trip.
+   * Claims `input.key` for this run (storing `input.outbox` with the claim when it takes it),
+   * recording the pending completion (its result as canonical JSON, its outbox entry) and the
+   * outbox's acknowledgements in the same round trip.
    */
-  async claim(input: Omit<ClaimInput, "runId" | "owner" | "acknowledge">): Promise<ClaimOutcome> {
+  async claim(
+    input: Omit<ClaimInput, "runId" | "owner" | "acknowledge" | "acknowledgeClaims">,
+  ): Promise<ClaimOutcome> {
     const pending = this.#pending;
     this.#pending = undefined;
     const claim = { ...input, runId: this.#runId, owner: this.#owner };
     if (pending === undefined) {
-      return recordWithOutbox(this.#outbox, input.key, undefined, (acknowledge) =>
-        this.#journal.claim({ ...claim, acknowledge }),
+      return recordWithOutbox(this.#outbox, input.key, undefined, (acknowledged) =>
+        this.#journal.claim({ ...claim, ...acknowledged }),
       );
     }
-    const { claimed } = await recordWithOutbox(this.#outbox, pending.key, pending.entry, (acknowledge) =>
+    const { claimed } = await recordWithOutbox(this.#outbox, pending.key, pending.entry, (acknowledged) =>
       this.#journal.completeThenClaim({
         ...claim,
-        acknowledge,
+        ...acknowledged,
         complete: {
           key: pending.key,
           result: pending.result,
@@ -85,14 +88,14 @@ export class DeferredCompletion {
     const pending = this.#pending;
     this.#pending = undefined;
     if (pending === undefined) return;
-    await recordWithOutbox(this.#outbox, pending.key, pending.entry, (acknowledge) =>
+    await recordWithOutbox(this.#outbox, pending.key, pending.entry, (acknowledged) =>
       this.#journal.complete({
         runId: this.#runId,
         key: pending.key,
         owner: this.#owner,
         result: pending.result,
         ...(pending.entry ? { outbox: pending.entry.text } : {}),
-        acknowledge,
+        ...acknowledged,
       }),
     );
   }

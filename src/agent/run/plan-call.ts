@@ -12,6 +12,7 @@ import { checkToolCall } from "../../policy/index.js";
 import { approvalArgsHash, approvalKeyOf, approvalSubject } from "./approval-hash.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
 import { approvalAnswered, ParkSignal } from "./park-signal.js";
+import type { OutboxEntry } from "./ports.js";
 import { runFileDigests } from "./run-file-digests.js";
 import type { RunScope } from "./run-scope.js";
 
@@ -82,10 +83,11 @@ export interface ExecutePlan {
   approver: string | undefined;
   capabilities: readonly string[];
   /**
-   * The decision's audit append, in flight. Nothing may act on the plan before it has settled: the
-   * decision is on record before the side effect starts; the append only runs beside other work.
+   * The decision's audit entry, not yet on record: it goes into the journal with the call's claim
+   * (see claimAndRun), or straight to the trail when the call acts before its claim. Nothing may act
+   * on the plan before it is on record in one or the other.
    */
-  decisionRecorded: Promise<void>;
+  decisionEntry: OutboxEntry;
 }
 
 export type CallPlan = { kind: "result"; result: ToolResult } | ExecutePlan;
@@ -94,7 +96,7 @@ export type CallPlan = { kind: "result"; result: ToolResult } | ExecutePlan;
  * What to do with one call, decided before anything acts: validate → policy → guard → gate. A
  * refusal or a bad call is a result to journal; a call the gate asks a person about registers the
  * request and throws ParkSignal (recording the run's pending completion first); an allowed call is
- * a plan to execute, its decision's audit append still in flight (`decisionRecorded`).
+ * a plan to execute, its decision's audit entry not yet on record (`decisionEntry`).
  */
 export async function planCall(
   scope: RunScope,
@@ -197,11 +199,15 @@ export async function planCall(
         break;
     }
   }
-  const recorded = auditDecision(scope, name, ctx.idempotencyKey, decision, policyDecision.capabilities);
   if (decision.verdict === "allow") {
-    // Not awaited here: the caller sends the claim while this append is on its way and awaits both
-    // before the side effect starts (one wait instead of two).
-    recorded.catch(() => undefined);
+    // Recorded by the caller with the claim (one journal write, no audit round trip to wait for).
+    const decisionEntry = deps.audit.decisionEntry({
+      payload,
+      tool: name,
+      decision,
+      capabilities: policyDecision.capabilities,
+      idempotencyKey: ctx.idempotencyKey,
+    });
     return {
       kind: "execute",
       tool,
@@ -211,10 +217,10 @@ export async function planCall(
       decision,
       approver,
       capabilities: policyDecision.capabilities,
-      decisionRecorded: recorded,
+      decisionEntry,
     };
   }
-  await recorded;
+  await auditDecision(scope, name, ctx.idempotencyKey, decision, policyDecision.capabilities);
   if (decision.verdict === "deny") return { kind: "result", result: toolFailure("denied", decision.reason) };
   // Asking a person acts on the model's response (a mail goes out): record the response first.
   await deferred?.flush();

@@ -52,26 +52,42 @@ export interface ApprovalPort {
 }
 
 /**
- * A tool execution's audit entry on its way to the audit trail: stored in the run's journal with
- * the call's result (the run's outbox) and appended afterwards, without the run waiting for it.
+ * An audit entry on its way to the audit trail: a tool execution's, stored in the run's journal
+ * with the call's result, or the gate decision that let a call run, stored with the call's claim
+ * (the run's outbox); appended afterwards, without the run waiting for it.
  */
 export interface OutboxEntry {
-  /** What the journal keeps beside the call's result until the entry is delivered. */
+  /** What the journal keeps beside the call's claim or result until the entry is delivered. */
   readonly text: string;
   readonly tool: string;
-  /** "success" or the result's error kind. */
+  /** "success" or the result's error kind ("success" for a decision). */
   readonly outcome: string;
+  /** Set for a decision entry: what it decided, for the metrics counted on delivery. */
+  readonly decision?: {
+    readonly verdict: GateDecision["verdict"];
+    readonly step: number;
+    readonly runId: string;
+    readonly idempotencyKey: string;
+  };
+}
+
+/** What a gate decision's audit entry records. */
+export interface DecisionRecord {
+  payload: AgentJobPayload;
+  tool: string;
+  decision: GateDecision;
+  capabilities: readonly string[];
+  idempotencyKey: string;
 }
 
 /** Where every gate decision and execution goes (the hash-chained audit trail). */
 export interface AuditSink {
-  decision(entry: {
-    payload: AgentJobPayload;
-    tool: string;
-    decision: GateDecision;
-    capabilities: readonly string[];
-    idempotencyKey: string;
-  }): Promise<void>;
+  decision(entry: DecisionRecord): Promise<void>;
+  /**
+   * The decision entry of a call about to be claimed, checked and redacted, for the run's outbox
+   * (stored with the claim, see RunOutbox); AUDIT_ENTRY_INVALID when it does not fit the audit schema.
+   */
+  decisionEntry(entry: DecisionRecord): OutboxEntry;
   /**
    * The execution entry of a call, checked and redacted, for the run's outbox (see RunOutbox);
    * AUDIT_ENTRY_INVALID when it does not fit the audit schema. `attempt` is the journal claim's:

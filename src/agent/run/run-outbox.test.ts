@@ -1,12 +1,16 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { testPayload } from "../../../test/helpers/agent-harness.js";
+import { waitFor } from "../../../test/helpers/chaos.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../../test/helpers/test-redis.js";
 import { toolSuccess } from "../../catalog/index.js";
+import type { GateDecision } from "../../gate/index.js";
 import { AuditTrail, Journal } from "../../journal/index.js";
 import { isRunnerError, ManualClock } from "../../shared/index.js";
 import { auditTrailSink } from "../adapters/audit-sink.js";
+import { claimAndRun } from "./claim-and-run.js";
 import { DeferredCompletion } from "./deferred-completion.js";
-import { RunOutbox } from "./run-outbox.js";
+import { ParkSignal } from "./park-signal.js";
+import { MAX_LAG_MS, RunOutbox } from "./run-outbox.js";
 
 const redis = testRedisClient();
 const prefix = uniquePrefix("outbox");
@@ -36,7 +40,25 @@ function setup() {
   });
   const executions = async () =>
     (await trail.readByTrace(payload.traceId)).filter((r) => r.entry.kind === "execution");
-  return { clock, journal, audit, payload, outbox, entry, executions };
+  const decisions = async () =>
+    (await trail.readByTrace(payload.traceId)).filter((r) => r.entry.kind === "decision");
+  const allow: GateDecision = {
+    verdict: "allow",
+    step: 11,
+    stepName: "auto_approve",
+    reason: "allowed",
+    risk: "write",
+    flagged: false,
+    approvalSource: "auto",
+  };
+  const decision = audit.decisionEntry({
+    payload,
+    tool: "write_file",
+    decision: allow,
+    capabilities: ["fs.write"],
+    idempotencyKey: "k1",
+  });
+  return { clock, journal, audit, payload, outbox, entry, executions, decisions, decision };
 }
 
 describe("RunOutbox", () => {
@@ -89,6 +111,89 @@ describe("RunOutbox", () => {
       tool: "write_file",
       outcome: "success",
     });
+  });
+
+  it("stores a call's decision with its claim: in the journal before the call runs, in the trail once, after", async () => {
+    const { journal, payload, outbox, decision, decisions } = setup();
+    let seen: unknown;
+    await claimAndRun({
+      journal,
+      runId: payload.runId,
+      key: "k1",
+      owner: "w1",
+      leaseMs: 30_000,
+      outbox,
+      decision,
+      onInDoubt: () => "fail",
+      inDoubtFailure: () => null,
+      parkInDoubt: async () => 0,
+      produce: async () => {
+        // The run waited for no audit write: the decision is on record in the journal only.
+        seen = {
+          stored: (await journal.readRun(payload.runId)).claimOutbox.get("k1"),
+          inTrail: (await decisions()).length,
+        };
+        return { ok: true };
+      },
+    });
+    expect(seen).toEqual({ stored: decision.text, inTrail: 0 });
+    await outbox.settle();
+    expect(await decisions()).toHaveLength(1);
+    expect((await journal.readRun(payload.runId)).claimOutbox.size).toBe(0);
+  });
+
+  it("a long call's decision reaches the trail while it runs, within the outbox's lag bound", async () => {
+    const { journal, payload, outbox, decision, decisions } = setup();
+    const started = Date.now();
+    let inTrailAfterMs = -1;
+    await claimAndRun({
+      journal,
+      runId: payload.runId,
+      key: "k1",
+      owner: "w1",
+      leaseMs: 30_000,
+      outbox,
+      decision,
+      onInDoubt: () => "fail",
+      inDoubtFailure: () => null,
+      parkInDoubt: async () => 0,
+      produce: async () => {
+        // No journal script follows while this call runs: the decision goes out on its own.
+        await waitFor(
+          "the decision in the trail",
+          async () => ((await decisions()).length ? true : undefined),
+          5_000,
+          10,
+        );
+        inTrailAfterMs = Date.now() - started;
+        return { ok: true };
+      },
+    });
+    expect(inTrailAfterMs).toBeGreaterThanOrEqual(0);
+    expect(inTrailAfterMs).toBeLessThan(MAX_LAG_MS + 1_000);
+    await outbox.settle();
+    expect(await decisions()).toHaveLength(1);
+  });
+
+  it("a claim that does not take the key stores no decision: it goes to the trail before the run parks", async () => {
+    const { journal, payload, outbox, decision, decisions } = setup();
+    await journal.claim({ runId: payload.runId, key: "k1", owner: "w0", leaseMs: 30_000 });
+    const run = claimAndRun({
+      journal,
+      runId: payload.runId,
+      key: "k1",
+      owner: "w1",
+      leaseMs: 30_000,
+      outbox,
+      decision,
+      onInDoubt: () => "fail",
+      inDoubtFailure: () => null,
+      parkInDoubt: async () => 0,
+      produce: async () => ({ ok: true }),
+    });
+    await expect(run).rejects.toBeInstanceOf(ParkSignal);
+    expect(await decisions()).toHaveLength(1);
+    expect((await journal.readRun(payload.runId)).claimOutbox.size).toBe(0);
   });
 
   it("refuses a stored outbox entry that is not one (JOURNAL_CORRUPT naming the run and key)", () => {

@@ -186,11 +186,10 @@ async function runFreshCall(
     if (interruption !== undefined) throw interruption;
     return overQuota(scope, result);
   };
-  // The decision's audit append is in flight (see ExecutePlan.decisionRecorded): the claim below is
-  // sent beside it, and nothing runs until both have answered.
-  const decisionRecorded = plan.kind === "execute" ? plan.decisionRecorded : undefined;
-  if (control) {
-    await decisionRecorded;
+  // The decision goes on record with the claim below (see ExecutePlan.decisionEntry), except for a
+  // call that acts before its claim: its decision goes to the audit trail first.
+  if (control && plan.kind === "execute") {
+    await scope.outbox.sendNow(plan.decisionEntry);
     await deferred?.flush();
   }
   const settled =
@@ -218,6 +217,7 @@ async function runFreshCall(
     leaseMs,
     ...(deferred ? { deferred, deferOwn: true } : {}),
     outbox: scope.outbox,
+    ...(plan.kind === "execute" && !control ? { decision: plan.decisionEntry } : {}),
     // A person's answer to "did it run?" is its own request (a derived key), never the approval that
     // let the call run the first time: that approval must not also approve running it again.
     onInDoubt: async () => {
@@ -262,7 +262,6 @@ async function runFreshCall(
     produce: async (claim) => {
       if (plan.kind === "result") return plan.result;
       if (settled) return settled;
-      await decisionRecorded;
       const started = deps.clock.now();
       const credentials = deps.credentials(name);
       const raw = await execute(plan, claim, credentials);
@@ -291,8 +290,6 @@ async function runFreshCall(
       return prepared.result;
     },
   });
-  // A replayed call did not wait for it above; a failed append fails the call either way.
-  await decisionRecorded;
   return { result: claimed.value as ToolResult, replay: claimed.replay };
 }
 

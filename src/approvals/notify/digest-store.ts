@@ -1,73 +1,15 @@
 import type { Cluster, Redis } from "ioredis";
+import { luaScript } from "../../lua/index.js";
 import type { ApprovalKeys, ApprovalRecord } from "../store/index.js";
 
-/**
- * Joins a request to its group's digest window, in one script so two senders cannot both be the
- * first. KEYS: req:<id>, then the schedule's window key (schedule groups) or the run's request
- * index (run groups). ARGV: base, id, group, now, windowMs, ttlMs, kind (schedule | run).
- * Returns "!" when the request is sent on its own (it opens the window) or the digest it joined;
- * a request asked again gets the same answer. A joined request keeps its digest in its own hash
- * (`dg`); a request sent on its own stores nothing, so a parked run is no larger: a run's window
- * is found from its other requests, a schedule's in one key per schedule.
- */
-const JOIN = `
-local prior = redis.call('HGET', KEYS[1], 'dg')
-if prior then return prior end
-local base, id = ARGV[1], ARGV[2]
-local now, window = tonumber(ARGV[4]), tonumber(ARGV[5])
-local start = nil
-if ARGV[7] == 'schedule' then
-  local win = redis.call('GET', KEYS[2])
-  if win then
-    local s, first = string.match(win, '^(%d+)|(.*)$')
-    if first == id then return '!' end
-    if s and now < tonumber(s) + window then start = s end
-  end
-  if not start then
-    redis.call('SET', KEYS[2], ARGV[4] .. '|' .. id, 'PX', window + 3600000)
-    return '!'
-  end
-else
-  -- The run's request index: a hash, a set for runs parked by earlier releases.
-  local others
-  if redis.call('TYPE', KEYS[2]).ok == 'set' then others = redis.call('SMEMBERS', KEYS[2])
-  else others = redis.call('HKEYS', KEYS[2]) end
-  for _, other in ipairs(others) do
-    if other ~= id then
-      local oreq = base .. 'req:' .. other
-      if redis.call('HEXISTS', oreq, 'dg') == 0 and redis.call('HGET', oreq, 'status') == 'pending' then
-        local ok, fields = pcall(cjson.decode, redis.call('HGET', oreq, 'req') or '')
-        local at = ok and type(fields) == 'table' and tonumber(fields.requestedAt) or nil
-        if at and at <= now and now < at + window and (start == nil or at < tonumber(start)) then
-          start = string.format('%d', at)
-        end
-      end
-    end
-  end
-  if not start then return '!' end
-end
-local digest = ARGV[3] .. '@' .. start
-local set = base .. 'dg:set:' .. digest
-redis.call('SADD', set, id)
-redis.call('PEXPIRE', set, ARGV[6])
-redis.call('ZADD', base .. 'dg:due', 'NX', tonumber(start) + window, digest)
-redis.call('HSET', KEYS[1], 'dg', digest)
-return digest
-`;
+/** Joins a request to its group's digest window (KEYS, ARGV and the reply in digestJoin-2.lua). */
+const JOIN = luaScript(import.meta.url, "digestJoin-2.lua").lua;
 
 /** Claims due digests: each moves to now + lease, so a failed send is tried again, not lost. */
-const CLAIM_DUE = `
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
-for _, d in ipairs(due) do redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), d) end
-return due
-`;
+const CLAIM_DUE = luaScript(import.meta.url, "digestClaimDue-1.lua").lua;
 
 /** Removes sent members; an emptied digest leaves the due index. */
-const REMOVE = `
-for i = 1, #ARGV - 1 do redis.call('SREM', KEYS[1], ARGV[i]) end
-if redis.call('SCARD', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[#ARGV]) end
-return 1
-`;
+const REMOVE = luaScript(import.meta.url, "digestRemove-2.lua").lua;
 
 /**
  * The digest index (all keys under the approvals hash tag): the open window of each group (a run

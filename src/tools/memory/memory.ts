@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from "ioredis";
 import Type, { type Static } from "typebox";
 import { defineTool, type Tool, toolFailure, toolSuccess } from "../../catalog/index.js";
+import { luaScript } from "../../lua/index.js";
 import { assertNever, type Clock } from "../../shared/index.js";
 import { missingForAction } from "../action-args.js";
 import type { BuiltinToolLimits } from "../builtin-runtime.js";
@@ -44,12 +45,7 @@ export interface MemoryToolOptions {
 }
 
 // Writes a field unless the hash is full; replacing an existing field is always allowed.
-const WRITE_SCRIPT = `
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then
-  return 0
-end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return 1`;
+const WRITE_SCRIPT = luaScript(import.meta.url, "memoryWrite-1.lua").lua;
 
 /**
  * `memory`: remembered text that outlives runs, one Redis hash per memory scope (ctx.memoryScope,

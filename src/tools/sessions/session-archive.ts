@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
+import { luaScript } from "../../lua/index.js";
 import type { SessionArchive, SessionSummary, TranscriptEntry } from "./session-search.js";
 
 /** Options of {@link RedisSessionArchive}. */
@@ -32,14 +33,7 @@ const RECORD = "echoSessionArchiveRecord";
  * id, the oldest score kept ("(" + cutoff), the last rank to drop (-(maxRunsPerUser + 1)). Returns
  * the ids of the runs beyond the count, which the caller drops with their values.
  */
-const RECORD_LUA = `
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[5])
-local dropped = redis.call('ZRANGE', KEYS[2], 0, ARGV[6])
-redis.call('EXPIRE', KEYS[2], ARGV[2])
-return dropped
-`;
+const RECORD_LUA = luaScript(import.meta.url, "sessionArchiveRecord-2.lua").lua;
 
 type RecordCommand = (
   runKey: string,
