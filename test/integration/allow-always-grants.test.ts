@@ -159,6 +159,7 @@ async function adminSession(): Promise<{ cookie: string; csrf: string; html: str
 }
 
 describe("allow-always grants can be seen, revoked and expire (real worker, server and CLI)", () => {
+  // Several real CLI processes and HTTP round trips in one story (7 s alone): room for a loaded machine.
   it("lists, uses, revokes (admin, CLI, API), expires, and audits every grant, use and revocation", async () => {
     // An "approve always" makes a grant for agent ops and these exact arguments.
     const first = await run();
@@ -263,5 +264,5 @@ describe("allow-always grants can be seen, revoked and expire (real worker, serv
       }),
     ]);
     expect(execs).toHaveLength(5);
-  });
+  }, 120_000);
 });
