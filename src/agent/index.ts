@@ -77,8 +77,6 @@ export {
 } from "./model/model-client.js";
 export {
   isRetryableModelErrorCode,
-  MODEL_ERROR_CODES,
-  type ModelErrorCode,
   shouldRetryModelError,
 } from "./model/model-errors.js";
 export {

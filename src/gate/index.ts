@@ -8,7 +8,6 @@ export {
 } from "./allow-always.js";
 export { ApprovalGate, GATE_STEP_LIST, type GateCheckOptions, type GateStepTrace } from "./approval-gate.js";
 export {
-  type DecisionSource,
   GATE_STEPS,
   GATE_VERDICTS,
   type GateDecision,

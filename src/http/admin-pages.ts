@@ -3,6 +3,7 @@ import { type DecisionView, type RunDetail, type RunSummary, usageText } from ".
 import {
   type AllowAlwaysGrant,
   type ApprovalRecord,
+  type ApprovalVote,
   type FailingTarget,
   formatTime,
   isBarredOwner,
@@ -98,7 +99,7 @@ function decisionForm(basePath: string, csrf: string, record: ApprovalRecord, op
   if (isBarredOwner(record, { id: operator, email: null }))
     return `<span class="muted" id="barred-${esc(record.id)}">your own run: another approver decides (forbid_self_approval)</span>`;
   const action = esc(`${basePath}/admin/approvals/${record.id}/decision`);
-  const button = (decision: "approve" | "deny", label: string) =>
+  const button = (decision: ApprovalVote, label: string) =>
     `<form class="inline" method="post" action="${action}"><input type="hidden" name="csrf" value="${esc(csrf)}">
 <input type="hidden" name="decision" value="${decision}"><button type="submit" class="${decision}" id="${decision}-${esc(record.id)}">${label}</button></form>`;
   return `${button("approve", "Approve")} ${button("deny", "Deny")}`;

@@ -3,7 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Cluster, Redis } from "ioredis";
 import type { RunInspector } from "../agent/index.js";
 import {
+  APPROVAL_VOTES,
   type ApprovalStore,
+  type ApprovalVote,
   DECIDE_REFUSALS,
   type DecideRefusal,
   describeRefusal,
@@ -52,8 +54,6 @@ const DONE_NOTICES = {
   denied: "Denied: the run continues without the call.",
   recorded: "Your approval was recorded; more approvals are needed.",
 } as const;
-
-const DecisionChoices = ["approve", "deny"] as const;
 
 /** Notices the run page may show after an action (never text from the URL itself). */
 const RUN_NOTICES = {
@@ -336,7 +336,7 @@ export async function adminRoutes(
     const { session } = current(request);
     if (!csrfOk(request, session)) return staleForm(reply);
     const decision = (request.body as Record<string, unknown>).decision;
-    if (!isApprovalId(request.params.id) || !(DecisionChoices as readonly unknown[]).includes(decision)) {
+    if (!isApprovalId(request.params.id) || !(APPROVAL_VOTES as readonly unknown[]).includes(decision)) {
       return html(
         reply,
         400,
@@ -346,7 +346,7 @@ export async function adminRoutes(
     const result = await options.approvals.decide({
       id: request.params.id,
       actor: { kind: "operator", id: session.operator, via: "api" },
-      decision: decision as (typeof DecisionChoices)[number],
+      decision: decision as ApprovalVote,
       comment: "decided on the dashboard",
     });
     let notice: string = result.outcome;

@@ -3,6 +3,7 @@ import { basename, dirname, extname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import type { EchoRunnerConfig } from "../../config/index.js";
+import { SESSION_PERMISSION_MODES } from "../../policy/index.js";
 import type { AgentSpec } from "../../queue/index.js";
 import { type DeepReadonly, RunnerError } from "../../shared/index.js";
 import { agentSpecOf } from "./schedules-shared.js";
@@ -22,7 +23,7 @@ export const AgentFile = z.strictObject({
   allowed_tools: z.array(z.string().min(1)).optional(),
   max_steps: z.number().int().positive().max(10_000).optional(),
   workspace: z.string().min(1),
-  session_mode: z.enum(["full", "workspace", "guarded", "read-only"]).optional(),
+  session_mode: z.enum(SESSION_PERMISSION_MODES).optional(),
 });
 
 /** Reads and checks an agent file; every problem is named with its key. */

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
 import type { EchoRunnerConfig } from "../../config/index.js";
+import { SESSION_PERMISSION_MODES } from "../../policy/index.js";
 import { CATCH_UP_POLICIES, OVERLAP_POLICIES, type ScheduleInput } from "../../scheduler/index.js";
 import { type DeepReadonly, RunnerError } from "../../shared/index.js";
 import { agentSpecOf } from "./schedules-shared.js";
@@ -13,7 +14,7 @@ const InlineAgent = z.strictObject({
   allowed_tools: z.array(z.string().min(1)).optional(),
   max_steps: z.number().int().positive().optional(),
   workspace: z.string().min(1),
-  session_mode: z.enum(["full", "workspace", "guarded", "read-only"]).optional(),
+  session_mode: z.enum(SESSION_PERMISSION_MODES).optional(),
 });
 
 /**

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { EchoRunnerConfig, LoadedConfig } from "../../config/index.js";
+import type { SessionPermissionMode } from "../../policy/index.js";
 import { openAgentQueue } from "../../queue/index.js";
 import {
   type ConfigScheduleEntry,
@@ -89,7 +90,7 @@ export function agentSpecOf(
     allowed_tools?: readonly string[];
     max_steps?: number;
     workspace: string;
-    session_mode?: "full" | "workspace" | "guarded" | "read-only";
+    session_mode?: SessionPermissionMode;
   },
   defaultMaxSteps: number,
   cwd: string,
