@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type RunDeps, RunInspector, RunOperations, storeApprovals } from "../src/agent/index.js";
+import { type RunDeps, RunOperations, storeApprovals } from "../src/agent/index.js";
 import type { AlertSender } from "../src/alerts/index.js";
 import type { ApprovalNotifications, ApprovalStore } from "../src/approvals/index.js";
 import { createHttpServer } from "../src/http/index.js";
@@ -14,6 +14,7 @@ import {
   type RedisConnection,
   watchRemovedRuns,
 } from "../src/queue/index.js";
+import { RunInspector } from "../src/runs/index.js";
 import {
   alertReporterFromConfig,
   alertSenderFromConfig,

@@ -1,5 +1,4 @@
 import escapeHtml from "escape-html";
-import { type DecisionView, type RunDetail, type RunSummary, usageText } from "../agent/index.js";
 import {
   type AllowAlwaysGrant,
   type ApprovalRecord,
@@ -10,6 +9,7 @@ import {
   renderArgs,
 } from "../approvals/index.js";
 import { QUEUE_STATES, type QueueStateLabel } from "../metrics/index.js";
+import { type DecisionView, type RunDetail, type RunSummary, usageText } from "../runs/index.js";
 import type { ScheduleView } from "../scheduler/index.js";
 import { makeVisible } from "../shared/index.js";
 import { grantsSection } from "./admin-grants.js";

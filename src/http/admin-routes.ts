@@ -1,7 +1,6 @@
 import formbody from "@fastify/formbody";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Cluster, Redis } from "ioredis";
-import type { RunInspector } from "../agent/index.js";
 import {
   APPROVAL_VOTES,
   type ApprovalStore,
@@ -16,6 +15,7 @@ import {
 import type { Logger } from "../logging/index.js";
 import { MetricsKeys, queueDepths } from "../metrics/index.js";
 import type { AgentQueue } from "../queue/index.js";
+import type { RunInspector } from "../runs/index.js";
 import type { ScheduleService } from "../scheduler/index.js";
 import { type Clock, isRunnerError, RunnerError, systemClock } from "../shared/index.js";
 import { GRANT_NOTICES } from "./admin-grants.js";

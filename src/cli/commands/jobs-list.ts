@@ -5,7 +5,7 @@ import {
   RUN_STATE_FILTERS,
   type RunStateFilter,
   type RunSummary,
-} from "../../agent/index.js";
+} from "../../runs/index.js";
 import { RunnerError } from "../../shared/index.js";
 import { type CliCommand, EXIT } from "../io.js";
 import { terminalJson, terminalText } from "../terminal-text.js";
