@@ -12,6 +12,7 @@ import { createLogger } from "../../src/logging/index.js";
 import { nodeFsView } from "../../src/platform/index.js";
 import { enqueueAgentRun, findRunJob } from "../../src/queue/index.js";
 import { RunInspector } from "../../src/runs/index.js";
+import { startWorkerPart } from "../../src/runtime/index.js";
 import { systemClock } from "../../src/shared/index.js";
 import { createToolRegistry, ProcessSupervisor } from "../../src/tools/index.js";
 import { createExecTool } from "../../src/tools/process/exec.js";
@@ -23,7 +24,6 @@ import {
   silentLogger,
   tempWorkspace,
 } from "../../src/tools/registry/builtin-tools.fixture.js";
-import { startWorkerPart } from "../../workers/parts.js";
 import { agentQueue, testConfig, testPayload } from "../helpers/agent-harness.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 

@@ -12,7 +12,7 @@ import {
   type RunWorker,
 } from "../../src/queue/index.js";
 import type { RunDetail, RunSummary } from "../../src/runs/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import {
   agentQueue,
   countingWriteTool,

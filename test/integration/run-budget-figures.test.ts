@@ -6,8 +6,8 @@ import { createMetricsCollector, RunnerMetrics } from "../../src/metrics/index.j
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { RunInspector } from "../../src/runs/index.js";
 import { ownerNotifierFromConfig } from "../../src/runtime/index.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import { systemClock } from "../../src/shared/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
   agentQueue,
   countingWriteTool,
