@@ -4,7 +4,6 @@ export {
   type AllowAlwaysScope,
   type AllowAlwaysStore,
   allowAlwaysMatches,
-  memoryAllowAlwaysStore,
 } from "./allow-always.js";
 export { ApprovalGate, GATE_STEP_LIST, type GateCheckOptions, type GateStepTrace } from "./approval-gate.js";
 export {
