@@ -11,7 +11,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, relative, sep } from "node:path";
+import { basename, dirname, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { buildState, SOURCE_DIRS, STAMP, TEST_ENTRY_DIRS } from "../bin/freshness.js";
 
@@ -19,10 +19,12 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const dist = join(root, "dist");
 /**
  * The commands whose start-up is a target (`guard command` ≤ 400 ms p50, docs/BENCHMARKS.md): each gets one
- * module, dist/src/cli/main-<file>, of the dispatcher and the command bundled together by esbuild,
+ * module, dist/src/cli/<out>, of the dispatcher and the command bundled together by esbuild,
  * which bin/echo-runner.js loads for those command words instead of dist/src/main.js.
  */
-const FUSED_COMMANDS = [{ words: ["guard", "command"], file: "guard-command.js" }];
+const FUSED_COMMANDS = [
+  { words: ["guard", "command"], file: "guard/guard-command.js", out: "main-guard-command.js" },
+];
 /**
  * Packages copied into those bundles: ipaddr.js is CommonJS, which Node loads from ESM through its
  * CommonJS loader and export scanner. The rest stay imports from node_modules (web-tree-sitter finds
@@ -54,7 +56,9 @@ const { COMMANDS } = await import(pathToFileURL(join(commandsDir, "index.js")).h
 const where = new Map();
 const moduleFiles = readdirSync(commandsDir, { recursive: true })
   .map(String)
-  .filter((f) => f.endsWith(".js") && f !== "index.js")
+  // A folder's index.js only re-exports: the manifest names the module that defines the command, so
+  // running it loads that module and what it imports, not every command of its folder.
+  .filter((f) => f.endsWith(".js") && basename(f) !== "index.js")
   .sort();
 for (const file of moduleFiles) {
   const module = await import(pathToFileURL(join(commandsDir, file)).href);
@@ -126,7 +130,7 @@ async function vendorTypebox() {
  * bundles, from the compiled output itself (the same JavaScript, not a second compilation of the
  * sources), an entry that runs src/cli's runMain as src/main.ts does (without its startProcess,
  * which only the commands that start the long-lived parts use), with the command's module handed in
- * already loaded, into dist/src/cli/main-<file> (next to command-manifest.js, so the
+ * already loaded, into dist/src/cli/<out> (next to command-manifest.js, so the
  * manifest is found where it is). One module, so one copy of everything (one RunnerError class):
  * - every module of dist/src is declared free of side effects at load, so a module none of whose
  *   exports is used is left out (for `guard command`: the catalog, the policy, TypeBox, the
@@ -141,11 +145,11 @@ async function fuseCommands(manifest) {
   const { build } = await import("esbuild");
   const src = join(dist, "src");
   const cliDir = join(src, "cli");
-  for (const { words, file } of FUSED_COMMANDS) {
+  for (const { words, file, out } of FUSED_COMMANDS) {
     const line = manifest.find((entry) => entry.words.join(" ") === words.join(" "));
     if (line?.file !== file)
       throw new Error(`build: "${words.join(" ")}" does not run from commands/${file}`);
-    const entry = join(cliDir, `fused-entry-${file}`);
+    const entry = join(cliDir, `fused-entry-${out}`);
     writeFileSync(
       entry,
       `import * as command from "./commands/${file}";\n` +
@@ -159,7 +163,7 @@ async function fuseCommands(manifest) {
         format: "esm",
         platform: "node",
         target: "node20",
-        outfile: join(cliDir, `main-${file}`),
+        outfile: join(cliDir, out),
         keepNames: true,
         sourcemap: "linked",
         legalComments: "eof",

@@ -8,5 +8,5 @@ if (violations.length > 0) {
   process.exit(1);
 }
 process.stdout.write(
-  "dependency rule: ok (imports point inward, no cycles, the pure core reaches no I/O transitively, bullmq only in src/queue, cli and workers apart)\n",
+  "dependency rule: ok (imports point inward, sub-rooms point down their order, no cycles, the pure core reaches no I/O transitively, bullmq only in src/queue, cli and workers apart)\n",
 );

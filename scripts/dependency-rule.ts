@@ -35,11 +35,47 @@ export const LAYERS: Record<string, number> = {
   metrics: 5,
   /** Alerts to people about runs and schedules: built on the approvals notifiers. */
   alerts: 5,
+  /** Traces of runs (OpenTelemetry): implements the run loop's RunTracer port; runtime composes it. */
+  telemetry: 5,
   /** The composition root: builds everything from config; cli and workers import it, not each other. */
   runtime: 6,
   cli: 7,
   workers: 7,
   root: 8,
+};
+
+/**
+ * Sub-rooms: the folders directly inside a room, per room that has them, lowest first. A file in a
+ * sub-room imports only its own sub-room and those listed before it, each through its index.ts; the
+ * room's top-level files sit above every sub-room and reach them through their index.ts too. A folder
+ * inside a listed room that is missing here is an error, so a new sub-room must be placed in the
+ * order. Rooms not listed here are checked as one folder, as before. Because the order is a line, no
+ * cycle between sub-rooms can pass; cycles between files are caught by the cycle check.
+ */
+export const SUB_ROOMS: Readonly<Record<string, readonly string[]>> = {
+  /** Parse, then unwrap, then judge by family; the deciding files (command-guard, call-guard) on top. */
+  guard: ["verdict", "shell", "unwrap", "safe-bins", "paths", "network", "families"],
+  /** The stored requests and decisions, then the messages that tell people about them. */
+  approvals: ["store", "notify"],
+  /**
+   * The commands by noun (a key may name a folder inside a room): what several nouns share, the
+   * schedules a config names, then the config check that reads them, the tool rows doctor lists.
+   */
+  "cli/commands": [
+    "shared",
+    "schedules",
+    "config",
+    "tools",
+    "approvals",
+    "audit",
+    "guard",
+    "jobs",
+    "policy",
+    "run",
+    "runs",
+    "start",
+    "doctor",
+  ],
 };
 
 /** Same-layer imports that are allowed (the pair must stay acyclic, which the cycle check proves). */
@@ -142,7 +178,9 @@ const ENTRY_FOLDERS = new Set(["cli", "workers"]);
 /** Which check a violation comes from. */
 export const RULE_IDS = [
   "layer-map",
+  "sub-room-map",
   "inward",
+  "sub-room-upward",
   "index-only",
   "pure-folder-edge",
   "pure-direct-io",
@@ -175,6 +213,8 @@ interface ImportRef {
 interface SourceFile {
   path: string;
   folder: string;
+  /** The sub-room of a listed room (or folder) the file lives in; sub "" for its top-level files. */
+  place: SubRoomPlace;
   imports: ImportRef[];
   text: string;
 }
@@ -200,6 +240,26 @@ function folderOf(root: string, file: string): string {
   if (rel[0] === "workers") return "workers";
   if (rel[0] === "src" && rel.length > 2) return rel[1] ?? "root";
   return "root";
+}
+
+/** Where a file sits among sub-rooms: the SUB_ROOMS key it falls under, and its sub-room there. */
+interface SubRoomPlace {
+  /** The longest SUB_ROOMS key the file's folder is inside (`guard`, `cli/commands`), or "". */
+  readonly key: string;
+  /** `src/<key>/<sub>/…` → `<sub>`; "" for a file directly in the key's folder (or under no key). */
+  readonly sub: string;
+}
+
+function subRoomOf(root: string, file: string): SubRoomPlace {
+  const rel = relative(root, file).split(sep);
+  if (rel[0] !== "src") return { key: "", sub: "" };
+  const folders = rel.slice(1, -1);
+  for (let depth = folders.length; depth >= 1; depth--) {
+    const key = folders.slice(0, depth).join("/");
+    if (SUB_ROOMS[key] === undefined) continue;
+    return { key, sub: folders[depth] ?? "" };
+  }
+  return { key: "", sub: "" };
 }
 
 function isTestFile(file: string): boolean {
@@ -262,7 +322,7 @@ function readSource(root: string, file: string, cache: ts.ModuleResolutionCache)
     }
     return { specifier, resolved, runtime };
   });
-  return { path: file, folder: folderOf(root, file), imports, text };
+  return { path: file, folder: folderOf(root, file), place: subRoomOf(root, file), imports, text };
 }
 
 /** `node:fs/promises` for "fs/promises" and "node:fs/promises"; `@scope/pkg` / `pkg` for packages. */
@@ -296,6 +356,17 @@ export function findViolations(root: string): RuleViolation[] {
       });
       continue;
     }
+    const { key, sub } = file.place;
+    const order = SUB_ROOMS[key];
+    if (order && sub !== "" && !order.includes(sub)) {
+      violations.push({
+        rule: "sub-room-map",
+        file: rel,
+        target: `${key}/${sub}`,
+        message: `sub-room "src/${key}/${sub}" is not in the order of "${key}" in SUB_ROOMS (scripts/dependency-rule.ts: ${order.join(" < ")}); add it where its imports put it`,
+      });
+      continue;
+    }
     const targets: string[] = [];
     for (const imp of file.imports) {
       if (!imp.resolved) {
@@ -304,7 +375,17 @@ export function findViolations(root: string): RuleViolation[] {
       }
       if (byPath.has(imp.resolved)) targets.push(imp.resolved);
       const targetFolder = folderOf(root, imp.resolved);
-      if (targetFolder === file.folder) continue;
+      if (targetFolder === file.folder) {
+        const target = subRoomOf(root, imp.resolved);
+        const targetOrder = SUB_ROOMS[target.key];
+        if (targetOrder) {
+          const viaIndex = relative(root, imp.resolved) === join("src", target.key, target.sub, "index.ts");
+          // A file of the room outside the key's folder stands above all its sub-rooms.
+          const from = file.place.key === target.key ? file.place.sub : "";
+          checkSubRoomImport(rel, from, imp, target, viaIndex, targetOrder, test, violations);
+        }
+        continue;
+      }
       const targetLayer = LAYERS[targetFolder];
       if (targetLayer === undefined) continue;
       checkFolderImport(file, rel, imp, targetFolder, targetLayer, layer, test, root, violations);
@@ -408,6 +489,44 @@ function checkFolderImport(
       file: rel,
       target: targetFolder,
       message: `only cli/, workers/ and runtime/ load config; "${file.folder}" receives values`,
+    });
+  }
+}
+
+/**
+ * An import between two places of one room that has sub-rooms: never up the order (tests aside, as
+ * for layers: a sub-room's test may drive the room's top-level check), and into another sub-room only
+ * through its index.ts (tests included, as between rooms).
+ */
+function checkSubRoomImport(
+  rel: string,
+  fromSubRoom: string,
+  imp: ImportRef,
+  target: SubRoomPlace,
+  viaIndex: boolean,
+  order: readonly string[],
+  test: boolean,
+  violations: RuleViolation[],
+) {
+  const targetSubRoom = target.sub;
+  if (targetSubRoom === fromSubRoom) return;
+  const room = target.key;
+  const rank = (sub: string) => (sub === "" ? order.length : order.indexOf(sub));
+  const where = (sub: string) => (sub === "" ? `the top level of "${room}"` : `"${room}/${sub}"`);
+  if (!test && rank(targetSubRoom) > rank(fromSubRoom)) {
+    violations.push({
+      rule: "sub-room-upward",
+      file: rel,
+      target: `${room}/${targetSubRoom}`,
+      message: `${where(fromSubRoom)} may not import ${where(targetSubRoom)} ("${imp.specifier}"): inside "${room}" imports point down the order ${order.join(" < ")} < top-level files`,
+    });
+  }
+  if (targetSubRoom !== "" && !viaIndex) {
+    violations.push({
+      rule: "index-only",
+      file: rel,
+      target: `${room}/${targetSubRoom}`,
+      message: `imports "${imp.specifier}" from another sub-room; import it through src/${room}/${targetSubRoom}/index.ts`,
     });
   }
 }

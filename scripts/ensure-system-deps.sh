@@ -4,7 +4,8 @@
 # Debian-like system; otherwise it stops at once with the exact command to run, instead of a wall of
 # failing tests.
 #
-#   scripts/ensure-system-deps.sh test    redis-server, redis-cli, Chromium, bubblewrap, strace, socat, attr
+#   scripts/ensure-system-deps.sh test    redis-server, redis-cli, Chromium, bubblewrap, strace, socat, attr,
+#                                         user-mode-linux
 #   scripts/ensure-system-deps.sh start   redis-server, unless REDIS_URL names a Redis of your own;
 #                                         bubblewrap and socat (the default exec host) are installed
 #                                         as root when missing, else only warned about: a config with
@@ -28,6 +29,7 @@ case "$purpose" in
       "strace|strace|the exec sandbox's syscall tests, and the machine-crash chaos test (it watches Redis's fsyncs)"
       "socat|socat|the network-fence tests"
       "attr|getfattr|the workspace layer's tests read overlayfs marks (opaque folders) with getfattr"
+      "user-mode-linux|linux|the sandbox's cgroup v2 test boots a user-mode Linux kernel (this machine's memory and pids controllers are in cgroup v1)"
     )
     ;;
   start)

@@ -4,6 +4,7 @@ import { boundPublicUrl } from "../src/config/index.js";
 import { createRedisConnection, type RedisConnection } from "../src/queue/index.js";
 import {
   checkRedisDurability,
+  checkTraceSettings,
   type PartContext,
   type ProcessOptions,
   type ProcessPart,
@@ -64,6 +65,8 @@ async function protectedPathsOf(options: ProcessOptions): Promise<string[]> {
  */
 export async function startProcess(options: ProcessOptions): Promise<RunningProcess> {
   const { config, logger } = options;
+  // A worker's trace settings are checked before any child process starts.
+  if (options.parts.includes("worker")) checkTraceSettings(options.env);
   let local: LocalRedis | undefined;
   let redisUrl = options.redisUrl;
   const clusterNodes = config.redis.cluster_nodes;

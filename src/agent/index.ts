@@ -79,6 +79,7 @@ export {
 export { type RunAgentOptions, runAgent } from "./run/agent-run.js";
 export { callKeyOf } from "./run/approval-hash.js";
 export { childRunId } from "./run/child-payload.js";
+export { LANDING_REQUEST_TOOL } from "./run/land-layer.js";
 export { ParkSignal } from "./run/park-signal.js";
 export type {
   ApprovalPort,
@@ -97,6 +98,17 @@ export {
   type RunOutcome,
   type RunStatus,
 } from "./run/run-contract.js";
+export {
+  type AttemptEnd,
+  type AttemptStart,
+  type AttemptTrace,
+  type ModelCallTrace,
+  NOOP_RUN_TRACER,
+  type RunTraceEnd,
+  type RunTracer,
+  type ToolCallStart,
+  type ToolCallTrace,
+} from "./run/run-tracer.js";
 export { archiveRun, type SessionRecorder, sessionTranscript } from "./run/session-transcript.js";
 export { shouldRetryRun } from "./run/should-retry.js";
 export {

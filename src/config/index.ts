@@ -4,6 +4,8 @@ export { type LoadConfigOptions, type LoadedConfig, loadConfig, validateSources 
 export { type MergedConfig, mergeSources } from "./merge.js";
 export { type ConfigProblem, formatProblems } from "./problems.js";
 export {
+  AgentConfigSchema,
+  type AgentEntry,
   CATCH_UP_POLICIES,
   DURABILITY_MODES,
   type EchoRunnerConfig,

@@ -193,9 +193,11 @@ const runBudgetKeys = {
   max_wall_seconds: positiveInt.optional(),
 };
 
-const AgentConfig = z.strictObject({
+/** `agents.<name>`: also the shape of an agent file (`echo-runner run`) and a schedule file's inline agent. */
+export const AgentConfigSchema = z.strictObject({
   model: z.string().min(1),
-  task: z.string().min(1),
+  // A run's payload carries the task; more than it takes would fail every run at enqueue.
+  task: z.string().min(1).max(100_000),
   allowed_tools: toolList.optional(),
   max_steps: positiveInt.max(10_000).optional(),
   workspace: z.string().min(1),
@@ -205,6 +207,7 @@ const AgentConfig = z.strictObject({
   live_output_chars: z.record(toolName, positiveInt.min(200).max(1_000_000)).optional(),
   ...runBudgetKeys,
 });
+export type AgentEntry = z.infer<typeof AgentConfigSchema>;
 
 /**
  * A personal webhook carries one approver's link, so its variable may be declared by that approver
@@ -238,13 +241,16 @@ const ScheduleConfig = z.strictObject({
   cron: z.string().min(1),
   timezone: z.string().min(1),
   agent: z.string().min(1),
-  overlap: z.enum(OVERLAP_POLICIES),
-  catch_up: z.enum(CATCH_UP_POLICIES),
+  // The policies default as every schedule's do (the scheduler's Schedule: overlap skip, catch_up
+  // latest, no jitter, enabled), so a config schedule, `schedules add` and a cronjob call agree.
+  overlap: z.enum(OVERLAP_POLICIES).optional(),
+  catch_up: z.enum(CATCH_UP_POLICIES).optional(),
   catch_up_max: positiveInt.max(1000).optional(),
-  jitter_seconds: nonNegativeInt.max(3600),
-  enabled: z.boolean(),
+  jitter_seconds: nonNegativeInt.max(3600).optional(),
+  enabled: z.boolean().optional(),
   owner: z.string().min(1),
-  authorized: z.boolean(),
+  /** Cron authorisation from the operator's file; absent is not authorised. */
+  authorized: z.boolean().optional(),
   ...runBudgetKeys,
   max_daily_cost_usd: z.number().positive().optional(),
 });
@@ -432,7 +438,7 @@ const ConfigObject = z.strictObject({
   }),
   operator: z.string(),
   models: z.record(z.string().min(1), ModelConfig),
-  agents: z.record(z.string().min(1), AgentConfig),
+  agents: z.record(z.string().min(1), AgentConfigSchema),
   schedules: z.array(ScheduleConfig),
   retention: z.strictObject({
     journal_days: positiveInt.max(3650),

@@ -119,7 +119,8 @@ export const BENIGN_NEAR_MISSES: readonly string[] = [
 /**
  * Ordinary developer commands the guard must allow: an agent that is asked about everything is
  * useless. Used by the command-guard tests and the benchmark (the false-positive rate is measured
- * on this list).
+ * on this list). The few in {@link BENIGN_ASKED} are asked about on purpose and count as false
+ * positives.
  */
 export const BENIGN_COMMANDS: readonly string[] = [
   "git status",
@@ -277,3 +278,16 @@ export const BENIGN_COMMANDS: readonly string[] = [
   "nohup npm start > app.log 2>&1 &",
   ...BENIGN_NEAR_MISSES,
 ];
+
+/**
+ * Benign commands of the list above that the guard asks about on purpose, with the rule: what they
+ * could do is a real risk that only the file they read would rule out, and the guard reads no
+ * files (`unzip x.zip` in the working directory may hold `.git/hooks/pre-commit`, which git runs
+ * at the next commit) or values known only at run time.
+ */
+export const BENIGN_ASKED: Readonly<Record<string, "soft.persistence" | "soft.wrapped-command">> = {
+  "unzip x.zip": "soft.persistence",
+  // sed parses a run-time value as script: one holding the delimiter or a newline adds commands.
+  'sed -i "s/__VERSION__/$VERSION/g" dist/index.js': "soft.wrapped-command",
+  'sed -n "${START},${END}p" file.txt': "soft.wrapped-command",
+};

@@ -3,13 +3,12 @@ import { pathArgumentsOf } from "../catalog/index.js";
 import { isHostAllowed, type NetworkPolicy } from "../policy/index.js";
 import type { RunFile } from "./command-run-files.js";
 import { type ExecHostKind, hostEffect } from "./exec-host-table.js";
-import { checkExecNetwork } from "./exec-network.js";
 import { type ExecPolicy, type ExecVerdict, stricterExecVerdict } from "./exec-policy.js";
 import type { GuardAssessment } from "./guard-assessment.js";
-import { findInvisibleCharacters } from "./invisible-characters.js";
-import type { PathFence } from "./path-fence.js";
-import type { ShellDialect } from "./shell-dialect.js";
-import { checkUrl, type HostResolver } from "./ssrf.js";
+import { checkExecNetwork, checkUrl, type HostResolver } from "./network/index.js";
+import type { PathFence } from "./paths/index.js";
+import type { ShellDialect } from "./shell/index.js";
+import { findInvisibleCharacters } from "./shell/index.js";
 
 /** What the guard reads of a call's execution context (a tool's ToolExecutionContext has these). */
 export interface CallGuardContext {

@@ -2,7 +2,7 @@ import { beforeAll, describe, it } from "vitest";
 import { createCommandGuard } from "../platform/index.js";
 import type { CommandGuard } from "./command-guard.js";
 import { expectAllowed, expectFinding } from "./guard-test-helpers.fixture.js";
-import type { CommandRule } from "./verdict.js";
+import type { CommandRule } from "./verdict/index.js";
 
 let guard: CommandGuard;
 beforeAll(async () => {

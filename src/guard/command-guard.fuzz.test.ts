@@ -1,11 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCommandGuard } from "../platform/index.js";
 import type { CommandGuard } from "./command-guard.js";
-import { memoryFsView } from "./fs-view.js";
 import { prng, randomHardScript, randomString } from "./fuzz-generators.fixture.js";
-import { createPathFence } from "./path-fence.js";
-import { checkUrlWithAddresses } from "./ssrf.js";
-import { GUARD_VERDICTS } from "./verdict.js";
+import { checkUrlWithAddresses } from "./network/index.js";
+import { createPathFence, memoryFsView } from "./paths/index.js";
+import { GUARD_VERDICTS } from "./verdict/index.js";
 
 let guard: CommandGuard;
 beforeAll(async () => {

@@ -1,42 +1,58 @@
-import { runnerCommands } from "./command-runners.js";
-import { envCommandAssignments, environmentCommands, optionCommands } from "./embedded-commands.js";
-import { hardInvocationFindings, hardRedirectFindings } from "./hard-families.js";
-import { DownloadTracker, wrappedHardFindings } from "./indirect-families.js";
-import { internalAddressAssignments } from "./internal-addresses.js";
-import { interpreterFindings } from "./interpreter-families.js";
-import { tooComplexFindings } from "./past-limits.js";
-import { SHELL_PROGRAMS } from "./programs.js";
-import { runtimeEvaluation } from "./runtime-evaluation.js";
-import { bashOnlyConstructs, nestedDialect, posixReading, type ShellDialect } from "./shell-dialect.js";
-import { type InputReaders, inputReaders } from "./shell-input.js";
-import type { ShellParser } from "./shell-parser.js";
 import {
-  declaredAssignments,
-  stateAssignmentUses,
-  stateDeclarationUses,
-  stateInvocationUses,
-} from "./shell-state.js";
+  DownloadTracker,
+  hardInvocationFindings,
+  hardRedirectFindings,
+  hiddenHardFindings,
+  internalAddressAssignments,
+  interpreterFindings,
+  redirectPatterns,
+  softInvocationFindings,
+  softRedirectFindings,
+  tooComplexFindings,
+  variantsOf,
+  WrittenPrograms,
+  wrappedHardFindings,
+} from "./families/index.js";
+import type { ShellParser } from "./shell/index.js";
 import {
   type Assignment,
+  BRACE_MARK,
+  bashOnlyConstructs,
+  hasHiddenCharacters,
+  literalField,
+  nestedDialect,
+  posixReading,
+  runtimeEvaluation,
+  type ShellDialect,
   type SimpleCommand,
   type StartDirectory,
   startDirectoryOf,
+  substitutionSpans,
   walkShell,
-} from "./shell-walk.js";
-import { BRACE_MARK, literalField } from "./shell-words.js";
-import { softInvocationFindings, softRedirectFindings } from "./soft-families.js";
-import { substitutionSpans } from "./substitution-spans.js";
-import { hasHiddenCharacters } from "./text-normalise.js";
-import { redirectPatterns, variantsOf } from "./unknown-parts.js";
-import { type Invocation, programName, unwrapCommand } from "./unwrap.js";
+} from "./shell/index.js";
+import {
+  declaredAssignments,
+  envCommandAssignments,
+  environmentCommands,
+  type InputReaders,
+  type Invocation,
+  inputReaders,
+  optionCommands,
+  programName,
+  runnerCommands,
+  SHELL_PROGRAMS,
+  stateAssignmentUses,
+  stateDeclarationUses,
+  stateInvocationUses,
+  unwrapCommand,
+} from "./unwrap/index.js";
 import {
   type CommandVerdict,
   decideCommand,
   type GuardFinding,
   hardFinding,
   softFinding,
-} from "./verdict.js";
-import { WrittenPrograms } from "./written-programs.js";
+} from "./verdict/index.js";
 
 /** Longest command the guard parses; longer input needs approval. */
 export const MAX_COMMAND_LENGTH = 100_000;
@@ -97,6 +113,15 @@ class Analyser {
   private parsedChars = 0;
   private readonly downloads = new DownloadTracker();
   private readonly writtenPrograms = new WrittenPrograms();
+  /**
+   * Texts already read as plain words for a hidden hard command (see `hidden`): each is read once,
+   * so a nested script does not read the scripts around it again, and the check stays linear.
+   */
+  private readonly hiddenRead = new Set<string>();
+  /** The readable texts (see `command`) of the scripts around the one being analysed. */
+  private enclosing: readonly string[] = [];
+  /** The readable texts of the script last parsed: the enclosing texts of the scripts nested in it. */
+  private current: readonly string[] = [];
   parsed = true;
 
   constructor(private readonly parser: ShellParser) {}
@@ -232,10 +257,19 @@ class Analyser {
         );
       }
       const walked = walkShell(tree.root, new Map(), cwd);
+      // What a word computed at run time could be: the script's own words, and every value the
+      // walk worked out for a variable (`a=re; b=boot; x=$a$b` holds `reboot` though no word does).
+      // A nested script's words may come from the scripts around it (`c=reboot; bash -c '$c'`).
+      const readable = [
+        ...this.enclosing,
+        source,
+        walked.assignments.map((a) => a.value.text).join("\n"),
+      ].filter((t) => t !== "");
+      this.current = readable;
       // The walk stopped part-way: what it did not reach is read as plain words.
       if (walked.tooComplex)
         this.findings.push(
-          ...tooComplexFindings("the command nests or expands too deeply to analyse", source),
+          ...this.tooComplex("the command nests or expands too deeply to analyse", readable),
         );
       this.functionCount += walked.functions.length;
       for (const fn of walked.functions) {
@@ -247,13 +281,13 @@ class Analyser {
             ),
           );
       }
-      for (const cmd of walked.commands) this.command(cmd, depth, dialect, source);
+      for (const cmd of walked.commands) this.command(cmd, depth, dialect, readable);
       this.pathChanges(walked.assignments);
       for (const use of [
         ...stateAssignmentUses(walked.assignments),
         ...stateDeclarationUses(walked.declarations),
       ])
-        this.findings.push(...tooComplexFindings(use.reason, source));
+        this.findings.push(...this.tooComplex(use.reason, readable));
       // `export LD_PRELOAD=…` / `export GIT_CONFIG_KEY_0=…` set the environment of later commands.
       const shellEnv = environmentCommands(walked.assignments);
       this.findings.push(...shellEnv.findings);
@@ -272,8 +306,16 @@ class Analyser {
     }
   }
 
-  /** Analyses one simple command; `source` is the script it is part of (see shell-state). */
-  command(cmd: SimpleCommand, depth: number, dialect: ShellDialect = "bash", source = ""): void {
+  /**
+   * Analyses one simple command; `source` is the script it is part of and the values of its
+   * variables, read as plain words where the command depends on what the guard does not follow.
+   */
+  command(
+    cmd: SimpleCommand,
+    depth: number,
+    dialect: ShellDialect = "bash",
+    readable: readonly string[] = [],
+  ): void {
     this.commands.push(cmd);
     this.findings.push(...hardRedirectFindings(cmd), ...softRedirectFindings(cmd));
     const redirectVariant = redirectPatterns(cmd);
@@ -297,7 +339,10 @@ class Analyser {
     const env = environmentCommands(cmd.assignments);
     this.findings.push(...env.findings, ...internalAddressAssignments(cmd.assignments));
     for (const c of env.commands) scripts.push({ ...c, via: ["environment"] });
-    const script = source === "" ? cmd.argv.map((a) => a.text).join(" ") : source;
+    // The program that reads such a variable (`PAGER`, `LESSOPEN`, `GIT_SSH_COMMAND`) runs it with
+    // `sh -c` (popen, system()): that shell is a program of the command too.
+    if (env.commands.length > 0) this.commands.push(shellCommand(cmd));
+    const script = readable.length === 0 ? [cmd.argv.map((a) => a.text).join(" ")] : readable;
     const stateUses = stateAssignmentUses(cmd.assignments);
     for (const inv of invocations) {
       stateUses.push(
@@ -306,10 +351,17 @@ class Analyser {
       );
     }
     for (const use of stateUses) {
-      this.findings.push(...tooComplexFindings(use.reason, script));
+      this.findings.push(...this.tooComplex(use.reason, script));
       for (const c of use.commands) scripts.push({ ...c, via: ["bash"] });
     }
     for (const inv of invocations) {
+      // A command name computed at run time (`$c`, `${!v}`, a name reference, `$(f)`, a loop
+      // variable, `read`, `printf -v`, `set --`, …) may be any word the script holds or builds: a
+      // hard command among them could be what runs.
+      if (inv.nameField.dynamic)
+        this.findings.push(
+          ...this.hidden(script, `the command name ${inv.nameField.text} is computed at run time`),
+        );
       this.invocation(inv);
       for (const c of optionCommands(inv)) scripts.push({ ...c, via: [...inv.via, inv.name] });
       // Programs that run programs from their arguments (sed `e`, `make --eval`, tmux, ...).
@@ -322,6 +374,7 @@ class Analyser {
       const viaEnv = environmentCommands(envCommandAssignments(inv));
       this.findings.push(...viaEnv.findings, ...internalAddressAssignments(envCommandAssignments(inv)));
       for (const c of viaEnv.commands) scripts.push({ ...c, via: [...inv.via, "env"] });
+      if (viaEnv.commands.length > 0) this.commands.push(shellCommand(cmd));
       if (inv.nameField.dynamic && inv.nameField.bare !== "" && inv.nameField.bare !== inv.nameField.text) {
         // `rm${EMPTY} -rf /`: judge the name as if the unknown parts were empty, too.
         const bareField = literalField(inv.nameField.bare);
@@ -357,6 +410,22 @@ class Analyser {
     if (!this.unsound.includes(reason)) this.unsound.push(reason);
   }
 
+  /** Too complex to judge (ask), and denied when the texts name a hard command (see past-limits). */
+  private tooComplex(reason: string, texts: readonly string[]): GuardFinding[] {
+    return [softFinding("soft.too-complex", reason), ...this.hidden(texts, reason)];
+  }
+
+  /** The hard findings of the texts read as plain words, each text read once per analysis. */
+  private hidden(texts: readonly string[], where: string): GuardFinding[] {
+    const out: GuardFinding[] = [];
+    for (const text of texts) {
+      if (this.hiddenRead.has(text)) continue;
+      this.hiddenRead.add(text);
+      out.push(...hiddenHardFindings(text, where));
+    }
+    return out;
+  }
+
   private nested(text: string, depth: number, cwd: StartDirectory, dialect: ShellDialect): void {
     if (depth >= MAX_SCRIPT_NESTING) {
       this.findings.push(
@@ -364,7 +433,14 @@ class Analyser {
       );
       return;
     }
-    this.script(text, depth + 1, cwd, dialect);
+    const saved = { enclosing: this.enclosing, current: this.current };
+    this.enclosing = this.current;
+    try {
+      this.script(text, depth + 1, cwd, dialect);
+    } finally {
+      this.enclosing = saved.enclosing;
+      this.current = saved.current;
+    }
   }
 
   private invocation(inv: Invocation): void {

@@ -1,6 +1,6 @@
 import type { CommandAnalysis } from "./command-guard.js";
-import { normaliseTarget } from "./command-paths.js";
-import type { Field } from "./shell-words.js";
+import { normaliseTarget } from "./paths/index.js";
+import type { Field } from "./shell/index.js";
 
 /**
  * Device files every shell command may name without leaving its workspace: they hold no data of

@@ -1,8 +1,7 @@
 import type { CommandAnalysis } from "./command-guard.js";
-import { normaliseTarget } from "./command-paths.js";
-import { SHELL_PROGRAMS } from "./programs.js";
-import type { Field } from "./shell-words.js";
-import { type Invocation, unwrapCommand } from "./unwrap.js";
+import { normaliseTarget } from "./paths/index.js";
+import type { Field } from "./shell/index.js";
+import { type Invocation, SHELL_PROGRAMS, unwrapCommand } from "./unwrap/index.js";
 
 /** A file a command runs from its working directory: a script, a program, a Makefile, a package.json. */
 export interface RunFile {

@@ -4,7 +4,7 @@ import { createCommandGuard } from "../platform/index.js";
 import type { CommandGuard } from "./command-guard.js";
 import { createExecPolicy, type ExecPolicy } from "./exec-policy.js";
 import { expectAllowed, expectFinding } from "./guard-test-helpers.fixture.js";
-import type { CommandRule, GuardVerdictKind } from "./verdict.js";
+import type { CommandRule, GuardVerdictKind } from "./verdict/index.js";
 
 /** Lines of the earlier corpus that still went through, and their families. */
 let guard: CommandGuard;

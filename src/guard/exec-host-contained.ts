@@ -1,6 +1,6 @@
 import type { ExecAsk } from "../policy/index.js";
 import { hostEffect } from "./exec-host-table.js";
-import { decideCommand, type GuardFinding, type GuardVerdictKind } from "./verdict.js";
+import { decideCommand, type GuardFinding, type GuardVerdictKind } from "./verdict/index.js";
 
 /** The fields of the exec policy's verdict this reads (its ExecVerdict, without importing it). */
 interface PolicyVerdict {

@@ -4,7 +4,7 @@ import type { ExecAsk, ExecSecurity } from "../policy/index.js";
 import type { CommandGuard } from "./command-guard.js";
 import { EXEC_HOST_TABLE, type ExecHostKind, hostEffect } from "./exec-host-table.js";
 import { createExecPolicy } from "./exec-policy.js";
-import { HARD_RULES, SOFT_RULES } from "./verdict.js";
+import { HARD_RULES, SOFT_RULES } from "./verdict/index.js";
 
 let guard: CommandGuard;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import type { ExecHost } from "../catalog/index.js";
 import { assertNever } from "../shared/index.js";
-import type { HardRule, SoftRule } from "./verdict.js";
+import type { HardRule, SoftRule } from "./verdict/index.js";
 
 /** Where exec-class tools run (`tools.exec.host`): the catalog's EXEC_HOSTS. */
 export type ExecHostKind = ExecHost;

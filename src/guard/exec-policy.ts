@@ -4,13 +4,15 @@ import { assertNever } from "../shared/index.js";
 import type { CommandAnalysis, CommandGuard } from "./command-guard.js";
 import { containedInSandbox } from "./exec-host-contained.js";
 import type { ExecHostKind } from "./exec-host-table.js";
-import { commandNetworkTargets, type NetworkTarget } from "./network-targets.js";
-import { SHELL_PROGRAMS } from "./programs.js";
-import { resolveSafeBinProfiles } from "./safe-bin-profiles.js";
-import { type SafeBinProfile, type SafeBinProfileConfig, validateSafeBinArgv } from "./safe-bins.js";
-import type { ShellDialect } from "./shell-dialect.js";
-import type { SimpleCommand } from "./shell-walk.js";
-import { programName } from "./unwrap.js";
+import { commandNetworkTargets, type NetworkTarget } from "./network/index.js";
+import {
+  resolveSafeBinProfiles,
+  type SafeBinProfile,
+  type SafeBinProfileConfig,
+  validateSafeBinArgv,
+} from "./safe-bins/index.js";
+import type { ShellDialect, SimpleCommand } from "./shell/index.js";
+import { programName, SHELL_PROGRAMS } from "./unwrap/index.js";
 import {
   type CommandRule,
   decideCommand,
@@ -18,7 +20,7 @@ import {
   type GuardVerdictKind,
   softFinding,
   verdictRank,
-} from "./verdict.js";
+} from "./verdict/index.js";
 
 /** Rules only the exec policy gives (the command guard's rules come through unchanged). */
 export const EXEC_RULES = [

@@ -3,7 +3,7 @@ import { beforeAll, describe, it } from "vitest";
 import { createCommandGuard } from "../platform/index.js";
 import type { CommandGuard } from "./command-guard.js";
 import { expectFinding } from "./guard-test-helpers.fixture.js";
-import type { CommandRule } from "./verdict.js";
+import type { CommandRule } from "./verdict/index.js";
 
 /**
  * The new families attacked from outside with spellings their own tables do not list: wrappers

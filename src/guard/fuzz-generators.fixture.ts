@@ -234,8 +234,10 @@ export const EVALUATION_WRAPPERS: ReadonlyArray<(c: string) => string> = [
  * The families around a command (`name` and its arguments `rest`): shell state that
  * changes what a name runs (namerefs, `hash -p`, `BASH_CMDS`, `PS4` under `set -x`, `compgen -W`,
  * `mapfile -C`, subscripts) and programs that run programs (sed `e`, ed `!`, `find -exec`, make,
- * sqlite3 `.shell`, capsh, `xargs` into wrappers, a copied binary). The guard must name what runs,
- * or refuse the line as unknown.
+ * sqlite3 `.shell`, capsh, `xargs` into wrappers, a copied binary, less's `LESSOPEN`, tmux, mysql
+ * `system`, psql `\!`; expect, lldb, emacs and GNU parallel are not installed on the test machines)
+ * and command names computed at run time (a loop variable, `read`, `+=`, `set --`). The guard must
+ * name what runs, or refuse the line as unknown.
  */
 export const RUNNER_WRAPPERS: ReadonlyArray<(name: string, rest: string) => string> = [
   (n, r) => `x=${n}; declare -n ref=x; $ref${r}`,
@@ -256,4 +258,15 @@ export const RUNNER_WRAPPERS: ReadonlyArray<(name: string, rest: string) => stri
   (n, r) => `echo ${n} | xargs -I% env %${r}`,
   (n, _r) => `echo ${n} | xargs timeout 5`,
   (n, r) => `cp /usr/bin/${n} ./prog && ./prog${r}`,
+  // a command name computed at run time from values the walk does not follow
+  (n, r) => `for c in true ${n}; do $c${r}; done`,
+  (n, r) => `read -r c <<< ${n}; $c${r}`,
+  (n, r) => `c=${n.slice(0, 1)}; c+=${n.slice(1)}; $c${r}`,
+  (n, r) => `set -- ${n}; "$@"${r}`,
+  // programs that run programs, where installed: less's input preprocessor, tmux, mysql, psql
+  (n, r) => `printf 'a\\n' > f; LESSOPEN=${singleQuoted(`|${n}${r} %s`)} less f`,
+  (n, r) =>
+    `SHELL=/bin/sh tmux -f /dev/null -L t new-session -d ${singleQuoted(`${n}${r}; tmux -L t wait-for -S d`)} \\; wait-for d`,
+  (n, r) => `mysql -e ${singleQuoted(`system ${n}${r}`)}`,
+  (n, r) => `psql -c ${singleQuoted(`\\! ${n}${r}`)}`,
 ];

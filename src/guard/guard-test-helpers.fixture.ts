@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import type { CommandGuard } from "./command-guard.js";
-import type { CommandRule, GuardVerdictKind } from "./verdict.js";
+import type { CommandRule, GuardVerdictKind } from "./verdict/index.js";
 
 /**
  * The assertion the family tables share: `command` gets `verdict`, and `rule` is among its

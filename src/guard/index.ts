@@ -25,13 +25,6 @@ export {
   hostEffect,
 } from "./exec-host-table.js";
 export {
-  checkExecNetwork,
-  EXEC_NETWORK_RULES,
-  type ExecNetworkOptions,
-  type ExecNetworkRule,
-  type ExecNetworkVerdict,
-} from "./exec-network.js";
-export {
   createExecPolicy,
   DEFAULT_TRUSTED_DIRS,
   EXEC_RULES,
@@ -41,18 +34,37 @@ export {
   type ExecVerdict,
   stricterExecVerdict,
 } from "./exec-policy.js";
-export { FS_ENTRY_KINDS, type FsEntryKind, type FsView, memoryFsView } from "./fs-view.js";
 export type { GuardAssessment } from "./guard-assessment.js";
 export {
-  findInvisibleCharacters,
-  INVISIBLE_CHARACTERS_RULE,
-  type InvisibleCharactersFinding,
-} from "./invisible-characters.js";
-export { type AddressClass, classifyAddress } from "./ip-ranges.js";
-export { commandNetworkTargets, type NetworkTarget } from "./network-targets.js";
+  type AddressClass,
+  checkExecNetwork,
+  checkHost,
+  checkHostWithAddresses,
+  checkUrl,
+  checkUrlWithAddresses,
+  classifyAddress,
+  commandNetworkTargets,
+  EXEC_NETWORK_RULES,
+  type ExecNetworkOptions,
+  type ExecNetworkRule,
+  type ExecNetworkVerdict,
+  FETCHABLE_SCHEMES,
+  type HostResolver,
+  inspectHost,
+  inspectUrl,
+  type NetworkTarget,
+  URL_RULES,
+  type UrlRule,
+  type UrlTarget,
+  type UrlVerdict,
+} from "./network/index.js";
 export {
   createPathFence,
+  FS_ENTRY_KINDS,
+  type FsEntryKind,
+  type FsView,
   isInside,
+  memoryFsView,
   PATH_ACCESS,
   PATH_RULES,
   type PathAccess,
@@ -62,33 +74,26 @@ export {
   type PathVerdict,
   type RealPath,
   resolveRealPath,
-} from "./path-fence.js";
-export { DEFAULT_SAFE_BIN_PROFILES, resolveSafeBinProfiles } from "./safe-bin-profiles.js";
+} from "./paths/index.js";
 export {
   compileSafeBinProfile,
+  DEFAULT_SAFE_BIN_PROFILES,
   NEVER_SAFE_BINS,
+  resolveSafeBinProfiles,
   type SafeBinCheck,
   type SafeBinProfile,
   type SafeBinProfileConfig,
   validateSafeBinArgv,
-} from "./safe-bins.js";
-export { SHELL_DIALECTS, type ShellDialect } from "./shell-dialect.js";
-export type { InputReaders } from "./shell-input.js";
-export type { ParsedShell, ShellParser } from "./shell-parser.js";
+} from "./safe-bins/index.js";
+export type { ParsedShell, ShellParser } from "./shell/index.js";
 export {
-  checkHost,
-  checkHostWithAddresses,
-  checkUrl,
-  checkUrlWithAddresses,
-  FETCHABLE_SCHEMES,
-  type HostResolver,
-  inspectHost,
-  inspectUrl,
-  URL_RULES,
-  type UrlRule,
-  type UrlTarget,
-  type UrlVerdict,
-} from "./ssrf.js";
+  findInvisibleCharacters,
+  INVISIBLE_CHARACTERS_RULE,
+  type InvisibleCharactersFinding,
+  SHELL_DIALECTS,
+  type ShellDialect,
+} from "./shell/index.js";
+export type { InputReaders } from "./unwrap/index.js";
 export {
   COMMAND_RULES,
   type CommandRule,
@@ -99,4 +104,4 @@ export {
   type GuardVerdictKind,
   HARD_RULES,
   SOFT_RULES,
-} from "./verdict.js";
+} from "./verdict/index.js";

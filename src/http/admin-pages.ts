@@ -1,19 +1,19 @@
-import escapeHtml from "escape-html";
 import {
   type AllowAlwaysGrant,
   type ApprovalRecord,
   type ApprovalVote,
   type FailingTarget,
-  formatTime,
   isBarredOwner,
   renderArgs,
 } from "../approvals/index.js";
 import { QUEUE_STATES, type QueueStateLabel } from "../metrics/index.js";
 import { type DecisionView, type RunDetail, type RunSummary, usageText } from "../runs/index.js";
 import type { ScheduleView } from "../scheduler/index.js";
-import { makeVisible } from "../shared/index.js";
+import { otelTraceId } from "../shared/index.js";
 import { grantsSection } from "./admin-grants.js";
+import { esc, header, page, runLink, time } from "./admin-html.js";
 import { runActionsSection } from "./admin-run-actions.js";
+import { runsTable } from "./admin-run-list.js";
 
 /**
  * HTML of the dashboard. Every dynamic value passes through escape-html; no script and no inline
@@ -30,21 +30,6 @@ code{word-break:break-all}form.inline{display:inline}button{font-size:.9rem;padd
 .notice{background:#fff7d6;padding:.5rem .75rem;border:1px solid #e6d27a}.error{background:#fde8e8;padding:.5rem .75rem;border:1px solid #e6a0a0}
 header{display:flex;justify-content:space-between;align-items:baseline}.muted{color:#666}
 label{display:block;margin:.6rem 0 .2rem}input[type=text],input[type=password]{width:20rem;padding:.3rem}`;
-
-// Every value is shown with its invisible, direction-changing and control characters written out.
-const esc = (value: unknown): string =>
-  escapeHtml(makeVisible(value === null || value === undefined ? "" : String(value)));
-const time = (ms: number | null | undefined): string => (ms ? formatTime(ms) : "");
-
-function page(title: string, basePath: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer"><meta name="robots" content="noindex">
-<title>${esc(title)}</title><link rel="stylesheet" href="${esc(`${basePath}/admin/assets/admin.css`)}">
-</head><body><main>
-${body}
-</main></body></html>`;
-}
 
 /** The login form: the operator's own token (its owner is recorded as the approver). */
 export function loginPage(basePath: string, error?: string): string {
@@ -86,13 +71,6 @@ export interface DashboardData {
   now: number;
 }
 
-function header(basePath: string, operator: string, csrf: string): string {
-  return `<header><h1><a href="${esc(`${basePath}/admin`)}">echo-runner admin</a></h1>
-<div>signed in as <strong id="operator-name">${esc(operator)}</strong>
-<form class="inline" method="post" action="${esc(`${basePath}/admin/logout`)}">
-<input type="hidden" name="csrf" value="${esc(csrf)}"><button type="submit" id="sign-out">Sign out</button></form></div></header>`;
-}
-
 function decisionForm(basePath: string, csrf: string, record: ApprovalRecord, operator: string): string {
   // The buttons the decision would refuse are not offered: the run's owner, where self-approval is
   // forbidden, is told who decides instead.
@@ -103,10 +81,6 @@ function decisionForm(basePath: string, csrf: string, record: ApprovalRecord, op
     `<form class="inline" method="post" action="${action}"><input type="hidden" name="csrf" value="${esc(csrf)}">
 <input type="hidden" name="decision" value="${decision}"><button type="submit" class="${decision}" id="${decision}-${esc(record.id)}">${label}</button></form>`;
   return `${button("approve", "Approve")} ${button("deny", "Deny")}`;
-}
-
-function runLink(basePath: string, runId: string): string {
-  return `<a href="${esc(`${basePath}/admin/runs/${encodeURIComponent(runId)}`)}"><code>${esc(runId)}</code></a>`;
 }
 
 export function dashboardPage(basePath: string, data: DashboardData): string {
@@ -135,15 +109,8 @@ ${data.pending
   const runs =
     data.runs.length === 0
       ? `<p class="muted">No runs yet.</p>`
-      : `<table id="runs"><tr><th>run</th><th>state</th><th>outcome</th><th>agent</th><th>schedule</th><th>created</th><th>finished</th><th>detail</th></tr>
-${data.runs
-  .map(
-    (
-      r,
-    ) => `<tr data-run="${esc(r.runId)}"><td>${runLink(basePath, r.runId)}</td><td>${esc(r.state)}</td><td class="outcome">${esc(r.outcome)}</td>
-<td>${esc(r.agent)}</td><td>${esc(r.scheduleId)}</td><td>${esc(time(r.created))}</td><td>${esc(time(r.finished))}</td><td>${esc(r.detail)}</td></tr>`,
-  )
-  .join("\n")}</table>`;
+      : `${runsTable(basePath, data.runs)}
+<p><a href="${esc(`${basePath}/admin/runs`)}" id="all-runs">All runs, with filters</a></p>`;
 
   const schedules =
     data.schedules.length === 0
@@ -208,7 +175,7 @@ export function runPage(
   const run = detail.run;
   const facts: [string, unknown][] = [
     ["state", run?.state],
-    ["outcome", run?.outcome],
+    ["outcome", run?.outcomeText],
     ["agent", run?.agent],
     ["task", detail.task],
     ["model", detail.model],
@@ -217,6 +184,8 @@ export function runPage(
     ["created", time(run?.created)],
     ["finished", time(run?.finished)],
     ["usage", usageText(run?.usage) || null],
+    // The id a trace viewer (Jaeger, Tempo, Honeycomb, Langfuse) finds the run's spans by.
+    ["trace id", run?.traceId ? otelTraceId(run.traceId) : null],
     ["detail", run?.detail],
   ];
   const audit =

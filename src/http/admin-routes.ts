@@ -15,11 +15,12 @@ import {
 import type { Logger } from "../logging/index.js";
 import { MetricsKeys, queueDepths } from "../metrics/index.js";
 import type { AgentQueue } from "../queue/index.js";
-import type { RunInspector } from "../runs/index.js";
+import type { RunInspector, RunPage } from "../runs/index.js";
 import type { ScheduleService } from "../scheduler/index.js";
 import { type Clock, isRunnerError, RunnerError, systemClock } from "../shared/index.js";
 import { GRANT_NOTICES } from "./admin-grants.js";
 import { ADMIN_CSS, adminErrorPage, dashboardPage, loginPage, runPage } from "./admin-pages.js";
+import { runListPage } from "./admin-run-list.js";
 import { ADMIN_COOKIE, type AdminSession, AdminSessions, readCookie } from "./admin-sessions.js";
 import { APPROVAL_PAGE_HEADERS, clientErrorStatus } from "./approval-routes.js";
 import { MAX_BODY_BYTES } from "./error-replies.js";
@@ -27,6 +28,10 @@ import { retryAfterSeconds } from "./failure-throttle.js";
 import { type GrantsPort, revokeGrant } from "./grant-api.js";
 import type { HttpAuth } from "./http-auth.js";
 import { actionStatus, performRunAction, RUN_ACTIONS, type RunActionsPort } from "./run-actions.js";
+import { runListFilterOf } from "./run-list-query.js";
+
+/** Runs per page of `/admin/runs`. */
+const RUN_PAGE_SIZE = 50;
 
 /** Options of the dashboard (see {@link HttpServerOptions.admin}). */
 export interface AdminHttpOptions {
@@ -35,7 +40,7 @@ export interface AdminHttpOptions {
   /** `http.public_url`: its path prefixes every link; `https` makes the cookie Secure. */
   publicUrl: string;
   approvals: ApprovalStore;
-  runs: Pick<RunInspector, "listRuns" | "showRun">;
+  runs: Pick<RunInspector, "listRunPage" | "showRun">;
   /** Queues whose depths are shown (the agent queue). */
   queues: readonly AgentQueue[];
   schedules: Pick<ScheduleService, "list">;
@@ -234,7 +239,7 @@ export async function adminRoutes(
         })),
       ),
       options.approvals.list({ status: "pending" }),
-      options.runs.listRuns({ limit: 25 }),
+      options.runs.listRunPage({ limit: 25 }).then((p) => p.runs),
       options.schedules.list(),
       options.grants?.list(),
       options.approvals.failingTargets(),
@@ -255,6 +260,24 @@ export async function adminRoutes(
         now,
       }),
     );
+  });
+
+  app.get<{ Querystring: Record<string, unknown> }>("/admin/runs", async (request, reply) => {
+    const { session } = current(request);
+    const parsed = runListFilterOf(request.query, RUN_PAGE_SIZE);
+    const filter = parsed.ok ? parsed.filter : {};
+    let result: RunPage | { error: string };
+    if (!parsed.ok) result = { error: parsed.message };
+    else {
+      try {
+        result = await options.runs.listRunPage(filter);
+      } catch (err) {
+        if (!isRunnerError(err, "CLI_USAGE")) throw err;
+        result = { error: err.message };
+      }
+    }
+    const status = "error" in result ? 400 : 200;
+    return html(reply, status, runListPage(basePath, session.operator, session.csrf, filter, result));
   });
 
   app.get<{ Params: { id: string }; Querystring: { notice?: string } }>(

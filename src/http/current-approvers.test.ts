@@ -52,7 +52,10 @@ async function server(
       keyPrefix: prefix,
       publicUrl: "http://127.0.0.1:8787",
       approvals: store,
-      runs: { listRuns: async () => [], showRun: async () => Promise.reject(new Error("none")) },
+      runs: {
+        listRunPage: async () => ({ runs: [], nextCursor: null }),
+        showRun: async () => Promise.reject(new Error("none")),
+      },
       queues: [],
       schedules: { list: async () => [] },
     },

@@ -12,12 +12,13 @@ import {
   type RunAction,
   type RunActionsPort,
 } from "./run-actions.js";
+import { runListFilterOf } from "./run-list-query.js";
 
 /** Options of the runs API (see {@link HttpServerOptions.runs}). */
 export interface RunApiOptions {
   actions: RunActionsPort;
-  /** `GET /api/runs/:id` reads through it. */
-  inspector: Pick<RunInspector, "showRun">;
+  /** `GET /api/runs` and `GET /api/runs/:id` read through it. */
+  inspector: Pick<RunInspector, "showRun" | "listRunPage">;
 }
 
 const ActionBody = z
@@ -31,7 +32,7 @@ const ActionBody = z
 
 /**
  * The runs JSON API, for named operators (the same bearer tokens and throttle as `/api/approvals`):
- * `GET /api/runs/:id`, `POST /api/runs/:id/cancel | retry | rerun` ({reason?, by?}). The action is
+ * `GET /api/runs` (filters and cursor as query parameters, see run-list-query.ts), `GET /api/runs/:id`, `POST /api/runs/:id/cancel | retry | rerun` ({reason?, by?}). The action is
  * recorded as the token's owner, via `api`, in the run's journal (cancel) and the audit trail.
  */
 export async function runApiRoutes(
@@ -69,6 +70,18 @@ export async function runApiRoutes(
     if (status === undefined || !(err instanceof RunnerError)) throw err;
     return { status, body: { error: err.code, message: err.message } };
   };
+
+  app.get<{ Querystring: Record<string, unknown> }>("/api/runs", async (request, reply) => {
+    const filter = runListFilterOf(request.query);
+    if (!filter.ok) return reply.code(400).send({ error: "BAD_REQUEST", message: filter.message });
+    try {
+      const page = await options.inspector.listRunPage(filter.filter);
+      return { runs: page.runs, next_cursor: page.nextCursor };
+    } catch (err) {
+      const { status, body } = refused(err);
+      return reply.code(status).send(body);
+    }
+  });
 
   app.get<{ Params: { id: string } }>("/api/runs/:id", async (request, reply) => {
     try {

@@ -55,7 +55,10 @@ describe("one person racing their own votes", () => {
         keyPrefix: prefix,
         publicUrl: "http://127.0.0.1:8787",
         approvals: store,
-        runs: { listRuns: async () => [], showRun: async () => Promise.reject(new Error("none")) },
+        runs: {
+          listRunPage: async () => ({ runs: [], nextCursor: null }),
+          showRun: async () => Promise.reject(new Error("none")),
+        },
         queues: [],
         schedules: { list: async () => [] },
       },

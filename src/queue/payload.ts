@@ -23,6 +23,22 @@ export const AgentSpec = z.strictObject({
   workspace: z.string().min(1).max(4096),
   /** Session permission mode of the run (policy's SESSION_PERMISSION_MODES). */
   sessionMode: z.enum(SESSION_PERMISSION_MODES).optional(),
+  /**
+   * Limits the agent's own definition set (an agent file, a schedule file's inline agent): applied
+   * with the config's, the stricter budget winning. Sub-agents carry them too.
+   */
+  limits: z
+    .strictObject({
+      maxInputTokens: z.number().int().positive().optional(),
+      maxOutputTokens: z.number().int().positive().optional(),
+      maxCostUsd: z.number().positive().optional(),
+      maxWallSeconds: z.number().int().positive().optional(),
+      contextBudget: z.number().int().min(1000).max(10_000_000).optional(),
+      liveOutputChars: z
+        .record(z.string().min(1).max(128), z.number().int().min(200).max(1_000_000))
+        .optional(),
+    })
+    .optional(),
 });
 export type AgentSpec = z.infer<typeof AgentSpec>;
 

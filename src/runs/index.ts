@@ -11,6 +11,7 @@ export {
   RunInspector,
   type RunInspectorOptions,
 } from "./run-inspector.js";
+export { RUN_END_OUTCOMES, type RunEndOutcome } from "./run-outcome.js";
 export {
   type ApprovalView,
   type DecisionView,
@@ -24,7 +25,9 @@ export {
   RUN_STATE_FILTERS,
   type RunDetail,
   type RunJobState,
+  type RunListFilter,
   type RunOutcomeKind,
+  type RunPage,
   type RunStateFilter,
   type RunSummary,
   type RunUsageView,

@@ -12,7 +12,6 @@ import {
 import {
   AgentJobPayload,
   type AgentQueue,
-  isCancelledReason,
   isUnreadableJobData,
   openAgentQueue,
   type RunJob,
@@ -20,6 +19,8 @@ import {
 } from "../queue/index.js";
 import { assertNever, type Clock, RunnerError, systemClock } from "../shared/index.js";
 import { clipText, DEFAULT_VIEW_MAX_CHARS } from "./clip.js";
+import { decodeRunCursor, encodeRunCursor, type RunCursor } from "./run-cursor.js";
+import { matchesOutcome, outcomeText, type RunEndRecord, runEndOf } from "./run-outcome.js";
 import { decodeJournal } from "./run-transcript.js";
 import {
   type ApprovalView,
@@ -29,8 +30,9 @@ import {
   RUN_JOB_STATES,
   type RunDetail,
   type RunJobState,
+  type RunListFilter,
   type RunOutcomeKind,
-  type RunStateFilter,
+  type RunPage,
   type RunSummary,
   type RunUsageView,
 } from "./run-view.js";
@@ -81,40 +83,59 @@ export class RunInspector {
     this.#reruns = new RunReruns(this.#queue, options.redis);
   }
 
+  /** The most recent runs, newest first (the first page of {@link listRunPage}). */
+  async listRuns(filter: RunListFilter = {}): Promise<RunSummary[]> {
+    return (await this.listRunPage(filter)).runs;
+  }
+
   /**
-   * The most recent runs (by their latest activity: finished, started or enqueued), newest first.
-   * `state` narrows to one job state, or to `parked` (delayed with a pending approval).
+   * One page of runs, newest enqueued first (ties by run id), narrowed by `filter`. The order is by
+   * when each run was enqueued, which never changes, so a cursor stays valid while runs are added:
+   * a new run goes before the first page, never into a later one.
    */
-  async listRuns(options: { state?: RunStateFilter; limit?: number } = {}): Promise<RunSummary[]> {
-    const limit = options.limit ?? DEFAULT_RUN_LIST_LIMIT;
+  async listRunPage(filter: RunListFilter = {}): Promise<RunPage> {
+    const limit = filter.limit ?? DEFAULT_RUN_LIST_LIMIT;
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_RUN_LIST_LIMIT) {
       throw new RunnerError(
         "CLI_USAGE",
         `limit must be a whole number from 1 to ${MAX_RUN_LIST_LIMIT}, got ${String(limit)}`,
       );
     }
+    const after = filter.cursor === undefined ? undefined : decodeRunCursor(filter.cursor);
     const wanted: readonly RunJobState[] =
-      options.state === undefined
-        ? RUN_JOB_STATES
-        : options.state === "parked"
-          ? ["delayed"]
-          : [options.state];
-    // Parked runs are a subset of delayed ones: read every delayed job so the filter cannot miss one.
-    const perState = options.state === "parked" ? MAX_RUN_LIST_LIMIT : limit;
+      filter.state === undefined ? RUN_JOB_STATES : filter.state === "parked" ? ["delayed"] : [filter.state];
     const batches = await Promise.all(
       wanted.map(async (state) => {
-        const jobs = await this.#queue.getJobs([state], 0, perState - 1, false);
+        const jobs = await this.#queue.getJobs([state], 0, -1, false);
         return jobs.map((job) => ({ job, state }));
       }),
     );
-    const rows = batches
+    const candidates = batches
       .flat()
-      .sort((a, b) => lastActivity(b.job) - lastActivity(a.job))
-      .slice(0, options.state === "parked" ? undefined : limit);
-    const summaries = await Promise.all(rows.map(({ job, state }) => this.#summary(job, state)));
-    return options.state === "parked"
-      ? summaries.filter((s) => s.outcome === "parked").slice(0, limit)
-      : summaries;
+      .filter(({ job }) => matchesCheapFilters(job, filter, after))
+      .sort((a, b) => compareNewestFirst(a.job, b.job));
+    const rows: RunSummary[] = [];
+    let more = false;
+    // Summaries read approvals (outcome, parked): build them a page at a time, in order, until full.
+    for (let i = 0; i < candidates.length && !more; i += limit) {
+      const chunk = candidates.slice(i, i + limit);
+      const summaries = await Promise.all(chunk.map(({ job, state }) => this.#summary(job, state)));
+      for (const summary of summaries) {
+        if (filter.state === "parked" && summary.outcome !== "parked") continue;
+        if (
+          filter.outcome !== undefined &&
+          !matchesOutcome(filter.outcome, summary.outcome, summary.outcomeText)
+        )
+          continue;
+        if (rows.length === limit) {
+          more = true;
+          break;
+        }
+        rows.push(summary);
+      }
+    }
+    const last = rows[rows.length - 1];
+    return { runs: rows, nextCursor: more && last ? encodeRunCursor(last.created, last.runId) : null };
   }
 
   /**
@@ -210,12 +231,22 @@ export class RunInspector {
     const runId = job.id ?? "";
     const parsed = AgentJobPayload.safeParse(job.data);
     const data = parsed.success ? parsed.data : undefined;
-    const finished = state === "completed" || state === "failed";
     const now = this.#clock.now();
-    const pending = finished
-      ? []
-      : (known ?? (await this.#approvalsOf(runId))).filter((r) => effectiveStatus(r, now) === "pending");
-    const { outcome, detail: stateDetail } = outcomeOf(job, state, pending.length > 0);
+    const approvals = (known ?? (await this.#approvalsOf(runId))).map((r) => ({
+      record: r,
+      status: effectiveStatus(r, now),
+    }));
+    const pending = approvals.filter((a) => a.status === "pending").map((a) => a.record);
+    const {
+      outcome,
+      code,
+      detail: stateDetail,
+    } = outcomeOf(
+      job,
+      state,
+      pending.length > 0,
+      approvals.map((a) => ({ tool: a.record.tool, status: a.status })),
+    );
     // A record whose data is not JSON is listed with the rest, saying so (it fails once picked up).
     const detail =
       stateDetail ?? (isUnreadableJobData(job.data) ? `unreadable: ${job.data.describe()}` : null);
@@ -224,6 +255,8 @@ export class RunInspector {
       jobId: runId,
       state,
       outcome,
+      failureCode: code,
+      outcomeText: outcomeText(outcome, code),
       detail: clipText(detail, Math.min(this.#maxChars, 500)),
       agent: data?.agentId ?? null,
       traceId: data?.traceId ?? null,
@@ -235,7 +268,7 @@ export class RunInspector {
       started: job.processedOn ?? null,
       finished: job.finishedOn ?? null,
       attempts: job.attemptsMade,
-      parkedApprovals: pending.map(parkedApproval),
+      parkedApprovals: state === "completed" || state === "failed" ? [] : pending.map(parkedApproval),
       usage: usageFromOutcome(job.returnvalue),
       landing: landingFromOutcome(job.returnvalue),
     };
@@ -281,10 +314,6 @@ function usageFromOutcome(value: unknown): RunUsageView | null {
   };
 }
 
-function lastActivity(job: RunJob): number {
-  return Math.max(job.finishedOn ?? 0, job.processedOn ?? 0, job.timestamp);
-}
-
 async function jobState(job: RunJob): Promise<RunJobState> {
   const state = await job.getState();
   // BullMQ's `unknown` means the job vanished between the two reads; `waiting` is the closest truth.
@@ -295,36 +324,72 @@ function outcomeOf(
   job: RunJob,
   state: RunJobState,
   parked: boolean,
-): { outcome: RunOutcomeKind; detail: string | null } {
+  approvals: RunEndRecord["approvals"],
+): { outcome: RunOutcomeKind; code: string | null; detail: string | null } {
   switch (state) {
     case "waiting":
     case "prioritized":
-      return { outcome: "queued", detail: null };
+      return { outcome: "queued", code: null, detail: null };
     case "active":
-      return { outcome: "running", detail: null };
+      return { outcome: "running", code: null, detail: null };
     case "delayed":
       return parked
-        ? { outcome: "parked", detail: null }
-        : { outcome: "waiting", detail: "delayed: retry backoff, another worker's claim or a child run" };
+        ? { outcome: "parked", code: null, detail: null }
+        : {
+            outcome: "waiting",
+            code: null,
+            detail: "delayed: retry backoff, another worker's claim or a child run",
+          };
     case "waiting-children":
-      return { outcome: "waiting", detail: "waiting for child jobs" };
+      return { outcome: "waiting", code: null, detail: "waiting for child jobs" };
     case "completed": {
       const value = job.returnvalue as Partial<RunOutcome> | null;
-      const ended = ["max_steps", "budget_exhausted", "truncated", "refused"] as const;
-      const status = ended.find((s) => s === value?.status);
+      const end = runEndOf({
+        state,
+        status: typeof value?.status === "string" ? value.status : null,
+        failedReason: null,
+        approvals,
+      });
       return {
-        outcome: status ?? "completed",
+        ...end,
         detail: typeof value?.finalAnswer === "string" ? value.finalAnswer : null,
       };
     }
     case "failed":
       return {
-        outcome: isCancelledReason(job.failedReason) ? "cancelled" : "failed",
+        ...runEndOf({ state, status: null, failedReason: job.failedReason || null, approvals }),
         detail: job.failedReason || null,
       };
     default:
       return assertNever(state);
   }
+}
+
+/** Newest enqueued first; ties (one millisecond) by run id, descending, so the order is total. */
+function compareNewestFirst(a: RunJob, b: RunJob): number {
+  if (a.timestamp !== b.timestamp) return b.timestamp - a.timestamp;
+  const ida = a.id ?? "";
+  const idb = b.id ?? "";
+  return ida < idb ? 1 : ida > idb ? -1 : 0;
+}
+
+/** The filters a job's own fields decide (no approval read): payload fields, time, the cursor. */
+function matchesCheapFilters(job: RunJob, filter: RunListFilter, after: RunCursor | undefined): boolean {
+  if (after) {
+    const id = job.id ?? "";
+    if (job.timestamp > after.created || (job.timestamp === after.created && id >= after.runId)) return false;
+  }
+  if (filter.since !== undefined && job.timestamp < filter.since) return false;
+  if (filter.until !== undefined && job.timestamp >= filter.until) return false;
+  if (filter.agent === undefined && filter.owner === undefined && filter.schedule === undefined) return true;
+  const parsed = AgentJobPayload.safeParse(job.data);
+  if (!parsed.success) return false;
+  const data = parsed.data;
+  return (
+    (filter.agent === undefined || data.agentId === filter.agent) &&
+    (filter.owner === undefined || data.userId === filter.owner) &&
+    (filter.schedule === undefined || data.origin.scheduleId === filter.schedule)
+  );
 }
 
 function parkedApproval(record: ApprovalRecord): ParkedApproval {

@@ -2,6 +2,7 @@ import type { FinishReason, ModelUsage } from "../agent/index.js";
 import type { ApprovalStatus, DecisionEntry } from "../approvals/index.js";
 import type { OperatorAuditEntry, ToolAuditEntry } from "../journal/index.js";
 import type { RunOrigin } from "../queue/index.js";
+import { RUN_END_OUTCOMES, RUN_PROGRESS } from "./run-outcome.js";
 
 /**
  * The shapes an operator sees of agent runs: `echo-runner jobs list | show` and the /admin dashboard
@@ -27,26 +28,12 @@ export const RUN_STATE_FILTERS = [...RUN_JOB_STATES, "parked"] as const;
 export type RunStateFilter = (typeof RUN_STATE_FILTERS)[number];
 
 /**
- * Where a run stands, in an operator's words: `queued` (waiting for a worker), `running`, `parked`
- * (a pending approval holds it, no worker slot used), `waiting` (delayed for another reason: retry
- * backoff, another worker's claim, a child run), `completed`, `max_steps` (stopped without a final
- * answer), `budget_exhausted` (a run budget was reached), `truncated` (the model's answer was cut at
- * its output limit), `refused` (the model or its provider declined), `failed` (no retries left, or
- * not retryable), `cancelled` (an operator cancelled it, or its parent run stopped it).
+ * Where a run stands, in an operator's words: while it has not ended, one of {@link RUN_PROGRESS}
+ * (`queued` for a worker, `running`, `parked` on a pending approval with no worker slot used,
+ * `waiting` on retry backoff, another worker's claim or a child run); once it has, one of
+ * {@link RUN_END_OUTCOMES} (run-outcome.ts).
  */
-export const RUN_OUTCOMES = [
-  "queued",
-  "running",
-  "parked",
-  "waiting",
-  "completed",
-  "max_steps",
-  "budget_exhausted",
-  "truncated",
-  "refused",
-  "failed",
-  "cancelled",
-] as const;
+export const RUN_OUTCOMES = [...RUN_PROGRESS, ...RUN_END_OUTCOMES] as const;
 
 /**
  * What a run consumed, summed from its journalled model responses (its sub-agents are runs of their
@@ -63,6 +50,33 @@ export interface RunUsageView {
   retries: number;
 }
 export type RunOutcomeKind = (typeof RUN_OUTCOMES)[number];
+
+/** What `listRunPage` narrows runs by; every field optional, all given must hold. */
+export interface RunListFilter {
+  /** A job state, or `parked`. */
+  state?: RunStateFilter;
+  /** An outcome word (`failed` matches every failure) or `failed: <code>`. */
+  outcome?: string;
+  /** The schedule that fired the run. */
+  schedule?: string;
+  agent?: string;
+  /** Whom the run is for (its payload's user: a schedule's owner, the operator who started it). */
+  owner?: string;
+  /** Enqueued at or after this instant, ms. */
+  since?: number;
+  /** Enqueued before this instant, ms. */
+  until?: number;
+  /** Where the previous page ended (its `nextCursor`). */
+  cursor?: string;
+  /** Runs per page. Default 50, at most 1000. */
+  limit?: number;
+}
+
+/** One page of runs, and the cursor of the next (null on the last page). */
+export interface RunPage {
+  runs: RunSummary[];
+  nextCursor: string | null;
+}
 
 /** A pending approval that holds a run, as a listing shows it. */
 export interface ParkedApproval {
@@ -83,6 +97,10 @@ export interface RunSummary {
   jobId: string;
   state: RunJobState;
   outcome: RunOutcomeKind;
+  /** A failed run's code (an error code, or `max_steps`, `budget_exhausted`, `truncated`, `refused`); else null. */
+  failureCode: string | null;
+  /** The outcome as every view prints it: `failed: <code>` for a failure, else the outcome. */
+  outcomeText: string;
   /** Final answer (completed / max_steps) or failure reason (failed); null otherwise. Cut. */
   detail: string | null;
   /** `agentId` of the payload; null when the payload does not parse. */
@@ -96,7 +114,7 @@ export interface RunSummary {
   rerunOf: string | null;
   /** When the job was enqueued. */
   created: number;
-  /** When the latest attempt started, or null before any. */
+  /** When the run first started (its first attempt), or null before any. */
   started: number | null;
   finished: number | null;
   /** Attempts BullMQ counted as made (a park is not an attempt). */

@@ -44,6 +44,7 @@ export {
   hostPolicyFromConfig,
   mcpServersFromConfig,
 } from "./tools-from-config.js";
+export { checkTraceSettings, runTracerFromConfig } from "./tracer-from-config.js";
 export {
   layersDir,
   type WorkspaceLayers,

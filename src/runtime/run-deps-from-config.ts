@@ -29,6 +29,7 @@ import {
 } from "./policy-inputs-from-config.js";
 import { runLimitsFromConfig } from "./run-limits-from-config.js";
 import { sessionArchiveFor } from "./tool-set-from-config.js";
+import { runTracerFromConfig } from "./tracer-from-config.js";
 
 /** Options for {@link buildRunDeps}. */
 export interface BuildRunDepsOptions {
@@ -175,6 +176,7 @@ export async function buildRunDeps(options: BuildRunDepsOptions): Promise<RunDep
     usageIndex: redisUsageIndex(redis, keyPrefix, retentionMs),
     notifyOwner: options.notifyOwner ?? ownerNotifierFromConfig(config, options.env, options.logger),
     ...(options.modelRetry ? { modelRetry: options.modelRetry } : {}),
+    tracer: await runTracerFromConfig(config, options.env, options.logger),
   };
 }
 

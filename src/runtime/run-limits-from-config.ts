@@ -41,9 +41,21 @@ export function runLimitsFromConfig(
     : undefined;
   // A scheduled run's agent id is "schedule:<id>"; its agent is the schedule's.
   const agent = config.agents[schedule?.agent ?? payload.agentId];
-  const budget = stricterBudget(budgetOf(agent), budgetOf(schedule));
+  // What the run's own agent definition set (an agent file, an inline agent) only tightens.
+  const own = payload.agent.limits;
+  const budget = stricterBudget(
+    stricterBudget(budgetOf(agent), budgetOf(schedule)),
+    own
+      ? {
+          maxInputTokens: own.maxInputTokens,
+          maxOutputTokens: own.maxOutputTokens,
+          maxCostUsd: own.maxCostUsd,
+          maxWallSeconds: own.maxWallSeconds,
+        }
+      : {},
+  );
   const model = config.models[payload.agent.model];
-  let contextBudget = agent?.context_budget;
+  let contextBudget = own?.contextBudget ?? agent?.context_budget;
   if (contextBudget === undefined && model?.context_window !== undefined) {
     const output = model.max_output_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS;
     contextBudget = Math.max(1000, model.context_window - output);
@@ -51,6 +63,10 @@ export function runLimitsFromConfig(
   return {
     budget,
     contextBudget,
-    ...(agent?.live_output_chars ? { liveOutputChars: { ...agent.live_output_chars } } : {}),
+    ...(own?.liveOutputChars
+      ? { liveOutputChars: { ...own.liveOutputChars } }
+      : agent?.live_output_chars
+        ? { liveOutputChars: { ...agent.live_output_chars } }
+        : {}),
   };
 }

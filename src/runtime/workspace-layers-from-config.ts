@@ -54,6 +54,8 @@ export async function workspaceLayersFromConfig(
     summary: (layerId, changes) => layers.summary(layerId, changes),
     land: (layerId, landing) => layers.land(layerId, landing),
     keep: (layerId, note) => layers.keep(layerId, note),
+    adopt: (layerId, members) => layers.adopt(layerId, members),
+    members: (layerId) => layers.members(layerId),
     overQuota: async (layerId) => {
       const limitMb = config.execution.disk_mb;
       if (limitMb === 0) return undefined;

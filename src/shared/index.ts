@@ -31,6 +31,7 @@ export {
   OVERLAP_POLICIES,
   type OverlapPolicy,
 } from "./schedule-policies.js";
+export { otelTraceId } from "./trace-id.js";
 export {
   countHiddenCharacters,
   hasHiddenCharacters,

@@ -86,6 +86,7 @@ export {
 } from "./registry/registry.js";
 export { createToolSearchTool } from "./registry/tool-search-tool.js";
 export {
+  cgroupsDescription,
   checkWorkspaceOverlap,
   createSandboxHost,
   DEFAULT_SANDBOX_LIMITS,

@@ -20,6 +20,12 @@ export interface TracedRun {
   ran: boolean;
 }
 
+/**
+ * Helpers a program execs as part of itself whatever the line says, so a program's name covers
+ * them: libutempter's setgid `utempter` records the terminals tmux opens in utmp.
+ */
+export const OWN_HELPERS: Readonly<Record<string, readonly string[]>> = { tmux: ["utempter"] };
+
 /** What runs a script: bash (what exec-class tools run) or dash (what `sh` is on Debian). */
 export type TraceShell = "bash" | "dash";
 

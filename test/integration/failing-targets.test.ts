@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { ApprovalStore } from "../../src/approvals/index.js";
-import { checkFailingTargets } from "../../src/cli/commands/doctor-targets.js";
+import { checkFailingTargets } from "../../src/cli/commands/doctor/index.js";
 import { loadConfig } from "../../src/config/index.js";
 import { dashboardPage } from "../../src/http/admin-pages.js";
 import { approvalPolicyFromConfig } from "../../src/runtime/index.js";

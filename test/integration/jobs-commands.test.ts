@@ -110,22 +110,19 @@ describe("echo-runner jobs list", () => {
   });
 
   it("filters by state and prints JSON with --json", async () => {
-    const parkedRows = JSON.parse(
-      (await cli(["jobs", "list", "--state", "parked", "--json"])).stdout,
-    ) as RunSummary[];
+    const parkedRows = JSON.parse((await cli(["jobs", "list", "--state", "parked", "--json"])).stdout)
+      .runs as RunSummary[];
     expect(parkedRows.map((r) => [r.runId, r.state, r.outcome])).toEqual([
       [parked.runId, "delayed", "parked"],
     ]);
     expect(parkedRows[0]!.parkedApprovals).toEqual([expect.objectContaining({ tool: "exec" })]);
-    const finished = JSON.parse(
-      (await cli(["jobs", "list", "--state", "completed", "--json"])).stdout,
-    ) as RunSummary[];
+    const finished = JSON.parse((await cli(["jobs", "list", "--state", "completed", "--json"])).stdout)
+      .runs as RunSummary[];
     expect(finished.map((r) => [r.runId, r.outcome, r.detail])).toEqual([
       [done.runId, "completed", "two files written"],
     ]);
-    const limited = JSON.parse(
-      (await cli(["jobs", "list", "--limit", "1", "--json"])).stdout,
-    ) as RunSummary[];
+    const limited = JSON.parse((await cli(["jobs", "list", "--limit", "1", "--json"])).stdout)
+      .runs as RunSummary[];
     expect(limited.map((r) => r.runId)).toEqual([parked.runId]);
     expect((await cli(["jobs", "list", "--state", "waiting"])).stdout).toBe("no runs in state waiting\n");
   });

@@ -51,7 +51,7 @@ async function listRuns(): Promise<RunSummary[]> {
   const listed = await cli(["jobs", "list", "--json"]);
   expect(listed.stderr).toBe("");
   expect(listed.code).toBe(0);
-  return JSON.parse(listed.stdout);
+  return (JSON.parse(listed.stdout) as { runs: RunSummary[] }).runs;
 }
 
 beforeAll(async () => {

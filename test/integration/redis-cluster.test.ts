@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { ApprovalStore } from "../../src/approvals/index.js";
 import { APPROVAL_SCRIPTS } from "../../src/approvals/store/approval-scripts.js";
-import { runDoctor } from "../../src/cli/commands/doctor.js";
+import { runDoctor } from "../../src/cli/commands/doctor/index.js";
 import { bufferIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { AUDIT_APPEND_LUA, AUDIT_READ_TRACE_LUA } from "../../src/journal/audit-chain.js";

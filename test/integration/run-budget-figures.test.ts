@@ -103,7 +103,8 @@ describe("a run that reaches max_cost_usd on the worker", () => {
       expect(mail.text).toMatch(/max_cost_usd 0\.0200 reached \(used 0\.023\d\)/);
 
       const detail = await inspector.showRun(payload.runId);
-      expect(detail.run?.outcome).toBe("budget_exhausted");
+      expect(detail.run?.outcome).toBe("failed");
+      expect(detail.run?.outcomeText).toBe("failed: budget_exhausted");
       expect(detail.run?.usage).toMatchObject({ inputTokens: 7500, outputTokens: 500, cachedTokens: 2500 });
       expect(detail.run?.usage?.costUsd).toBeCloseTo(0.02325, 6);
       expect(detail.run?.usage?.activeSeconds).toBeGreaterThan(0);

@@ -87,7 +87,10 @@ async function serve(limits: Partial<FailureLimits> = {}) {
       keyPrefix: prefix,
       publicUrl: base,
       approvals: store,
-      runs: { listRuns: async () => [], showRun: async () => Promise.reject(new Error("none")) },
+      runs: {
+        listRunPage: async () => ({ runs: [], nextCursor: null }),
+        showRun: async () => Promise.reject(new Error("none")),
+      },
       queues: [],
       schedules: { list: async () => [] },
     },

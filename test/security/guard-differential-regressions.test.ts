@@ -1,9 +1,9 @@
 /** biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell scripts, not templates */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CommandGuard } from "../../src/guard/index.js";
-import { unwrapCommand } from "../../src/guard/unwrap.js";
+import { unwrapCommand } from "../../src/guard/unwrap/unwrap.js";
 import { createCommandGuard } from "../../src/platform/index.js";
-import { execTraceAvailable, type TraceShell, traceExecs } from "../helpers/exec-trace.js";
+import { execTraceAvailable, OWN_HELPERS, type TraceShell, traceExecs } from "../helpers/exec-trace.js";
 
 /**
  * Regressions of the differential test (guard-differential.test.ts): scripts whose programs the
@@ -63,6 +63,15 @@ const CASES: ReadonlyArray<readonly [TraceShell, string, readonly string[]]> = [
   ["bash", "echo | sed '1e uname -a'", ["sed", "sh", "uname"]],
   ["bash", "ed -s <<< '!id -u'", ["ed", "sh", "id"]],
   ["bash", "sqlite3 :memory: '.shell touch ran'", ["sqlite3", "sh", "touch"]],
+  // every runner generator on every traceable command: less runs LESSOPEN with sh -c, tmux runs
+  // $SHELL -c (nologin for the sandbox's user until SHELL was set, and never analysed before)
+  ["bash", "printf 'a\\n' > f; LESSOPEN='|touch ran %s' less f", ["less", "sh", "touch"]],
+  [
+    "bash",
+    "SHELL=/bin/sh tmux -f /dev/null -L t new-session -d 'id -u; tmux -L t wait-for -S d' \\; wait-for d",
+    ["tmux", "sh", "id"],
+  ],
+  ["bash", "c=t; c+=ouch; $c ran", ["touch"]],
 ];
 
 let guard: CommandGuard;
@@ -73,7 +82,10 @@ beforeAll(async () => {
 function named(script: string, shell: TraceShell): Set<string> {
   const names = new Set<string>();
   for (const cmd of guard.analyse(script, { dialect: shell === "dash" ? "posix" : "bash" }).commands)
-    for (const inv of unwrapCommand(cmd).invocations) names.add(inv.name);
+    for (const inv of unwrapCommand(cmd).invocations) {
+      names.add(inv.name);
+      for (const helper of OWN_HELPERS[inv.name] ?? []) names.add(helper);
+    }
   return names;
 }
 

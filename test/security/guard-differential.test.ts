@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { namesMatching } from "../../src/guard/families/unknown-parts.js";
 import {
   EVALUATION_WRAPPERS,
   RUNNER_WRAPPERS,
@@ -6,10 +7,9 @@ import {
   TRACEABLE_COMMANDS,
 } from "../../src/guard/fuzz-generators.fixture.js";
 import type { CommandGuard } from "../../src/guard/index.js";
-import { namesMatching } from "../../src/guard/unknown-parts.js";
-import { unwrapCommand } from "../../src/guard/unwrap.js";
+import { unwrapCommand } from "../../src/guard/unwrap/unwrap.js";
 import { createCommandGuard } from "../../src/platform/index.js";
-import { execTraceAvailable, type TraceShell, traceExecs } from "../helpers/exec-trace.js";
+import { execTraceAvailable, OWN_HELPERS, type TraceShell, traceExecs } from "../helpers/exec-trace.js";
 import { iterations, pick, prng, suiteSeed } from "./seeded.js";
 
 /**
@@ -37,6 +37,7 @@ function namedPrograms(script: string, shell: TraceShell): Set<string> {
   for (const cmd of analysis.commands) {
     for (const inv of unwrapCommand(cmd).invocations) {
       names.add(inv.name);
+      for (const helper of OWN_HELPERS[inv.name] ?? []) names.add(helper);
       for (const n of namesMatching(inv.nameField.pattern ?? inv.nameField.text)) names.add(n);
     }
   }

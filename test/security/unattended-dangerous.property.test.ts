@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { TOOL_PROFILES } from "../../src/catalog/index.js";
-import { checkOneCall } from "../../src/cli/commands/gate-check.js";
+import { checkOneCall } from "../../src/cli/commands/policy/index.js";
 import {
   type ConfigSource,
   DEFAULT_CONFIG_PATH,

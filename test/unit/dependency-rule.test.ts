@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findCycles, findViolations, moduleName } from "../../scripts/dependency-rule.js";
+import { findCycles, findViolations, moduleName, SUB_ROOMS } from "../../scripts/dependency-rule.js";
 
 async function tree(files: Record<string, string>): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), "echo-deps-"));
@@ -156,5 +156,91 @@ describe("the dependency rule", () => {
     expect(moduleName("node:child_process")).toBe("node:child_process");
     expect(moduleName("@modelcontextprotocol/sdk/client/index.js")).toBe("@modelcontextprotocol/sdk");
     expect(moduleName("typebox/value")).toBe("typebox");
+  });
+  describe("sub-rooms", () => {
+    const room = "guard";
+    const [low, high] = SUB_ROOMS[room] ?? [];
+
+    it("lists guard's sub-rooms lowest first", () => {
+      expect(low).toBeDefined();
+      expect(high).toBeDefined();
+    });
+
+    it("rejects a sub-room that imports one above it, and the room's top level", async () => {
+      const root = await tree({
+        [`src/${room}/${low}/index.ts`]: 'export { a } from "./a.js";',
+        [`src/${room}/${low}/a.ts`]: `import { b } from "../${high}/index.js";\nexport const a = b;`,
+        [`src/${room}/${low}/c.ts`]: 'import { top } from "../top.js";\nexport const c = top;',
+        [`src/${room}/${high}/index.ts`]: "export const b = 1;",
+        [`src/${room}/top.ts`]: "export const top = 1;",
+      });
+      const upward = findViolations(root).filter((v) => v.rule === "sub-room-upward");
+      expect(upward.map((v) => [v.file, v.target])).toEqual([
+        [`src/${room}/${low}/a.ts`, `${room}/${high}`],
+        [`src/${room}/${low}/c.ts`, `${room}/`],
+      ]);
+      expect(upward[0]?.message).toContain(`"${room}/${low}" may not import "${room}/${high}"`);
+    });
+
+    it("allows imports down the order through the index, and only through it", async () => {
+      const root = await tree({
+        [`src/${room}/${low}/index.ts`]: 'export { a } from "./a.js";',
+        [`src/${room}/${low}/a.ts`]: "export const a = 1;",
+        [`src/${room}/${high}/index.ts`]: 'export { b } from "./b.js";',
+        [`src/${room}/${high}/b.ts`]: `import { a } from "../${low}/index.js";\nexport const b = a;`,
+        [`src/${room}/${high}/d.ts`]: `import { a } from "../${low}/a.js";\nexport const d = a;`,
+        [`src/${room}/top.ts`]: `import { b } from "./${high}/index.js";\nexport const top = b;`,
+        [`src/${room}/inner.ts`]: `import { b } from "./${high}/b.js";\nexport const inner = b;`,
+      });
+      const found = findViolations(root);
+      expect(found.filter((v) => v.rule === "sub-room-upward")).toEqual([]);
+      expect(
+        found
+          .filter((v) => v.rule === "index-only")
+          .map((v) => v.file)
+          .sort(),
+      ).toEqual([`src/${room}/inner.ts`, `src/${room}/${high}/d.ts`]);
+    });
+
+    it("lets a sub-room's test drive the room's top level, as tests may between layers", async () => {
+      const root = await tree({
+        [`src/${room}/${low}/a.test.ts`]: 'import { top } from "../top.js";\nexport const t = top;',
+        [`src/${room}/top.ts`]: "export const top = 1;",
+      });
+      expect(findViolations(root).filter((v) => v.rule === "sub-room-upward")).toEqual([]);
+    });
+
+    it("rejects a folder of a listed room that is missing from the order, with where to add it", async () => {
+      const root = await tree({ [`src/${room}/unplaced/x.ts`]: "export const x = 1;" });
+      const found = findViolations(root).filter((v) => v.rule === "sub-room-map");
+      expect(found.map((v) => v.file)).toEqual([`src/${room}/unplaced/x.ts`]);
+      expect(found[0]?.message).toContain(`is not in the order of "${room}" in SUB_ROOMS`);
+    });
+
+    it("orders the sub-rooms of a folder inside a room (cli/commands) the same way", async () => {
+      const [first, second] = SUB_ROOMS["cli/commands"] ?? [];
+      const root = await tree({
+        [`src/cli/commands/${first}/index.ts`]: 'export { s } from "./s.js";',
+        [`src/cli/commands/${first}/s.ts`]: "export const s = 1;",
+        [`src/cli/commands/${first}/up.ts`]: `import { d } from "../${second}/index.js";\nexport const up = d;`,
+        [`src/cli/commands/${second}/index.ts`]: 'export { d } from "./d.js";',
+        [`src/cli/commands/${second}/d.ts`]: `import { s } from "../${first}/index.js";\nimport { io } from "../../io.js";\nexport const d = s + io;`,
+        "src/cli/io.ts": "export const io = 1;",
+        "src/cli/run-cli.ts": `import { d } from "./commands/${second}/d.js";\nimport { s } from "./commands/${first}/index.js";\nexport const r = d + s;`,
+      });
+      const found = findViolations(root);
+      expect(found.filter((v) => v.rule === "sub-room-upward").map((v) => [v.file, v.target])).toEqual([
+        [`src/cli/commands/${first}/up.ts`, `cli/commands/${second}`],
+      ]);
+      expect(found.filter((v) => v.rule === "index-only").map((v) => v.file)).toEqual(["src/cli/run-cli.ts"]);
+    });
+
+    it("checks a room without listed sub-rooms as one folder", async () => {
+      const root = await tree({
+        "src/shared/inner/a.ts": 'import { b } from "../b.js";\nexport const a = b;',
+        "src/shared/b.ts": "export const b = 1;",
+      });
+      expect(findViolations(root)).toEqual([]);
+    });
   });
 });

@@ -13,7 +13,7 @@ import { REPO_ROOT } from "../helpers/cli-process.js";
  * so the machine's own programs (and apt-get, as root) are never used.
  */
 const SCRIPT = resolve(REPO_ROOT, "scripts/ensure-system-deps.sh");
-const ALL = ["redis-server", "redis-cli", "bwrap", "strace", "socat", "getfattr"];
+const ALL = ["redis-server", "redis-cli", "bwrap", "strace", "socat", "getfattr", "linux"];
 
 async function fakeBin(present: readonly string[]): Promise<{ dir: string; chromium: string }> {
   const dir = await mkdtemp(join(tmpdir(), "echo-sysdeps-"));
@@ -59,7 +59,7 @@ describe("ensure-system-deps (pretest / prestart)", () => {
     expect(result.stderr).toMatch(/- bubblewrap: .*sandbox/);
     expect(result.stderr).not.toMatch(/- redis-server|- strace/);
     expect(result.stderr).toMatch(
-      /apt-get install -y --no-install-recommends chromium bubblewrap socat attr\n/,
+      /apt-get install -y --no-install-recommends chromium bubblewrap socat attr user-mode-linux\n/,
     );
   });
 

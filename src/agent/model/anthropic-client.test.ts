@@ -67,6 +67,8 @@ describe("the Anthropic Messages client", () => {
       message: { content: "All done.", toolCalls: [] },
       finishReason: "stop",
       usage: { promptTokens: 120, completionTokens: 5, totalTokens: 125, cachedTokens: 100 },
+      // The model that answered, as the server names it (traces show it as gen_ai.response.model).
+      model: "claude-fake",
     });
     const sent = server.requests[0]!;
     expect(sent.path).toBe("/v1/messages");

@@ -114,6 +114,7 @@ export function fromAnthropicMessage(message: Anthropic.Messages.Message): Model
           ...(cacheRead > 0 ? { cachedTokens: cacheRead } : {}),
         }
       : null,
+    ...(message.model ? { model: message.model.slice(0, 200) } : {}),
   };
 }
 

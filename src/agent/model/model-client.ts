@@ -84,6 +84,11 @@ export const ModelResponse = z
     /** Null when the server (or the scripted client) reports none. */
     usage: ModelUsage.nullable(),
     /**
+     * The model that answered, as the provider names it (it may differ from the one asked for, e.g.
+     * a dated version); absent when the server says nothing (and in journals written before it).
+     */
+    model: z.string().min(1).max(200).optional(),
+    /**
      * Set by the run loop when it journals the response (never by a client): the transient failures
      * retried before this answer, the run's active time since the previous step (ms, parked time
      * excluded), and when the answer arrived (ms since the epoch). Usage, time and cost budgets are

@@ -59,6 +59,8 @@ describe("the OpenAI-compatible client", () => {
       message: { content: "All done.", toolCalls: [] },
       finishReason: "stop",
       usage: { promptTokens: 11, completionTokens: 7, totalTokens: 18 },
+      // The model that answered, as the server names it (traces show it as gen_ai.response.model).
+      model: "fake-model",
     });
     const sent = server.requests[0]!;
     expect(sent.path).toBe("/v1/chat/completions");

@@ -80,6 +80,7 @@ const WireResponse = z.object({
       }),
     )
     .min(1),
+  model: z.string().nullish(),
   usage: z
     .object({
       prompt_tokens: z.number().int().nonnegative(),
@@ -124,6 +125,7 @@ export function fromWireResponse(
               : {}),
           }
         : null,
+      ...(parsed.data.model ? { model: parsed.data.model.slice(0, 200) } : {}),
     },
   };
 }

@@ -21,6 +21,7 @@ import { throwIfCancelled } from "./run-cancelled.js";
 import type { RunDeps, RunOutcome } from "./run-contract.js";
 import { RunOutbox } from "./run-outbox.js";
 import type { RunScope } from "./run-scope.js";
+import { NOOP_MODEL_CALL, NOOP_RUN_TRACER, tracedModelCall } from "./run-tracer.js";
 import { batchVeto } from "./tool-batch-hook.js";
 import { runToolCall } from "./tool-call.js";
 import { resultForModel } from "./tool-result-text.js";
@@ -101,6 +102,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
   // Execution entries an earlier attempt stored with their results but did not get to deliver.
   for (const [key, text] of snapshot.outbox)
     outbox.send(key, deps.audit.fromOutbox(payload.runId, key, text));
+  const trace = (deps.tracer ?? NOOP_RUN_TRACER).attempt(payload, {
+    resumed: snapshot.records.size > 0,
+    journalled: recorded.size,
+  });
   const scope: RunScope = {
     childOrdinals,
     payload,
@@ -112,6 +117,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     recorded,
     outbox,
     signal: options.signal,
+    trace,
   };
   // Each step's completion rides with the next step's claim (one round trip per step boundary);
   // whatever is still pending when the run stops, parks or fails is recorded before it does.
@@ -124,8 +130,17 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     await outbox.delivered();
     await deferred.flush();
     await outbox.settle();
+    trace.end({
+      kind: "returned",
+      status: outcome.status,
+      steps: outcome.steps,
+      toolCalls: outcome.toolCalls,
+    });
     return outcome;
   } catch (err) {
+    trace.end(
+      err instanceof ParkSignal ? { kind: "parked", wakeAt: err.wakeAt } : { kind: "failed", error: err },
+    );
     // A parking run must leave its steps recorded (the wake-up replays them) and its entries
     // delivered; on any other error that is best effort: an unrecorded step is in doubt, and a
     // model step re-runs; an undelivered entry stays in the journal for the next attempt.
@@ -174,7 +189,10 @@ async function runSteps(scope: RunScope, deferred: DeferredCompletion): Promise<
           onInDoubt: () => "rerun",
           inDoubtFailure: () => null,
           parkInDoubt: async () => deps.clock.now(),
-          produce: async () => turns.call(model, messages, tools),
+          produce: async () =>
+            tracedModelCall(scope.trace?.modelCall(step, payload.agent.model) ?? NOOP_MODEL_CALL, () =>
+              turns.call(model, messages, tools),
+            ),
           deferred,
           deferOwn: true,
         });

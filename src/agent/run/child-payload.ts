@@ -48,6 +48,8 @@ export function childPayload(
       maxSteps: Math.min(args.max_steps ?? payload.agent.maxSteps, payload.agent.maxSteps),
       workspace: payload.agent.workspace,
       ...(payload.agent.sessionMode ? { sessionMode: payload.agent.sessionMode } : {}),
+      // The parent's own limits bind its sub-agents as the config's do (they share its budget).
+      ...(payload.agent.limits ? { limits: payload.agent.limits } : {}),
     },
     origin: {
       kind: "parent",

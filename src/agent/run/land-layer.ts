@@ -1,4 +1,6 @@
 import type { GateCall } from "../../gate/index.js";
+import type { WorkspaceLayerPort } from "../../tools/index.js";
+import { awaitStartedRuns, parkWhileLayerBusy } from "./layer-waits.js";
 import { approvalAnswered, ParkSignal } from "./park-signal.js";
 import type { RunOutcome } from "./run-contract.js";
 import type { RunScope } from "./run-scope.js";
@@ -20,8 +22,19 @@ export const LANDING_REQUEST_KEY = "layer-landing";
 export async function landRunLayer(scope: RunScope, outcome: RunOutcome): Promise<RunOutcome> {
   const { deps, payload } = scope;
   const layers = deps.layers;
+  if (layers === undefined) return outcome;
+  await awaitStartedRuns(scope);
   // A sub-agent's changes are its tree's: the root lands them all, reviewed together, when it ends.
-  if (layers === undefined || payload.parentExecutionId !== null) return outcome;
+  if (payload.parentExecutionId !== null) return outcome;
+  return parkWhileLayerBusy(scope, () => landTree(scope, layers, outcome));
+}
+
+async function landTree(
+  scope: RunScope,
+  layers: WorkspaceLayerPort,
+  outcome: RunOutcome,
+): Promise<RunOutcome> {
+  const { deps, payload } = scope;
   const runId = payload.runId;
   const layerId = payload.traceId;
   const changes = await layers.settle(layerId, runId);

@@ -49,6 +49,7 @@ function auditDecision(
   decision: GateDecision,
   capabilities: readonly string[],
 ): Promise<void> {
+  scope.trace?.decided(key, decision);
   return scope.deps.audit.decision({
     payload: scope.payload,
     tool: name,

@@ -12,6 +12,7 @@ import type { ModelPrice } from "../budget/usage-totals.js";
 import type { ModelClient } from "../model/model-client.js";
 import type { ModelRetryPolicy } from "../model/model-retry.js";
 import type { ApprovalPort, AuditSink, CallGuard, ChildrenPort, SpillStore } from "./ports.js";
+import type { RunTracer } from "./run-tracer.js";
 import type { SessionRecorder } from "./session-transcript.js";
 import type { BeforeToolBatchHook } from "./tool-batch-hook.js";
 
@@ -75,6 +76,11 @@ export interface RunDeps {
    * work on the real workspace.
    */
   layers?: WorkspaceLayerPort;
+  /**
+   * Where the run's spans go (OpenTelemetry when an OTLP endpoint is configured, see
+   * docs/OPERATING.md "Traces"); none: nothing is recorded.
+   */
+  tracer?: RunTracer;
 }
 
 /** A run's limits from config. */

@@ -46,6 +46,7 @@ export function createRunControl(scope: RunScope, key: string, call: GateCall): 
       if (denied) return denied;
       const child = childPayload(scope, key, spec);
       if ("refused" in child) return child;
+      await deps.layers?.adopt(payload.traceId, [{ runId: child.runId, parentRunId: payload.runId }]);
       await (options ? deps.children.start(child, options) : deps.children.start(child));
       return { id: child.runId };
     }),
@@ -63,6 +64,10 @@ export function createRunControl(scope: RunScope, key: string, call: GateCall): 
         parentRunId: payload.runId,
         steps: steps.map((s) => ({ step: s.step, runId: s.runId })),
       };
+      await deps.layers?.adopt(
+        payload.traceId,
+        children.map((c) => ({ runId: c.runId, parentRunId: payload.runId })),
+      );
       return { outcome: await deps.children.startFlow(record, children), record };
     }),
     childState: interrupting((id) => deps.children.state(id)),

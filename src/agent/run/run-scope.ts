@@ -2,6 +2,7 @@ import type { ToolPolicyResolution } from "../../policy/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 import type { RunDeps } from "./run-contract.js";
 import type { RunOutbox } from "./run-outbox.js";
+import type { AttemptTrace } from "./run-tracer.js";
 
 /** One run's state that every tool call of it shares. */
 export interface RunScope {
@@ -22,4 +23,6 @@ export interface RunScope {
   readonly outbox: RunOutbox;
   /** Aborts when an operator cancels the run: the call in flight is interrupted, the run stops. */
   readonly signal?: AbortSignal | undefined;
+  /** This attempt's trace (spans of its model and tool calls); none: nothing is recorded. */
+  readonly trace?: AttemptTrace | undefined;
 }

@@ -51,10 +51,13 @@ const RETRYABLE: Record<ErrorCode, boolean> = {
   RUN_CANCELLED: false,
   WORKSPACE_PATH_CHANGED: false,
   WORKSPACE_LAYER_FAILED: false,
+  // Another process lets go of the layer soon (its run parks or ends): runs park for it instead.
+  WORKSPACE_LAYER_BUSY: true,
   HTTP_PORT_UNAVAILABLE: false,
   RUN_NOT_CANCELLABLE: false,
   RUN_NOT_RETRYABLE: false,
   RUN_PAYLOAD_GONE: false,
+  TELEMETRY_CONFIG_INVALID: false,
 };
 
 /** True when the queue should retry a run that threw `err`. Unknown (non-Runner) errors retry: they are crashes. */

@@ -19,11 +19,13 @@ import { approvalArgsHash, approvalSubject } from "./approval-hash.js";
 import { type ClaimInfo, claimAndRun } from "./claim-and-run.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
 import { executeWithPolicy } from "./execute-tool.js";
-import { approvalAnswered } from "./park-signal.js";
+import { parkWhileLayerBusy } from "./layer-waits.js";
+import { approvalAnswered, ParkSignal } from "./park-signal.js";
 import { type ExecutePlan, planCall, vetoedCall } from "./plan-call.js";
 import { throwIfCancelled } from "./run-cancelled.js";
 import { createRunControl } from "./run-control.js";
 import type { RunScope } from "./run-scope.js";
+import { NOOP_TOOL_CALL, type ToolCallTrace } from "./run-tracer.js";
 import { prepareResult } from "./tool-result-text.js";
 
 /** A tool call's outcome for the model and the run's counters. */
@@ -94,16 +96,38 @@ export async function runToolCall(
   const params = typeof rawArgs === "string" ? { __unparsed: rawArgs } : rawArgs;
   const baseCtx = contextFor(scope, { toolName: name, callIndex, params });
   const key = baseCtx.idempotencyKey;
-  if (scope.recorded.has(key)) return { result: scope.recorded.get(key) as ToolResult, replay: true };
-  // Everything the call does to files, from the path fence's check to the exec, happens in the
-  // run's layer when it has one (docs/SANDBOX.md): the real workspace is changed only when the run lands.
-  // A sub-agent works in its tree's layer (it inherits the trace id): it sees its parent's work.
-  const view = await deps.layers?.enter({
-    runId: payload.runId,
-    layerId: payload.traceId,
-    workspace: payload.agent.workspace,
+  const trace =
+    scope.trace?.toolCall({ name, callId: modelCall.id, callIndex, idempotencyKey: key }) ?? NOOP_TOOL_CALL;
+  if (scope.recorded.has(key)) {
+    const result = scope.recorded.get(key) as ToolResult;
+    trace.end(result, true);
+    return { result, replay: true };
+  }
+  return traced(trace, async () => {
+    // Everything the call does to files, from the path fence's check to the exec, happens in the
+    // run's layer when it has one (docs/SANDBOX.md): the real workspace is changed only when the run lands.
+    // A sub-agent works in its tree's layer (it inherits the trace id): it sees its parent's work.
+    const layers = deps.layers;
+    const view =
+      layers &&
+      (await parkWhileLayerBusy(scope, () =>
+        layers.enter({ runId: payload.runId, layerId: payload.traceId, workspace: payload.agent.workspace }),
+      ));
+    return withWorkspaceView(view, () => runFreshCall(scope, modelCall, baseCtx, deferred, veto));
   });
-  return withWorkspaceView(view, () => runFreshCall(scope, modelCall, baseCtx, deferred, veto));
+}
+
+/** A fresh call inside its trace: its result, its park, or its failure ends the call's span. */
+async function traced(trace: ToolCallTrace, run: () => Promise<CallOutcome>): Promise<CallOutcome> {
+  try {
+    const outcome = await run();
+    trace.end(outcome.result, outcome.replay);
+    return outcome;
+  } catch (err) {
+    if (err instanceof ParkSignal) trace.parked(err.wakeAt);
+    else trace.fail(err);
+    throw err;
+  }
 }
 
 /** {@link runToolCall} for a call the journal has no result of. */

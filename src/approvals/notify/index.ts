@@ -16,6 +16,7 @@ export {
 } from "./approval-story.js";
 export { ChatWebhookNotifier } from "./chat-webhook-notifier.js";
 export { createNotifiers } from "./create-notifiers.js";
+export { DigestStore } from "./digest-store.js";
 export { EmailNotifier } from "./email-notifier.js";
 export { ApprovalNotifications, type EscalationAuditPort } from "./notifications.js";
 export { type ApprovalNotifier, LogNotifier } from "./notifier.js";

@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../../test/helpers/test-redis.js";
 import { isRunnerError, ManualClock, sha256Hex } from "../../shared/index.js";
-import { DigestStore } from "../notify/digest-store.js";
+import { DigestStore } from "../notify/index.js";
 import { ApprovalStore } from "./approval-store.js";
 import { hashLinkToken, legacyLinkTokenHash, newLinkToken } from "./link-tokens.js";
 import type { ApprovalRecord } from "./record.js";

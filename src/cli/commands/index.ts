@@ -1,38 +1,44 @@
 import type { CliCommand } from "../io.js";
-import { approvalsApproveCommand, approvalsDenyCommand } from "./approvals-decide.js";
-import { approvalsGrantsListCommand, approvalsGrantsRevokeCommand } from "./approvals-grants.js";
-import { approvalsListCommand } from "./approvals-list.js";
-import { approvalsShowCommand } from "./approvals-show.js";
-import { auditListCommand } from "./audit-list.js";
-import { auditVerifyCommand } from "./audit-verify.js";
-import { configCheckCommand } from "./config-check.js";
-import { configShowCommand } from "./config-show.js";
-import { doctorCommand } from "./doctor.js";
-import { gateCheckCommand } from "./gate-check.js";
-import { guardArgvCommand } from "./guard-argv.js";
-import { guardCommandCommand } from "./guard-command.js";
-import { guardPathCommand } from "./guard-path.js";
-import { guardUrlCommand } from "./guard-url.js";
-import { jobsCancelCommand, jobsRerunCommand, jobsRetryCommand } from "./jobs-actions.js";
-import { jobsListCommand } from "./jobs-list.js";
-import { jobsShowCommand } from "./jobs-show.js";
-import { policyExplainCommand } from "./policy-explain.js";
-import { runCommand } from "./run.js";
-import { runsDiffCommand, runsDiscardCommand, runsLandCommand, runsLayersCommand } from "./runs-layers.js";
-import { schedulesAddCommand } from "./schedules-add.js";
-import { schedulesListCommand } from "./schedules-list.js";
-import { schedulesNextCommand } from "./schedules-next.js";
-import { schedulesPauseCommand, schedulesResumeCommand } from "./schedules-pause.js";
-import { schedulesRemoveCommand } from "./schedules-remove.js";
-import { schedulesRevokeCommand } from "./schedules-revoke.js";
-import { schedulesRunNowCommand } from "./schedules-run-now.js";
-import { schedulesShowCommand } from "./schedules-show.js";
-import { schedulerCommand, serveCommand, startCommand, workerCommand } from "./start.js";
-import { toolsListCommand } from "./tools-list.js";
+import {
+  approvalsApproveCommand,
+  approvalsDenyCommand,
+  approvalsGrantsListCommand,
+  approvalsGrantsRevokeCommand,
+  approvalsListCommand,
+  approvalsShowCommand,
+} from "./approvals/index.js";
+import { auditListCommand, auditVerifyCommand } from "./audit/index.js";
+import { configCheckCommand, configShowCommand } from "./config/index.js";
+import { doctorCommand } from "./doctor/index.js";
+import { guardArgvCommand, guardCommandCommand, guardPathCommand, guardUrlCommand } from "./guard/index.js";
+import {
+  jobsCancelCommand,
+  jobsListCommand,
+  jobsRerunCommand,
+  jobsRetryCommand,
+  jobsShowCommand,
+} from "./jobs/index.js";
+import { gateCheckCommand, policyExplainCommand } from "./policy/index.js";
+import { runCommand } from "./run/index.js";
+import { runsDiffCommand, runsDiscardCommand, runsLandCommand, runsLayersCommand } from "./runs/index.js";
+import {
+  schedulesAddCommand,
+  schedulesListCommand,
+  schedulesNextCommand,
+  schedulesPauseCommand,
+  schedulesRemoveCommand,
+  schedulesResumeCommand,
+  schedulesRevokeCommand,
+  schedulesRunNowCommand,
+  schedulesShowCommand,
+} from "./schedules/index.js";
+import { schedulerCommand, serveCommand, startCommand, workerCommand } from "./start/index.js";
+import { toolsListCommand } from "./tools/index.js";
 
 /**
- * Every CLI command, one file each under commands/. Add a command by adding its file and one line
- * here. Longer word lists are matched first.
+ * Every CLI command, one file each in the sub-folder of its noun under commands/ (helpers several
+ * nouns use in shared/). Add a command by adding its file, exporting it from its folder's index.ts,
+ * and one line here. Longer word lists are matched first.
  */
 export const COMMANDS: readonly CliCommand[] = [
   configCheckCommand,

@@ -21,7 +21,7 @@ import {
   WorkerRecords,
   watchCancels,
 } from "../../queue/index.js";
-import { isRunnerError, randomToken } from "../../shared/index.js";
+import { isRunnerError, otelTraceId, randomToken } from "../../shared/index.js";
 
 /** Options for {@link startAgentWorker}. */
 export interface AgentWorkerOptions {
@@ -105,6 +105,10 @@ export function agentProcessor(options: AgentWorkerOptions) {
       }
     : options.deps;
   const finished = async (payload: AgentJobPayload, end: RunEnd) => {
+    options.deps.tracer?.runEnded(
+      payload,
+      end.status === "failed" ? { status: "failed", code: end.code } : end,
+    );
     // Archived first: a failing hook must not cost session_search the transcript.
     await archiveRun(options.deps, payload).catch((e: unknown) =>
       options.deps.logger.warn({ runId: payload.runId, err: String(e) }, "archiving the transcript failed"),
@@ -144,6 +148,8 @@ export function agentProcessor(options: AgentWorkerOptions) {
     const owner = `${workerId}:${job.attemptsStarted}:${randomToken(6)}`;
     const log = options.deps.logger.child({
       traceId: payload.traceId,
+      // The OpenTelemetry trace id of the run's spans (docs/OPERATING.md "Traces"), to find them from a log line.
+      trace_id: otelTraceId(payload.traceId),
       executionId: payload.runId,
       jobId: job.id,
     });

@@ -213,6 +213,8 @@ export async function startWorkerPart(
       await canceller.stop();
       await promoter.stop();
       await worker.close();
+      // After the worker: the spans of the runs it just let go are in the last batch.
+      await deps.tracer?.shutdown();
       await operations.close();
       await approvals.close();
       if (redis.status === "ready") await redis.quit().catch(() => undefined);

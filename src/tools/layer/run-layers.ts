@@ -20,6 +20,7 @@ import { type ChangeSet, readChangeSet } from "./change-set.js";
 import { changeSetDigest } from "./change-set-digest.js";
 import { type ChangeSetSummary, summariseChangeSet } from "./change-set-summary.js";
 import { hasLanded, type LandingReport, landChangeSet } from "./land-change-set.js";
+import { type LayerLock, lockLayer } from "./layer-lock.js";
 import { type LayerNamespace, type LayerPrograms, openLayerNamespace } from "./layer-namespace.js";
 
 /** Where a layer is in its life. */
@@ -58,6 +59,15 @@ export interface RunLayersOptions {
 }
 
 const RECORD = "layer.json";
+/** The runs of the tree, one file each, written before each is queued: `{ runId, parentRunId }`. */
+const MEMBERS = "runs";
+
+/** A run of a layer's tree, as {@link RunLayers.adopt} recorded it. */
+export interface LayerMember {
+  readonly runId: string;
+  /** The run that started it. */
+  readonly parentRunId: string;
+}
 
 /** A layer id as a folder name: itself when it is plain, else a digest (never a path). */
 export function layerFolderName(layerId: string): string {
@@ -168,8 +178,82 @@ export class RunLayers {
     (await open.mounting.catch(() => undefined))?.close();
   }
 
+  /**
+   * Runs `act` on layer `layerId`'s folders with no mount of it anywhere: this process lets go of
+   * its own, and another process's (a worker, a landing) makes it WORKSPACE_LAYER_BUSY.
+   */
+  async #exclusive<T>(layerId: string, act: (folder: string) => Promise<T>): Promise<T> {
+    await this.#releaseLayer(layerId);
+    const folder = this.folderOf(layerId);
+    const lock: LayerLock = await lockLayer(
+      folder,
+      (await readRecord(folder).catch(() => undefined))?.runId ?? layerId,
+    );
+    try {
+      return await act(folder);
+    } finally {
+      lock.release();
+    }
+  }
+
+  /**
+   * Records runs of the tree before they are queued (a run's children, a flow's steps), so that a
+   * run's end can wait for the runs it started: the tree's change set lands once, when all of it
+   * is done, and a sub-agent never writes into a layer that already landed.
+   */
+  async adopt(layerId: string, members: readonly LayerMember[]): Promise<void> {
+    const dir = join(this.folderOf(layerId), MEMBERS);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    for (const member of members) {
+      const name = createHash("sha256").update(member.runId).digest("hex").slice(0, 32);
+      const temp = join(dir, `.${name}.${process.pid}.tmp`);
+      await writeFile(temp, `${JSON.stringify({ runId: member.runId, parentRunId: member.parentRunId })}\n`, {
+        mode: 0o600,
+      });
+      await rename(temp, join(dir, name));
+    }
+  }
+
+  /** The runs {@link adopt} recorded for the tree (unreadable entries are skipped). */
+  async members(layerId: string): Promise<LayerMember[]> {
+    const dir = join(this.folderOf(layerId), MEMBERS);
+    const names = await readdir(dir).catch(() => [] as string[]);
+    const members: LayerMember[] = [];
+    for (const name of names) {
+      if (name.startsWith(".")) continue;
+      try {
+        const member = JSON.parse(await readFile(join(dir, name), "utf8")) as Partial<LayerMember>;
+        if (typeof member.runId === "string" && typeof member.parentRunId === "string")
+          members.push({ runId: member.runId, parentRunId: member.parentRunId });
+      } catch {}
+    }
+    return members;
+  }
+
   async #mount(layerId: string, runId: string, workspace: string): Promise<LayerNamespace> {
     const folder = this.folderOf(layerId);
+    const lock = await lockLayer(folder, runId);
+    try {
+      const namespace = await this.#mountLocked(folder, layerId, runId, workspace);
+      return {
+        view: namespace.view,
+        close() {
+          namespace.close();
+          lock.release();
+        },
+      };
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+  }
+
+  async #mountLocked(
+    folder: string,
+    layerId: string,
+    runId: string,
+    workspace: string,
+  ): Promise<LayerNamespace> {
     const upper = join(folder, "upper");
     const work = join(folder, "work");
     let record = await readRecord(folder);
@@ -226,7 +310,10 @@ export class RunLayers {
    * the run's view.
    */
   async changes(layerId: string): Promise<LayerChanges | undefined> {
-    const folder = this.folderOf(layerId);
+    return this.#exclusive(layerId, (folder) => this.#changes(folder));
+  }
+
+  async #changes(folder: string): Promise<LayerChanges | undefined> {
     const record = await readRecord(folder);
     if (record === undefined || record.state === "landed" || record.state === "discarded") return undefined;
     const upper = join(folder, "upper");
@@ -254,7 +341,14 @@ export class RunLayers {
     layerId: string,
     options: { note: string; expectDigest?: string; keepSpecialBits?: boolean },
   ): Promise<LandingReport & { changes: number }> {
-    const folder = this.folderOf(layerId);
+    return this.#exclusive(layerId, (folder) => this.#land(folder, layerId, options));
+  }
+
+  async #land(
+    folder: string,
+    layerId: string,
+    options: { note: string; expectDigest?: string; keepSpecialBits?: boolean },
+  ): Promise<LandingReport & { changes: number }> {
     const record = await readRecord(folder);
     if (record === undefined) throw notFound(layerId);
     const runId = record.runId;
@@ -268,7 +362,6 @@ export class RunLayers {
         },
       );
     }
-    await this.#releaseLayer(layerId);
     const upper = join(folder, "upper");
     let report: LandingReport = { outcome: "already", steps: 0 };
     let count = 0;
@@ -320,20 +413,20 @@ export class RunLayers {
 
   /** Keeps the layer as it is (not landed) for `runs diff|land|discard`, with why. */
   async keep(layerId: string, note: string): Promise<void> {
-    await this.#releaseLayer(layerId);
-    const folder = this.folderOf(layerId);
-    const record = await readRecord(folder);
-    if (record === undefined || record.state !== "open") return;
-    await writeRecord(folder, { ...record, state: "kept", updatedAt: Date.now(), note });
+    await this.#exclusive(layerId, async (folder) => {
+      const record = await readRecord(folder);
+      if (record === undefined || record.state !== "open") return;
+      await writeRecord(folder, { ...record, state: "kept", updatedAt: Date.now(), note });
+    });
   }
 
   /** Throws the layer's changes away: the real workspace stays as it is. */
   async discard(layerId: string, note: string): Promise<void> {
-    await this.#releaseLayer(layerId);
-    const folder = this.folderOf(layerId);
-    const record = await readRecord(folder);
-    if (record === undefined) throw notFound(layerId);
-    await this.#finish(folder, record, "discarded", note);
+    await this.#exclusive(layerId, async (folder) => {
+      const record = await readRecord(folder);
+      if (record === undefined) throw notFound(layerId);
+      await this.#finish(folder, record, "discarded", note);
+    });
   }
 
   /** Removes the folders of layers that ended (kept, landed, discarded) more than `days` ago. */

@@ -1,6 +1,6 @@
 import type { WorkspaceView } from "../beneath/workspace-view.js";
 import type { ChangeSetSummary } from "./change-set-summary.js";
-import type { LayerChanges } from "./run-layers.js";
+import type { LayerChanges, LayerMember } from "./run-layers.js";
 
 /**
  * The runs' layers as a run sees them (implemented over {@link RunLayers} by the worker). A layer
@@ -26,6 +26,10 @@ export interface WorkspaceLayerPort {
     options: { note: string; expectDigest?: string; keepSpecialBits?: boolean },
   ): Promise<{ changes: number }>;
   keep(layerId: string, note: string): Promise<void>;
+  /** Records runs of the tree before they are queued (see RunLayers.adopt). */
+  adopt(layerId: string, members: readonly LayerMember[]): Promise<void>;
+  /** The runs recorded for the tree. */
+  members(layerId: string): Promise<LayerMember[]>;
   /**
    * After a call worked in the layer: why the layer is over `execution.disk_mb` (a message naming
    * the limit), or undefined while it is within (or there is no limit).

@@ -14,6 +14,7 @@ export {
   type EgressProxyOptions,
   startEgressProxy,
 } from "./egress-proxy.js";
+export { cgroupsDescription, type SandboxCgroups } from "./sandbox-cgroup.js";
 export {
   createSandboxHost,
   SANDBOX_NETWORK_POLICIES,

@@ -198,7 +198,7 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
       ["prlimit", prlimit],
       ["bash", bash],
       ["sh", sh],
-      ...(runAs && cgroups.kind === "v1" ? [["setpriv", setpriv] as const] : []),
+      ...(runAs && cgroups.kind !== "none" ? [["setpriv", setpriv] as const] : []),
       ...(options.network === "deny" ? [] : [["socat", socat]]),
     ] as const) {
       if (!executable(path)) {
@@ -252,9 +252,9 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
     }
     const who = runAs ? `, commands run as uid ${runAs.uid}` : "";
     const totals =
-      cgroups.kind === "v1"
-        ? ", memory and processes bound per sandbox (cgroup v1)"
-        : `, per-process limits only (${cgroups.why})`;
+      cgroups.kind === "none"
+        ? `, per-process limits only (${cgroups.why})`
+        : `, memory and processes bound per sandbox (cgroup ${cgroups.kind})`;
     return {
       ready: true,
       detail: `ready (tools.exec.host is sandbox: bubblewrap with a seccomp filter, network ${options.network}${who}${totals})`,
@@ -307,7 +307,7 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
         ...(request.codeDir === undefined ? {} : { codeDir: request.codeDir }),
       });
       let disposed = false;
-      const group = runAs && cgroups.kind === "v1" ? createSandboxCgroup(cgroups, limits) : undefined;
+      const group = runAs && cgroups.kind !== "none" ? createSandboxCgroup(cgroups, limits) : undefined;
       const plain =
         group && runAs
           ? sandboxCgroupLaunch(sh, group.procs, filter, setpriv, runAs, bwrap, args)

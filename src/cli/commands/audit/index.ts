@@ -1,0 +1,2 @@
+export { auditListCommand } from "./audit-list.js";
+export { auditVerifyCommand } from "./audit-verify.js";

@@ -1,0 +1,2 @@
+export { doctorCommand, runDoctor } from "./doctor.js";
+export { checkFailingTargets } from "./doctor-targets.js";

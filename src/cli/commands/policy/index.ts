@@ -1,0 +1,2 @@
+export { checkOneCall, gateCheckCommand } from "./gate-check.js";
+export { policyExplainCommand } from "./policy-explain.js";

@@ -1,0 +1,1 @@
+export { runsDiffCommand, runsDiscardCommand, runsLandCommand, runsLayersCommand } from "./runs-layers.js";

@@ -1,0 +1,1 @@
+export { schedulerCommand, serveCommand, startCommand, workerCommand } from "./start.js";

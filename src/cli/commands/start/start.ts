@@ -1,0 +1,133 @@
+import { dirname, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../../../config/index.js";
+import { createLogger } from "../../../logging/index.js";
+import type { ProcessPart } from "../../../runtime/index.js";
+import { RunnerError } from "../../../shared/index.js";
+import { type CliCommand, type CliIo, EXIT } from "../../io.js";
+import { checkedConfigScheduleEntries } from "../config/index.js";
+import {
+  DEMO_CONFIG_PATH,
+  demoBanner,
+  demoWorkspaceSource,
+  prepareDemoWorkspace,
+  usesDemoConfig,
+} from "./demo-config.js";
+
+async function runParts(
+  parts: readonly ProcessPart[],
+  args: string[],
+  io: CliIo,
+  options: { demoByDefault: boolean },
+): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { config: { type: "string" }, "data-dir": { type: "string" } },
+    allowPositionals: false,
+  });
+  const dataDir = resolve(io.cwd, values["data-dir"] ?? io.env.ECHO_RUNNER_DATA_DIR ?? "data");
+  // `start` with no configuration of the operator's own runs the demo (config/demo.yaml).
+  const demo = options.demoByDefault && usesDemoConfig(values.config, io.env, io.cwd);
+  const loaded = await loadConfig({
+    configPath: demo ? DEMO_CONFIG_PATH : values.config,
+    env: io.env,
+    cwd: io.cwd,
+    ...(demo ? { extraSources: [demoWorkspaceSource(dataDir)] } : {}),
+  });
+  const { config } = loaded;
+  const logger = createLogger({
+    level: config.logging.level,
+    format: config.logging.format,
+    isTty: process.stdout.isTTY === true,
+    base: { service: `echo-runner:${parts.join("+")}` },
+  });
+  let workspaceInDataDir: string | undefined;
+  if (demo) {
+    workspaceInDataDir = await prepareDemoWorkspace(dataDir);
+    logger.info(
+      { config: DEMO_CONFIG_PATH, workspace: workspaceInDataDir },
+      "no configuration given (--config, ECHO_RUNNER_CONFIG, config/echo-runner.yaml): running the demo",
+    );
+    io.stderr(demoBanner(workspaceInDataDir, config.http.public_url));
+  }
+  const configPaths = loaded.sources
+    .filter((s) => s.kind === "project" || s.kind === "user")
+    .map((s) => s.origin);
+  const project = loaded.sources.find((s) => s.kind === "project");
+  const configSchedules = parts.includes("scheduler") ? checkedConfigScheduleEntries(loaded, io.cwd) : [];
+  if (!io.startProcess) {
+    throw new RunnerError(
+      "INTERNAL",
+      "this CLI was started without the process parts; run it as `echo-runner` (bin/echo-runner.js, src/main.ts)",
+    );
+  }
+  const running = await io.startProcess({
+    config,
+    logger,
+    env: io.env,
+    redisUrl: io.env.REDIS_URL,
+    dataDir,
+    ...(workspaceInDataDir ? { workspaceInDataDir } : {}),
+    baseDir: project ? dirname(project.origin) : io.cwd,
+    configPaths,
+    parts,
+    configSchedules,
+  });
+  logger.info({ parts }, "echo-runner is running; press Ctrl+C to stop");
+  await new Promise<void>((done) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, "shutting down");
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      done();
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+  const report = await running.stop();
+  // A part stuck on a dead Redis may leave reconnecting sockets behind: they must not keep the
+  // process alive after a bounded shutdown (this timer fires only if something still does).
+  setTimeout(() => process.exit(), 3000).unref();
+  if (!report.clean) {
+    io.stderr(
+      `echo-runner: stopped, but not everything was flushed:\n  - ${report.notFlushed.join("\n  - ")}\n`,
+    );
+    return EXIT.failed;
+  }
+  return EXIT.ok;
+}
+
+const OPTIONS = "[--config FILE] [--data-dir DIR]";
+
+/** `echo-runner start`: scheduler, worker and HTTP server in one process. */
+export const startCommand: CliCommand = {
+  words: ["start"],
+  summary:
+    "run scheduler, worker and HTTP server in one process (starts redis-server when REDIS_URL is unset; the demo when no config is given)",
+  usage: `echo-runner start ${OPTIONS}`,
+  run: (args, io) => runParts(["http", "worker", "scheduler"], args, io, { demoByDefault: true }),
+};
+
+/** `echo-runner worker`: only the agent worker (add more on other machines against one Redis). */
+export const workerCommand: CliCommand = {
+  words: ["worker"],
+  summary: "run only an agent worker",
+  usage: `echo-runner worker ${OPTIONS}`,
+  run: (args, io) => runParts(["worker"], args, io, { demoByDefault: false }),
+};
+
+/** `echo-runner scheduler`: only the scheduler (one leader fires; others stand by). */
+export const schedulerCommand: CliCommand = {
+  words: ["scheduler"],
+  summary: "run only the scheduler",
+  usage: `echo-runner scheduler ${OPTIONS}`,
+  run: (args, io) => runParts(["scheduler"], args, io, { demoByDefault: false }),
+};
+
+/** `echo-runner serve`: only the HTTP server (approval pages, API, health). */
+export const serveCommand: CliCommand = {
+  words: ["serve"],
+  summary: "run only the HTTP server",
+  usage: `echo-runner serve ${OPTIONS}`,
+  run: (args, io) => runParts(["http"], args, io, { demoByDefault: false }),
+};

@@ -1,0 +1,1 @@
+export { toolRows, toolsFromConfig, toolsListCommand } from "./tools-list.js";

@@ -1,0 +1,16 @@
+export {
+  COMMAND_RULES,
+  type CommandRule,
+  type CommandVerdict,
+  decideCommand,
+  GUARD_VERDICTS,
+  type GuardFinding,
+  type GuardVerdictKind,
+  HARD_RULES,
+  type HardRule,
+  hardFinding,
+  SOFT_RULES,
+  type SoftRule,
+  softFinding,
+  verdictRank,
+} from "./verdict.js";
