@@ -31,6 +31,8 @@ export const LAYERS: Record<string, number> = {
   agent: 4,
   queue: 4,
   scheduler: 4,
+  /** The read model of runs (what a run did): above the rooms it reads, below those that show it. */
+  runs: 4.5,
   http: 5,
   metrics: 5,
   /** Alerts to people about runs and schedules: built on the approvals notifiers. */

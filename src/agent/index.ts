@@ -24,42 +24,6 @@ export {
 export { retryDelayMs, shouldRetryTool } from "./execution/retry.js";
 export { OPAQUE_FIELDS, SENSITIVE_FIELDS, sanitizeText, sanitizeValue } from "./execution/sanitize.js";
 export {
-  ApprovalStoryReader,
-  type ApprovalStoryReaderOptions,
-  STORY_TEXT_LIMIT,
-} from "./inspect/approval-story-reader.js";
-export { clipText, clipValue, DEFAULT_VIEW_MAX_CHARS } from "./inspect/clip.js";
-export {
-  DEFAULT_RUN_LIST_LIMIT,
-  MAX_RUN_LIST_LIMIT,
-  RunInspector,
-  type RunInspectorOptions,
-} from "./inspect/run-inspector.js";
-export { RUN_END_OUTCOMES, type RunEndOutcome } from "./inspect/run-outcome.js";
-export {
-  type ApprovalView,
-  type DecisionView,
-  JOURNAL_VIEW_STATUSES,
-  type JournalEntryView,
-  type JournalViewStatus,
-  type OperatorActionView,
-  type ParkedApproval,
-  RUN_JOB_STATES,
-  RUN_OUTCOMES,
-  RUN_STATE_FILTERS,
-  type RunDetail,
-  type RunJobState,
-  type RunListFilter,
-  type RunOutcomeKind,
-  type RunPage,
-  type RunStateFilter,
-  type RunSummary,
-  type RunUsageView,
-  type TranscriptStep,
-  type TranscriptToolCall,
-} from "./inspect/run-view.js";
-export { usageText } from "./inspect/usage-text.js";
-export {
   type AnthropicClientOptions,
   createAnthropicClient,
   DEFAULT_ANTHROPIC_MAX_TOKENS,
@@ -80,8 +44,6 @@ export {
 } from "./model/model-client.js";
 export {
   isRetryableModelErrorCode,
-  MODEL_ERROR_CODES,
-  type ModelErrorCode,
   shouldRetryModelError,
 } from "./model/model-errors.js";
 export {
@@ -115,7 +77,9 @@ export {
   type RunOperationsOptions,
 } from "./operate/run-operations.js";
 export { type RunAgentOptions, runAgent } from "./run/agent-run.js";
+export { callKeyOf } from "./run/approval-hash.js";
 export { childRunId } from "./run/child-payload.js";
+export { LANDING_REQUEST_TOOL } from "./run/land-layer.js";
 export { ParkSignal } from "./run/park-signal.js";
 export type {
   ApprovalPort,

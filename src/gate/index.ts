@@ -4,11 +4,9 @@ export {
   type AllowAlwaysScope,
   type AllowAlwaysStore,
   allowAlwaysMatches,
-  memoryAllowAlwaysStore,
 } from "./allow-always.js";
 export { ApprovalGate, GATE_STEP_LIST, type GateCheckOptions, type GateStepTrace } from "./approval-gate.js";
 export {
-  type DecisionSource,
   GATE_STEPS,
   GATE_VERDICTS,
   type GateDecision,

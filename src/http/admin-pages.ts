@@ -1,12 +1,13 @@
-import { type DecisionView, type RunDetail, type RunSummary, usageText } from "../agent/index.js";
 import {
   type AllowAlwaysGrant,
   type ApprovalRecord,
+  type ApprovalVote,
   type FailingTarget,
   isBarredOwner,
   renderArgs,
 } from "../approvals/index.js";
 import { QUEUE_STATES, type QueueStateLabel } from "../metrics/index.js";
+import { type DecisionView, type RunDetail, type RunSummary, usageText } from "../runs/index.js";
 import type { ScheduleView } from "../scheduler/index.js";
 import { otelTraceId } from "../shared/index.js";
 import { grantsSection } from "./admin-grants.js";
@@ -82,7 +83,7 @@ function decisionForm(basePath: string, csrf: string, record: ApprovalRecord, op
   if (isBarredOwner(record, { id: operator, email: null }))
     return `<span class="muted" id="barred-${esc(record.id)}">your own run: another approver decides (forbid_self_approval)</span>`;
   const action = esc(`${basePath}/admin/approvals/${record.id}/decision`);
-  const button = (decision: "approve" | "deny", label: string) =>
+  const button = (decision: ApprovalVote, label: string) =>
     `<form class="inline" method="post" action="${action}"><input type="hidden" name="csrf" value="${esc(csrf)}">
 <input type="hidden" name="decision" value="${decision}"><button type="submit" class="${decision}" id="${decision}-${esc(record.id)}">${label}</button></form>`;
   return `${button("approve", "Approve")} ${button("deny", "Deny")}`;

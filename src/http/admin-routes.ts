@@ -1,9 +1,10 @@
 import formbody from "@fastify/formbody";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Cluster, Redis } from "ioredis";
-import type { RunInspector, RunPage } from "../agent/index.js";
 import {
+  APPROVAL_VOTES,
   type ApprovalStore,
+  type ApprovalVote,
   DECIDE_REFUSALS,
   type DecideRefusal,
   describeRefusal,
@@ -14,6 +15,7 @@ import {
 import type { Logger } from "../logging/index.js";
 import { MetricsKeys, queueDepths } from "../metrics/index.js";
 import type { AgentQueue } from "../queue/index.js";
+import type { RunInspector, RunPage } from "../runs/index.js";
 import type { ScheduleService } from "../scheduler/index.js";
 import { type Clock, isRunnerError, RunnerError, systemClock } from "../shared/index.js";
 import { GRANT_NOTICES } from "./admin-grants.js";
@@ -57,8 +59,6 @@ const DONE_NOTICES = {
   denied: "Denied: the run continues without the call.",
   recorded: "Your approval was recorded; more approvals are needed.",
 } as const;
-
-const DecisionChoices = ["approve", "deny"] as const;
 
 /** Notices the run page may show after an action (never text from the URL itself). */
 const RUN_NOTICES = {
@@ -360,7 +360,7 @@ export async function adminRoutes(
     const { session } = current(request);
     if (!csrfOk(request, session)) return staleForm(reply);
     const decision = (request.body as Record<string, unknown>).decision;
-    if (!isApprovalId(request.params.id) || !(DecisionChoices as readonly unknown[]).includes(decision)) {
+    if (!isApprovalId(request.params.id) || !(APPROVAL_VOTES as readonly unknown[]).includes(decision)) {
       return html(
         reply,
         400,
@@ -370,7 +370,7 @@ export async function adminRoutes(
     const result = await options.approvals.decide({
       id: request.params.id,
       actor: { kind: "operator", id: session.operator, via: "api" },
-      decision: decision as (typeof DecisionChoices)[number],
+      decision: decision as ApprovalVote,
       comment: "decided on the dashboard",
     });
     let notice: string = result.outcome;

@@ -1,6 +1,6 @@
 import escapeHtml from "escape-html";
-import type { RunDetail } from "../agent/index.js";
 import { formatTime } from "../approvals/index.js";
+import type { RunDetail } from "../runs/index.js";
 import { makeVisible } from "../shared/index.js";
 import type { RunAction } from "./run-actions.js";
 

@@ -4,7 +4,7 @@ import {
   type RunListFilter,
   type RunPage,
   type RunSummary,
-} from "../agent/index.js";
+} from "../runs/index.js";
 import { esc, header, page, runLink, time } from "./admin-html.js";
 
 /** Runs as a table: the outcome in the words the CLI and the API use (`failed: <code>`, …). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RunDetail, RunSummary } from "../agent/index.js";
+import type { RunDetail, RunSummary } from "../runs/index.js";
 import { runPage } from "./admin-pages.js";
 
 const summary: RunSummary = {

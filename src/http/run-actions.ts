@@ -1,12 +1,13 @@
 import type { OperatorActor, RunOperations } from "../agent/index.js";
+import { OPERATOR_ACTIONS, type OperatorAction } from "../journal/index.js";
 import { assertNever, isRunnerError } from "../shared/index.js";
 
 /** The run actions the API and /admin offer (RunOperations). */
 export type RunActionsPort = Pick<RunOperations, "cancel" | "retry" | "rerun" | "waitUntilEnded">;
 
-/** The actions, as the routes name them. */
-export const RUN_ACTIONS = ["cancel", "retry", "rerun"] as const;
-export type RunAction = (typeof RUN_ACTIONS)[number];
+/** The actions, as the routes name them: the operator actions the audit trail records. */
+export const RUN_ACTIONS = OPERATOR_ACTIONS;
+export type RunAction = OperatorAction;
 
 /** How long a cancel of a running run waits for its worker to stop it before answering, ms. */
 export const CANCEL_WAIT_MS = 5_000;

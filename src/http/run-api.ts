@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import type { RunInspector } from "../agent/index.js";
 import type { Logger } from "../logging/index.js";
+import type { RunInspector } from "../runs/index.js";
 import { RunnerError, sameIdentity } from "../shared/index.js";
 import { jsonErrorHandler } from "./error-replies.js";
 import { checkBearer, type HttpAuth } from "./http-auth.js";

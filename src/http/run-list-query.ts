@@ -4,7 +4,7 @@ import {
   RUN_STATE_FILTERS,
   type RunListFilter,
   type RunStateFilter,
-} from "../agent/index.js";
+} from "../runs/index.js";
 
 /** The query parameters of a run listing (`GET /api/runs`, `/admin/runs`), each at most once. */
 export const RUN_LIST_PARAMS = [

@@ -1,4 +1,4 @@
-import { type DecideResult, describeRefusal } from "../approvals/index.js";
+import { type ApprovalVote, type DecideResult, describeRefusal } from "../approvals/index.js";
 import { assertNever } from "../shared/index.js";
 
 /** An ephemeral Slack answer: shown to the clicker only, the original message left as it is. */
@@ -9,7 +9,10 @@ export interface SlackEphemeral {
 }
 
 /** The action ids of the buttons in the runner's Slack messages, and what each decides. */
-export const SLACK_ACTIONS = { echo_approve: "approve", echo_deny: "deny" } as const;
+export const SLACK_ACTIONS = { echo_approve: "approve", echo_deny: "deny" } as const satisfies Record<
+  string,
+  ApprovalVote
+>;
 export type SlackActionId = keyof typeof SLACK_ACTIONS;
 
 export function ephemeral(text: string): SlackEphemeral {
@@ -22,7 +25,7 @@ export function unknownSlackUserText(slackUserId: string): string {
 }
 
 /** What the clicker is told about their decision (recorded, or why not). */
-export function slackDecisionText(result: DecideResult, decision: "approve" | "deny"): string {
+export function slackDecisionText(result: DecideResult, decision: ApprovalVote): string {
   if (result.outcome === "decided") {
     const r = result.record;
     const approvals = r.decisions.filter((d) => d.decision === "approve").length;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { APPROVAL_SOURCES, CAPABILITIES, RISK_LEVELS, TOOL_ERROR_KINDS } from "../catalog/index.js";
+import { OPERATOR_CHANNELS } from "../queue/index.js";
 
 /** What an audit entry records: a gate decision, a tool execution, or an operator's action on a run. */
 export const AUDIT_KINDS = ["decision", "execution", "operator"] as const;
@@ -75,7 +76,7 @@ const operator = {
   action: z.enum(OPERATOR_ACTIONS),
   /** The operator's id (config `approvers`, or the CLI's `operator`). */
   by: z.string().min(1).max(512),
-  via: z.enum(["cli", "api", "admin"]),
+  via: z.enum(OPERATOR_CHANNELS),
   /** Why, as the operator said it; empty when they gave no reason. */
   reason: z.string(),
   /** The new run a rerun started; the job state a cancel found. */

@@ -1,5 +1,7 @@
 export {
   createLogger,
+  LOG_FORMATS,
+  LOG_LEVELS,
   type LogFormat,
   type Logger,
   type LoggerOptions,

@@ -1,12 +1,12 @@
 // The composition root: everything built from config (guard, tool set, approvals, notifiers, model
-// clients, run dependencies) for the entry points in src/cli and workers/.
+// clients, run dependencies) and the parts a process runs (parts/: agent worker, scheduler, HTTP
+// server), for the entry points in src/cli and workers/.
 export {
   alertOutboxFromConfig,
   alertReporterFromConfig,
   alertSenderFromConfig,
 } from "./alerts-from-config.js";
 export { allowAlwaysFromConfig, grantAuditTrail } from "./allow-always-from-config.js";
-export { type ApprovalPromoterOptions, startApprovalPromoter } from "./approval-promoter.js";
 export { approvalPolicyFromConfig, approvalsFromConfig } from "./approvals-from-config.js";
 export { chatNotifiersFromConfig } from "./chat-notifiers-from-config.js";
 export { escalationAuditTrail } from "./escalation-audit.js";
@@ -14,6 +14,11 @@ export { callGuardFromConfig } from "./guard-from-config.js";
 export { metricsTokenFromConfig, operatorsFromConfig } from "./operators-from-config.js";
 export { ownerNotifierFromConfig, runOwner } from "./owner-notifier-from-config.js";
 export type { PartContext } from "./part-context.js";
+export { startApprovalPromoter } from "./parts/approval-promoter.js";
+export { startHttpPart } from "./parts/http-part.js";
+export type { RunningPart } from "./parts/running-part.js";
+export { startSchedulerPart } from "./parts/scheduler-part.js";
+export { startWorkerPart, warnIfHashesNotCompact } from "./parts/worker-part.js";
 export {
   effectiveSessionMode,
   gateConfigFromConfig,

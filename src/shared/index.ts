@@ -9,12 +9,15 @@ export {
   ERROR_CODES,
   type ErrorCode,
   isRunnerError,
+  MODEL_ERROR_CODES,
+  type ModelErrorCode,
   RunnerError,
   type RunnerErrorOptions,
 } from "./errors.js";
 export { hashCanonical, sha256Hex } from "./hash.js";
 export { normaliseIdentity, sameIdentity } from "./identity.js";
 export { type IdFactory, randomId, randomToken } from "./ids.js";
+export { IN_DOUBT_POLICIES, type InDoubtPolicy } from "./in-doubt-policies.js";
 export { NEUTRAL_SINKS, type NeutralSink, neutralise, stripEscapeSequences } from "./neutralise.js";
 export {
   describeRedisOutage,
@@ -22,6 +25,12 @@ export {
   type RedisOutageCondition,
   redisOutageOf,
 } from "./redis-outage.js";
+export {
+  CATCH_UP_POLICIES,
+  type CatchUpPolicy,
+  OVERLAP_POLICIES,
+  type OverlapPolicy,
+} from "./schedule-policies.js";
 export { otelTraceId } from "./trace-id.js";
 export {
   countHiddenCharacters,

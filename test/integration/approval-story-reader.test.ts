@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { ApprovalStoryReader, RunInspector } from "../../src/agent/index.js";
 import { ApprovalStore } from "../../src/approvals/index.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
+import { ApprovalStoryReader, RunInspector } from "../../src/runs/index.js";
 import { agentQueue, testPayload } from "../helpers/agent-harness.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 

@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from "ioredis";
-import type { ApprovalStore } from "../approvals/index.js";
-import type { Logger } from "../logging/index.js";
-import { type Promoter, startPromoter } from "../queue/index.js";
+import type { ApprovalStore } from "../../approvals/index.js";
+import type { Logger } from "../../logging/index.js";
+import { type Promoter, startPromoter } from "../../queue/index.js";
 
 /** Options for {@link startApprovalPromoter}. */
 export interface ApprovalPromoterOptions {

@@ -1,5 +1,4 @@
-import { truncateText } from "../execution/result-limits.js";
-import { sanitizeText, sanitizeValue } from "../execution/sanitize.js";
+import { sanitizeText, sanitizeValue, truncateText } from "../agent/index.js";
 
 /** Default longest text or JSON of one field in a run view, characters. */
 export const DEFAULT_VIEW_MAX_CHARS = 2000;

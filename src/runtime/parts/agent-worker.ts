@@ -5,8 +5,8 @@ import {
   runAgent,
   shouldRetryRun,
   usageOfRecords,
-} from "../src/agent/index.js";
-import { meteredAuditSink, type RunnerMetrics } from "../src/metrics/index.js";
+} from "../../agent/index.js";
+import { meteredAuditSink, type RunnerMetrics } from "../../metrics/index.js";
 import {
   type AgentJobPayload,
   type CancelRequest,
@@ -20,8 +20,8 @@ import {
   startRunWorker,
   WorkerRecords,
   watchCancels,
-} from "../src/queue/index.js";
-import { isRunnerError, otelTraceId, randomToken } from "../src/shared/index.js";
+} from "../../queue/index.js";
+import { isRunnerError, otelTraceId, randomToken } from "../../shared/index.js";
 
 /** Options for {@link startAgentWorker}. */
 export interface AgentWorkerOptions {

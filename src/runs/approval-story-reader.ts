@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { callKeyOf } from "../agent/index.js";
 import {
   type ApprovalRecord,
   type ApprovalStory,
@@ -6,11 +7,10 @@ import {
   cutWithNote,
   type StoryStep,
   summariseArgs,
-} from "../../approvals/index.js";
-import { isExecClassTool } from "../../catalog/index.js";
-import { redactSecrets } from "../../journal/index.js";
-import type { AgentJobPayload } from "../../queue/index.js";
-import { callKeyOf } from "../run/approval-hash.js";
+} from "../approvals/index.js";
+import { isExecClassTool } from "../catalog/index.js";
+import { redactSecrets } from "../journal/index.js";
+import type { AgentJobPayload } from "../queue/index.js";
 import type { RunInspector } from "./run-inspector.js";
 import type { DecisionView, RunDetail } from "./run-view.js";
 

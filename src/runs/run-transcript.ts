@@ -1,6 +1,6 @@
-import type { JournalRecord, JournalSnapshot } from "../../journal/index.js";
-import { computeIdempotencyKey } from "../../tools/index.js";
-import { ModelResponse } from "../model/model-client.js";
+import { ModelResponse } from "../agent/index.js";
+import type { JournalRecord, JournalSnapshot } from "../journal/index.js";
+import { computeIdempotencyKey } from "../tools/index.js";
 import { clipText, clipValue } from "./clip.js";
 import type { JournalEntryView, TranscriptStep } from "./run-view.js";
 

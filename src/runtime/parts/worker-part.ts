@@ -1,53 +1,32 @@
 import { join } from "node:path";
-import { type RunDeps, RunInspector, RunOperations, storeApprovals } from "../src/agent/index.js";
-import type { AlertSender } from "../src/alerts/index.js";
-import type { ApprovalNotifications, ApprovalStore } from "../src/approvals/index.js";
-import { createHttpServer } from "../src/http/index.js";
-import type { Logger } from "../src/logging/index.js";
-import { createMetricsCollector, RunnerMetrics } from "../src/metrics/index.js";
+import { type RunDeps, RunOperations, storeApprovals } from "../../agent/index.js";
+import type { AlertSender } from "../../alerts/index.js";
+import type { ApprovalNotifications, ApprovalStore } from "../../approvals/index.js";
+import type { Logger } from "../../logging/index.js";
+import { RunnerMetrics } from "../../metrics/index.js";
 import {
   COMPACT_HASH_FIX,
   COMPACT_HASH_VALUE,
   duplicateRedisConnection,
   lowHashListpackValues,
-  openAgentQueue,
   type RedisConnection,
   watchRemovedRuns,
-} from "../src/queue/index.js";
-import {
-  alertReporterFromConfig,
-  alertSenderFromConfig,
-  allowAlwaysFromConfig,
-  approvalsFromConfig,
-  buildRunDeps,
-  callGuardFromConfig,
-  metricsTokenFromConfig,
-  operatorsFromConfig,
-  type PartContext,
-  rideRedisOutagesFromConfig,
-  runOwner,
-  slackInteractionsFromConfig,
-  startApprovalPromoter,
-  storyReaderFromConfig,
-  toolEnvironmentFromProbe,
-  type WorkerTools,
-} from "../src/runtime/index.js";
-import {
-  type ConfigScheduleEntry,
-  createScheduleRunHooks,
-  Scheduler,
-  ScheduleService,
-  ScheduleStore,
-} from "../src/scheduler/index.js";
-import { RunnerError, systemClock } from "../src/shared/index.js";
+} from "../../queue/index.js";
+import { createScheduleRunHooks } from "../../scheduler/index.js";
+import { alertReporterFromConfig, alertSenderFromConfig } from "../alerts-from-config.js";
+import { allowAlwaysFromConfig } from "../allow-always-from-config.js";
+import { approvalsFromConfig } from "../approvals-from-config.js";
+import { callGuardFromConfig } from "../guard-from-config.js";
+import { runOwner } from "../owner-notifier-from-config.js";
+import type { PartContext } from "../part-context.js";
+import { rideRedisOutagesFromConfig } from "../redis-outage-from-config.js";
+import { buildRunDeps } from "../run-deps-from-config.js";
+import { toolEnvironmentFromProbe } from "../tool-environment-from-probe.js";
+import type { WorkerTools } from "../tool-set-from-config.js";
 import { startAgentWorker } from "./agent-worker.js";
+import { startApprovalPromoter } from "./approval-promoter.js";
 
-export type { PartContext } from "../src/runtime/index.js";
-
-/** A started part; stop() is idempotent and waits for in-flight work to settle. */
-export interface RunningPart {
-  stop(): Promise<void>;
-}
+import type { RunningPart } from "./running-part.js";
 
 /**
  * A run whose job is removed (cancelled by an operator) leaves no approval pending: its requests are
@@ -244,117 +223,6 @@ export async function startWorkerPart(
   };
 }
 
-/** The scheduler: one leader fires due ticks into the agent queue. */
-export function startSchedulerPart(
-  ctx: PartContext,
-  configSchedules: readonly ConfigScheduleEntry[],
-): RunningPart {
-  const { config, logger, redis } = ctx;
-  const queue = openAgentQueue(redis, config.redis.key_prefix);
-  const metrics = new RunnerMetrics({ redis, keyPrefix: config.redis.key_prefix, logger });
-  // Missed firings go to the alerts outbox; the worker's sender mails them.
-  const alerts = alertReporterFromConfig(config, redis, ctx.env, logger);
-  const scheduler = new Scheduler({
-    store: new ScheduleStore({ redis, keyPrefix: config.redis.key_prefix }),
-    agentQueue: queue,
-    configSchedules,
-    logger,
-    onPass: (report) => metrics.schedulePass(report),
-    onMissed: (schedule, missed, note) =>
-      alerts.scheduleMissed(
-        {
-          id: schedule.id,
-          agent: `schedule:${schedule.id}`,
-          owner: runOwner(config, { userId: schedule.owner, origin: { scheduleId: schedule.id } }),
-        },
-        missed,
-        note,
-      ),
-  });
-  scheduler.start();
-  logger.info({ schedules: configSchedules.length }, "scheduler running");
-  return {
-    async stop() {
-      await scheduler.stop();
-      await queue.close();
-    },
-  };
-}
-
-/** The HTTP server: health, approval pages, the approval JSON API, /metrics and the /admin dashboard. */
-export async function startHttpPart(ctx: PartContext): Promise<RunningPart & { address: string }> {
-  const { config, logger, redis } = ctx;
-  const { store } = approvalsFromConfig(config, redis, ctx.env, logger);
-  const operators = operatorsFromConfig(config, ctx.env);
-  const metricsToken = metricsTokenFromConfig(config, ctx.env, operators);
-  const limit = config.http.failure_limit;
-  const queue = openAgentQueue(redis, config.redis.key_prefix);
-  const collector = createMetricsCollector({
-    redis,
-    keyPrefix: config.redis.key_prefix,
-    approvals: store,
-    queues: [queue],
-    clock: systemClock,
-  });
-  const inspector = new RunInspector({ redis, keyPrefix: config.redis.key_prefix, approvals: store });
-  const operations = new RunOperations({ redis, keyPrefix: config.redis.key_prefix, approvals: store });
-  const storyReader = storyReaderFromConfig(config, redis, store);
-  const grants = allowAlwaysFromConfig(config, redis);
-  const slack = slackInteractionsFromConfig(config, ctx.env, store);
-  const app = createHttpServer({
-    redis,
-    logger,
-    keyPrefix: config.redis.key_prefix,
-    operators,
-    ...(metricsToken ? { metricsToken } : {}),
-    trustProxy: config.http.trust_proxy,
-    ...(slack ? { slack } : {}),
-    failureLimits: {
-      windowMs: limit.window_seconds * 1000,
-      perSource: limit.per_source,
-      global: limit.global,
-      perLink: limit.per_link,
-    },
-    approvals: {
-      store,
-      publicUrl: config.http.public_url,
-      story: storyReader.story,
-      grants,
-    },
-    metrics: { collector },
-    runs: { actions: operations, inspector },
-    admin: {
-      actions: operations,
-      keyPrefix: config.redis.key_prefix,
-      publicUrl: config.http.public_url,
-      approvals: store,
-      grants,
-      runs: inspector,
-      queues: [queue],
-      schedules: new ScheduleService({
-        store: new ScheduleStore({ redis, keyPrefix: config.redis.key_prefix }),
-      }),
-    },
-  });
-  const address = await app
-    .listen({ host: config.http.host, port: config.http.port })
-    .catch(async (err: NodeJS.ErrnoException) => {
-      await app.close().catch(() => undefined);
-      throw listenFailure(err, config.http.host, config.http.port);
-    });
-  logger.info({ address, publicUrl: config.http.public_url }, "http server listening");
-  return {
-    address,
-    async stop() {
-      await app.close();
-      await inspector.close();
-      await operations.close();
-      await storyReader.close();
-      await queue.close();
-    },
-  };
-}
-
 /**
  * Logs one warning line when the Redis the worker uses keeps hashes compact only up to less than
  * 1024 bytes a value (as `echo-runner doctor` checks): every parked run then costs ~1.4 KB more
@@ -368,35 +236,4 @@ export async function warnIfHashesNotCompact(redis: RedisConnection, logger: Log
     { redis: low.map((l) => `${l.server} hash-max-listpack-value ${l.value}`).join(", ") },
     `Redis hash-max-listpack-value is below ${COMPACT_HASH_VALUE}: each parked run costs ~1.4 KB more; run \`${COMPACT_HASH_FIX}\` and set it in redis.conf`,
   );
-}
-
-/** A port that cannot be listened on, named with the setting that changes it (one line, no stack). */
-function listenFailure(err: NodeJS.ErrnoException, host: string, port: number): unknown {
-  const where = `${host}:${port}`;
-  const change = `set http.port (env ECHO_RUNNER_HTTP__PORT) to a free port, or 0 to let the system pick one`;
-  if (err.code === "EADDRINUSE")
-    return new RunnerError(
-      "HTTP_PORT_UNAVAILABLE",
-      `${where} is already in use (another echo-runner, or another program): ${change}`,
-      {
-        data: { host, port },
-      },
-    );
-  if (err.code === "EACCES")
-    return new RunnerError(
-      "HTTP_PORT_UNAVAILABLE",
-      `${where} needs privileges this process does not have (ports below 1024): ${change}`,
-      {
-        data: { host, port },
-      },
-    );
-  if (err.code === "EADDRNOTAVAIL")
-    return new RunnerError(
-      "HTTP_PORT_UNAVAILABLE",
-      `${host} is not an address of this machine: set http.host (env ECHO_RUNNER_HTTP__HOST) to one of its addresses, or 127.0.0.1`,
-      {
-        data: { host, port },
-      },
-    );
-  return err;
 }

@@ -1,7 +1,7 @@
-import type { ApprovalStatus, DecisionEntry } from "../../approvals/index.js";
-import type { OperatorAuditEntry, ToolAuditEntry } from "../../journal/index.js";
-import type { RunOrigin } from "../../queue/index.js";
-import type { FinishReason, ModelUsage } from "../model/model-client.js";
+import type { FinishReason, ModelUsage } from "../agent/index.js";
+import type { ApprovalStatus, DecisionEntry } from "../approvals/index.js";
+import type { OperatorAuditEntry, ToolAuditEntry } from "../journal/index.js";
+import type { RunOrigin } from "../queue/index.js";
 import { RUN_END_OUTCOMES, RUN_PROGRESS } from "./run-outcome.js";
 
 /**

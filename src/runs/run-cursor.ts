@@ -1,4 +1,4 @@
-import { RunnerError } from "../../shared/index.js";
+import { RunnerError } from "../shared/index.js";
 
 /** Where a page of runs ended: the last run's enqueue time and id (the list's order, run-inspector.ts). */
 export interface RunCursor {

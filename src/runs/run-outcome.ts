@@ -1,6 +1,6 @@
-import type { ApprovalStatus } from "../../approvals/index.js";
-import { isCancelledReason } from "../../queue/index.js";
-import { LANDING_REQUEST_TOOL } from "../run/land-layer.js";
+import { LANDING_REQUEST_TOOL } from "../agent/index.js";
+import type { ApprovalStatus } from "../approvals/index.js";
+import { isCancelledReason } from "../queue/index.js";
 
 /**
  * How a finished run ended, in the words the CLI, the JSON API and /admin all print:

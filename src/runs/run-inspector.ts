@@ -1,12 +1,14 @@
 import type { Cluster, Redis } from "ioredis";
-import { type ApprovalRecord, type ApprovalStore, effectiveStatus } from "../../approvals/index.js";
+import type { RunOutcome } from "../agent/index.js";
+import { callKeyOf, isCancelJournalKey, type UsageTotals, usageOfRecords } from "../agent/index.js";
+import { type ApprovalRecord, type ApprovalStore, effectiveStatus } from "../approvals/index.js";
 import {
   type AuditRecord,
   AuditTrail,
   Journal,
   type OperatorAuditEntry,
   type ToolAuditEntry,
-} from "../../journal/index.js";
+} from "../journal/index.js";
 import {
   AgentJobPayload,
   type AgentQueue,
@@ -14,12 +16,8 @@ import {
   openAgentQueue,
   type RunJob,
   RunReruns,
-} from "../../queue/index.js";
-import { assertNever, type Clock, RunnerError, systemClock } from "../../shared/index.js";
-import { type UsageTotals, usageOfRecords } from "../budget/usage-totals.js";
-import { isCancelJournalKey } from "../operate/cancel-record.js";
-import { callKeyOf } from "../run/approval-hash.js";
-import type { RunOutcome } from "../run/run-contract.js";
+} from "../queue/index.js";
+import { assertNever, type Clock, RunnerError, systemClock } from "../shared/index.js";
 import { clipText, DEFAULT_VIEW_MAX_CHARS } from "./clip.js";
 import { decodeRunCursor, encodeRunCursor, type RunCursor } from "./run-cursor.js";
 import { matchesOutcome, outcomeText, type RunEndRecord, runEndOf } from "./run-outcome.js";
