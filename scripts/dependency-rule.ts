@@ -60,6 +60,11 @@ export const SUB_ROOMS: Readonly<Record<string, readonly string[]>> = {
   /** The stored requests and decisions, then the messages that tell people about them. */
   approvals: ["store", "notify"],
   /**
+   * Who may ask (tokens, throttles), the pages and error replies, then the route families that use
+   * them; the server that mounts them all on top.
+   */
+  http: ["auth", "pages", "approvals", "runs", "slack", "admin"],
+  /**
    * The commands by noun (a key may name a folder inside a room): what several nouns share, the
    * schedules a config names, then the config check that reads them, the tool rows doctor lists.
    */

@@ -1,17 +1,29 @@
-export type { AdminHttpOptions } from "./admin-routes.js";
-export { approvalApiRoutes } from "./approval-api.js";
-export { type ApprovalHttpOptions, approvalHttpContext } from "./approval-http-context.js";
-export { APPROVAL_CSS, confirmationPage, errorPage, statusPage } from "./approval-pages.js";
-export { APPROVAL_PAGE_HEADERS, approvalPageRoutes } from "./approval-routes.js";
-export { BASE_SECURITY_HEADERS, MAX_BODY_BYTES } from "./error-replies.js";
-export { DEFAULT_FAILURE_LIMITS, type FailureLimits } from "./failure-throttle.js";
-export type { MetricsHttpOptions } from "./metrics-route.js";
+export type { AdminHttpOptions } from "./admin/index.js";
+export {
+  APPROVAL_PAGE_HEADERS,
+  type ApprovalHttpOptions,
+  approvalApiRoutes,
+  approvalHttpContext,
+  approvalPageRoutes,
+} from "./approvals/index.js";
 export {
   assertTokenStrength,
+  DEFAULT_FAILURE_LIMITS,
+  type FailureLimits,
   MIN_TOKEN_LENGTH,
   OperatorCredentials,
   type OperatorToken,
-} from "./operator-credentials.js";
+} from "./auth/index.js";
+export type { MetricsHttpOptions } from "./metrics-route.js";
+export {
+  APPROVAL_CSS,
+  BASE_SECURITY_HEADERS,
+  confirmationPage,
+  errorPage,
+  MAX_BODY_BYTES,
+  statusPage,
+} from "./pages/index.js";
+export type { RunApiOptions } from "./runs/index.js";
 export {
   CANCEL_WAIT_MS,
   performRunAction,
@@ -19,8 +31,12 @@ export {
   type RunAction,
   type RunActionReply,
   type RunActionsPort,
-} from "./run-actions.js";
-export type { RunApiOptions } from "./run-api.js";
+} from "./runs/index.js";
 export { createHttpServer, type HttpServerOptions } from "./server.js";
-export { SLACK_RESPONSE_ORIGIN, type SlackInteractionOptions } from "./slack-interactions.js";
-export { SLACK_TIMESTAMP_WINDOW_MS, slackSignature, verifySlackSignature } from "./slack-signature.js";
+export {
+  SLACK_RESPONSE_ORIGIN,
+  SLACK_TIMESTAMP_WINDOW_MS,
+  type SlackInteractionOptions,
+  slackSignature,
+  verifySlackSignature,
+} from "./slack/index.js";
