@@ -12,19 +12,13 @@ export {
   MODEL_ERROR_CODES,
   type ModelErrorCode,
   RunnerError,
-  type RunnerErrorOptions,
 } from "./errors.js";
 export { hashCanonical, sha256Hex } from "./hash.js";
 export { normaliseIdentity, sameIdentity } from "./identity.js";
 export { type IdFactory, randomId, randomToken } from "./ids.js";
 export { IN_DOUBT_POLICIES, type InDoubtPolicy } from "./in-doubt-policies.js";
-export { NEUTRAL_SINKS, type NeutralSink, neutralise, stripEscapeSequences } from "./neutralise.js";
-export {
-  describeRedisOutage,
-  REDIS_OUTAGE_CONDITIONS,
-  type RedisOutageCondition,
-  redisOutageOf,
-} from "./redis-outage.js";
+export { type NeutralSink, neutralise } from "./neutralise.js";
+export { describeRedisOutage, type RedisOutageCondition, redisOutageOf } from "./redis-outage.js";
 export {
   CATCH_UP_POLICIES,
   type CatchUpPolicy,
@@ -33,7 +27,6 @@ export {
 } from "./schedule-policies.js";
 export { otelTraceId } from "./trace-id.js";
 export {
-  countHiddenCharacters,
   hasHiddenCharacters,
   hiddenCharactersIn,
   hiddenCharactersWarning,

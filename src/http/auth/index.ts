@@ -7,9 +7,4 @@ export {
 } from "./failure-throttle.js";
 export { checkBearer, type HttpAuth } from "./http-auth.js";
 export { LinkFailures } from "./link-failures.js";
-export {
-  assertTokenStrength,
-  MIN_TOKEN_LENGTH,
-  OperatorCredentials,
-  type OperatorToken,
-} from "./operator-credentials.js";
+export { assertTokenStrength, OperatorCredentials } from "./operator-credentials.js";

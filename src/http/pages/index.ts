@@ -1,7 +1,6 @@
 export { APPROVAL_CSS, confirmationPage, errorPage, statusPage, stepsPage } from "./approval-pages.js";
 export {
   applyBaseHeaders,
-  BASE_SECURITY_HEADERS,
   clientErrorReply,
   jsonErrorHandler,
   MAX_BODY_BYTES,

@@ -1,6 +1,5 @@
 export {
   actionStatus,
-  CANCEL_WAIT_MS,
   performRunAction,
   RUN_ACTIONS,
   type RunAction,
