@@ -19,6 +19,7 @@ export {
 export { assertValidTool, defineMcpTool, defineTool, type ToolDefinition } from "./define-tool.js";
 export { EXEC_HOSTS, type ExecHost } from "./exec-hosts.js";
 export { APPROVAL_SOURCES, type ApprovalSource, type ToolExecutionContext } from "./execution-context.js";
+export { NETWORK_POLICIES, type NetworkPolicy } from "./network-policies.js";
 export { PATH_ACCESS, type PathAccess } from "./path-access.js";
 export { TOOL_PROFILES, type ToolProfile } from "./profiles.js";
 export { reservedToolResult } from "./reserved-tools.js";

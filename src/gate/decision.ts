@@ -1,7 +1,8 @@
 import type { ApprovalSource, RiskLevel } from "../catalog/index.js";
+import { GUARD_VERDICTS } from "../guard/index.js";
 
-/** What the gate answers. */
-export const GATE_VERDICTS = ["allow", "deny", "ask"] as const;
+/** What the gate answers: the guard's verdicts, one list. */
+export const GATE_VERDICTS = GUARD_VERDICTS;
 export type GateVerdict = (typeof GATE_VERDICTS)[number];
 
 /** The 11 steps of seed 000's ApprovalGate.check, in order (step number = index + 1). */

@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { APPROVAL_SOURCES, CAPABILITIES, RISK_LEVELS, TOOL_ERROR_KINDS } from "../catalog/index.js";
+import { GATE_VERDICTS } from "../gate/index.js";
 import { OPERATOR_CHANNELS } from "../queue/index.js";
 
 /** What an audit entry records: a gate decision, a tool execution, or an operator's action on a run. */
 export const AUDIT_KINDS = ["decision", "execution", "operator"] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
-/** Gate verdicts (docs/DESIGN.md §6). */
-export const AUDIT_VERDICTS = ["allow", "deny", "ask"] as const;
+/** Gate verdicts (docs/DESIGN.md §6), as the gate writes them. */
+export const AUDIT_VERDICTS = GATE_VERDICTS;
 export type AuditVerdict = (typeof AUDIT_VERDICTS)[number];
 
 /** How an execution ended: success, or the tool result's error kind. */
