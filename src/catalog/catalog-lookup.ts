@@ -2,7 +2,6 @@ import type { Capability } from "./capabilities.js";
 import { type CatalogEntry, TOOL_CATALOG, type ToolName } from "./catalog.js";
 import { TOOL_PROFILES, type ToolProfile } from "./profiles.js";
 import { maxRisk, type RiskLevel } from "./risk.js";
-import { TOOL_SECTIONS, type ToolSection } from "./tool-declaration.js";
 
 /**
  * Lookups derived from the catalog (TOOL_CATALOG), precomputed once into Maps so a policy decision never
@@ -102,19 +101,6 @@ export function profilesOf(name: string): readonly ToolProfile[] {
 export function isInProfile(profile: ToolProfile, name: string): boolean {
   if (isKnownTool(name) && TOOLS_BY_PROFILE.get(profile)?.has(name)) return true;
   return profile === "full" && isMcpToolName(name);
-}
-
-/** The catalog's tool names in `profile`, in catalog order. */
-export function toolsInProfile(profile: ToolProfile): ReadonlySet<ToolName> {
-  return TOOLS_BY_PROFILE.get(profile) ?? new Set();
-}
-
-/** The catalog grouped by section, in {@link TOOL_SECTIONS} order (for help text and docs). */
-export function listToolSections(): readonly { section: ToolSection; tools: readonly CatalogEntry[] }[] {
-  return TOOL_SECTIONS.map((section) => ({
-    section,
-    tools: TOOL_CATALOG.filter((e) => e.section === section),
-  })).filter((group) => group.tools.length > 0);
 }
 
 function profileIncludes(profile: ToolProfile, entry: CatalogEntry): boolean {

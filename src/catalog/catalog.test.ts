@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { listToolSections, toolsInProfile } from "./catalog-lookup.fixture.js";
 import {
   capabilitiesOf,
   catalogEntry,
@@ -6,12 +7,10 @@ import {
   isKnownTool,
   isMcpToolName,
   isReservedTool,
-  listToolSections,
   mcpToolName,
   parseMcpToolName,
   profilesOf,
   riskOf,
-  toolsInProfile,
 } from "./catalog-lookup.js";
 import { TOOL_CATALOG, TOOL_SECTIONS } from "./index.js";
 

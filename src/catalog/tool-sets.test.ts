@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { EXEC_CLASS_TOOLS, isExecClassTool, pathArgumentsOf, TOOL_CATALOG } from "./index.js";
-import { isRunLoopTool, isSubagentTool, RUN_LOOP_TOOLS, SUBAGENT_TOOLS } from "./tool-sets.js";
+import { isRunLoopTool, isSubagentTool } from "./tool-sets.fixture.js";
+import { RUN_LOOP_TOOLS, SUBAGENT_TOOLS } from "./tool-sets.js";
 
 // The sets as they were written by hand before the catalog carried them: derivation must not
 // change which tools are in them.

@@ -42,16 +42,6 @@ export function isExecClassTool(name: string): name is ExecClassTool {
   return (EXEC_CLASS_TOOLS as readonly string[]).includes(name);
 }
 
-/** True for the tools the run loop carries out itself. */
-export function isRunLoopTool(name: string): name is RunLoopTool {
-  return (RUN_LOOP_TOOLS as readonly string[]).includes(name);
-}
-
-/** True for the tools that start or manage sub-agent runs. */
-export function isSubagentTool(name: string): name is SubagentTool {
-  return (SUBAGENT_TOOLS as readonly string[]).includes(name);
-}
-
 /** The path arguments of a tool and whether it writes through them; undefined when it has none. */
 export function pathArgumentsOf(name: string): ToolDeclaration["pathArguments"] {
   return PATH_ARGUMENTS.get(name);

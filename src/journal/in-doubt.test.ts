@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type InDoubtAction, type InDoubtInput, recordStanding, resolveInDoubt } from "./in-doubt.js";
+import { recordStanding } from "./in-doubt.fixture.js";
+import { type InDoubtAction, type InDoubtInput, resolveInDoubt } from "./in-doubt.js";
 import type { JournalRecord } from "./records.js";
 
 describe("resolveInDoubt", () => {

@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  countHiddenCharacters,
-  hasHiddenCharacters,
-  hiddenCharactersWarning,
-  makeVisible,
-} from "./visible-text.js";
+import { countHiddenCharacters } from "./visible-text.fixture.js";
+import { hasHiddenCharacters, hiddenCharactersWarning, makeVisible } from "./visible-text.js";
 
 describe("makeVisible", () => {
   it.each([

@@ -43,11 +43,6 @@ export function hiddenCharactersIn(text: string): string[] {
   return text.match(HIDDEN) ?? [];
 }
 
-/** How many characters of `text` {@link makeVisible} rewrites. */
-export function countHiddenCharacters(text: string): number {
-  return text.match(HIDDEN)?.length ?? 0;
-}
-
 /**
  * `\u202e` for each UTF-16 code unit (a character above U+FFFF as its surrogate pair, `\udb40\udc41`):
  * the form JSON and JavaScript read back as the same character, so a rendering of JSON stays JSON.

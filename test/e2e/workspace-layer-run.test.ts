@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { ApprovalStore } from "../../src/approvals/index.js";
-import { bufferIo } from "../../src/cli/io.js";
+import { bufferIo } from "../../src/cli/buffer-io.fixture.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import type { EchoRunnerConfig } from "../../src/config/index.js";
 import { Journal } from "../../src/journal/index.js";

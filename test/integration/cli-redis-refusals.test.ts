@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bufferIo } from "../../src/cli/io.js";
+import { bufferIo } from "../../src/cli/buffer-io.fixture.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { type AgentQueue, openAgentQueue } from "../../src/queue/index.js";
 import { fillRedisToOom } from "../helpers/redis-oom.js";

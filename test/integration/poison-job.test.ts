@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bufferIo } from "../../src/cli/io.js";
+import { bufferIo } from "../../src/cli/buffer-io.fixture.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import {
   type AgentQueue,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { bufferIo } from "../../src/cli/io.js";
+import { bufferIo } from "../../src/cli/buffer-io.fixture.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { openAgentQueue } from "../../src/queue/index.js";
 import { type ParkingWorker, startParkingWorker } from "../helpers/parking-worker.js";

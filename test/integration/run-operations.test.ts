@@ -7,7 +7,7 @@ import { stringify } from "yaml";
 import { RunOperations, storeApprovals } from "../../src/agent/index.js";
 import { ApprovalNotifications, ApprovalStore } from "../../src/approvals/index.js";
 import { defineTool, toolSuccess } from "../../src/catalog/index.js";
-import { bufferIo } from "../../src/cli/io.js";
+import { bufferIo } from "../../src/cli/buffer-io.fixture.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { createHttpServer, OperatorCredentials } from "../../src/http/index.js";
 import { AuditTrail } from "../../src/journal/index.js";

@@ -6,7 +6,7 @@ import { RunnerError } from "../../shared/index.js";
 import type { ChatMessage } from "./model-client.js";
 import { ModelResponse } from "./model-client.js";
 import { loadScriptedModel, scriptedModelFromYaml } from "./scripted-client.js";
-import { parseScriptedScript } from "./scripted-script.js";
+import { parseScriptedScript } from "./scripted-script.fixture.js";
 
 const PLAYBOOK = `
 - content: Let me look.

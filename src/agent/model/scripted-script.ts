@@ -39,28 +39,6 @@ export const ScriptedScript = z.array(ScriptedTurn).min(1, "a script needs at le
 export type ScriptedScript = z.infer<typeof ScriptedScript>;
 
 /**
- * Parses a scripted-model playbook (a YAML list of turns). Every problem is reported at once, each
- * named by its path (`turns[2].tool_calls[0].name: ...`); YAML syntax errors carry line and column.
- * Duplicate keys are errors.
- *
- * ```yaml
- * - tool_calls:
- *     - name: write_file
- *       arguments: { path: notes.txt, content: hello }
- * - content: Done.
- * ```
- */
-export function parseScriptedScript(yamlText: string, source = "scripted model script"): ScriptedScript {
-  const file = parseScriptedFile(yamlText, source);
-  if (Array.isArray(file)) return file;
-  throw new RunnerError(
-    "MODEL_SCRIPT_INVALID",
-    `${source} holds playbooks by task (tasks:), where one list of turns was expected`,
-    { data: { source } },
-  );
-}
-
-/**
  * Playbooks by task: the run's task (its first user message) picks the list of turns. A sub-agent
  * started with delegate_task uses its parent's model, so a demo whose parent delegates needs the
  * child's task to select a playbook of its own.

@@ -10,7 +10,7 @@ import {
   uniquePrefix,
 } from "../../../../test/helpers/test-redis.js";
 import { ApprovalStore } from "../../../approvals/index.js";
-import { bufferIo } from "../../io.js";
+import { bufferIo } from "../../buffer-io.fixture.js";
 import { runCli } from "../../run-cli.js";
 
 let redis: Redis;

@@ -11,7 +11,7 @@ import {
 } from "../../../../test/helpers/test-redis.js";
 import { type AuditEvent, AuditTrail, auditKeys } from "../../../journal/index.js";
 import { ManualClock } from "../../../shared/index.js";
-import { bufferIo } from "../../io.js";
+import { bufferIo } from "../../buffer-io.fixture.js";
 import { runCli } from "../../run-cli.js";
 
 let redis: Redis;

@@ -8,7 +8,7 @@ import {
   reply,
   startFakeChatServer,
 } from "../../../../test/helpers/fake-chat-server.js";
-import { bufferIo } from "../../io.js";
+import { bufferIo } from "../../buffer-io.fixture.js";
 import { runCli } from "../../run-cli.js";
 import type { DoctorReport } from "./doctor.js";
 

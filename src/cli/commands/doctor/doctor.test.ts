@@ -7,7 +7,7 @@ import { stringify } from "yaml";
 import { freePort } from "../../../../test/helpers/free-port.js";
 import { RedisServerProcess } from "../../../../test/helpers/redis-server.js";
 import { type SmtpCapture, startSmtpCapture } from "../../../../test/helpers/smtp-capture.js";
-import { bufferIo } from "../../io.js";
+import { bufferIo } from "../../buffer-io.fixture.js";
 import { runCli } from "../../run-cli.js";
 import type { DoctorReport } from "./doctor.js";
 import type { DoctorCheck } from "./doctor-check.js";

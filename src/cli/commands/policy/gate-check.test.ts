@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bufferIo } from "../../io.js";
+import { bufferIo } from "../../buffer-io.fixture.js";
 import { runCli } from "../../run-cli.js";
 
 /** The example configuration at the end of seed 000's configuration section, verbatim. */

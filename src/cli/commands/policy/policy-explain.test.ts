@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isRunnerError } from "../../../shared/index.js";
-import { bufferIo } from "../../io.js";
+import { bufferIo } from "../../buffer-io.fixture.js";
 import { runCli } from "../../run-cli.js";
 import { explainInputFromConfig } from "./explain-input.js";
 import { policyExplainCommand } from "./policy-explain.js";

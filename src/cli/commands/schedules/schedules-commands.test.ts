@@ -13,7 +13,7 @@ import { loadConfig } from "../../../config/index.js";
 import { type AgentQueue, openAgentQueue } from "../../../queue/index.js";
 import { reconcileConfigSchedules, ScheduleService, ScheduleStore } from "../../../scheduler/index.js";
 import { isRunnerError } from "../../../shared/index.js";
-import { bufferIo } from "../../io.js";
+import { bufferIo } from "../../buffer-io.fixture.js";
 import { runCli } from "../../run-cli.js";
 import { checkedConfigScheduleEntries } from "../config/index.js";
 

@@ -7,7 +7,7 @@ import { TOOL_CATALOG } from "../../../catalog/index.js";
 import { loadConfig } from "../../../config/index.js";
 import { createLogger } from "../../../logging/index.js";
 import { hostPolicyFromConfig, mcpServersFromConfig, toolRegistryFor } from "../../../runtime/index.js";
-import { bufferIo } from "../../io.js";
+import { bufferIo } from "../../buffer-io.fixture.js";
 import { type ToolRow, toolsListCommand } from "./tools-list.js";
 
 const ROOT = resolve(import.meta.dirname, "../../../..");
