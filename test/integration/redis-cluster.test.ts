@@ -352,7 +352,7 @@ const SCRIPT_SITES: Record<string, string> = {
   "src/tools/sessions/session-archive.ts":
     "RECORD_LUA: the run's archived value and the user's run set, both under the user's {user:<id>} hash tag (its own cluster test in session-archive.test.ts)",
   "src/approvals/notify/digest-store.ts": "inline JOIN, CLAIM_DUE, REMOVE: {approvals} keys",
-  "src/http/failure-throttle.ts": "inline BLOCKED, COUNT: {http} keys",
+  "src/http/auth/failure-throttle.ts": "inline BLOCKED, COUNT: {http} keys",
   "src/agent/budget/usage-index.ts":
     "inline JOIN_SET: one key ({trace:<id>}:runs or {sched:<id>}:runs:<day>)",
 };

@@ -6,9 +6,11 @@
 # console, which the test reads; the machine powers off when it ends.
 mount -t proc proc /proc
 mount -t sysfs sys /sys
-mount -t tmpfs tmp /tmp
 mount -t cgroup2 none /sys/fs/cgroup
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+# A private tmpfs for temporary files, on /run rather than over /tmp: the repository may be under /tmp.
+mount -t tmpfs tmp /run
+mkdir -p /run/tmp
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/run/tmp TMPDIR=/run/tmp
 cd "$ECHO_UML_REPO" && node bin/run-ts.js "$ECHO_UML_PROBE" 2>&1
 echo "UML-PROBE-EXIT $?"
 poweroff -f
