@@ -801,3 +801,26 @@ describe("human approval", () => {
     }
   });
 });
+
+describe("step 4's reasons state the cron grant as it is", () => {
+  const allowSafe = new ApprovalGate({ ...GATE_CONFIG, unattendedPolicy: "allow_safe" });
+  const deny = new ApprovalGate({ ...GATE_CONFIG, unattendedPolicy: "deny" });
+
+  it("a schedule with a grant: its grant covers only unflagged calls, this one is flagged", async () => {
+    for (const gate of [allowSafe, deny]) {
+      const decision = await gate.check(exec(SOFT), CRON);
+      expect(decision.reason).toContain("the schedule's cron grant covers only unflagged calls");
+      expect(decision.reason).not.toContain("without a cron grant");
+      expect(decision.reason).not.toContain("no cron grant");
+    }
+  });
+
+  it("a schedule without a grant says it holds none", async () => {
+    const asked = await allowSafe.check(exec(), CRON_UNAUTHORISED);
+    expect(asked.verdict).toBe("ask");
+    expect(asked.reason).toContain("its schedule holds no cron grant, and the call is not judged safe");
+    const denied = await deny.check(writeFile, CRON_UNAUTHORISED);
+    expect(denied.verdict).toBe("deny");
+    expect(denied.reason).toContain("its schedule holds no cron grant");
+  });
+});
