@@ -7,6 +7,7 @@ export {
   memoryAllowAlwaysStore,
 } from "./allow-always.js";
 export { ApprovalGate, GATE_STEP_LIST, type GateCheckOptions, type GateStepTrace } from "./approval-gate.js";
+export { callFindings } from "./call-findings.js";
 export {
   type DecisionSource,
   GATE_STEPS,

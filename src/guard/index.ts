@@ -104,4 +104,5 @@ export {
   type GuardVerdictKind,
   HARD_RULES,
   SOFT_RULES,
+  type SoftRule,
 } from "./verdict/index.js";

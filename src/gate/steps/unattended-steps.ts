@@ -20,7 +20,8 @@ export function isSafeSideEffect(state: GateState): boolean {
 function grantStanding(state: GateState): string {
   const { call, ctx } = state;
   if (!ctx.cronAuthorized) return "its schedule holds no cron grant, and the call is not judged safe";
-  if (isFlagged(state)) return "the schedule's cron grant covers only unflagged calls, and this call is flagged";
+  if (isFlagged(state))
+    return "the schedule's cron grant covers only unflagged calls, and this call is flagged";
   if (state.forceHuman) return "the schedule's cron grant does not cover a call a setting sends to a person";
   return `the schedule's cron grant covers write and exec calls, and this is a ${call.risk} call`;
 }
