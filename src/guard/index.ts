@@ -12,7 +12,7 @@ export {
   MAX_PIPES,
   MAX_SCRIPT_NESTING,
 } from "./command-guard.js";
-export { commandPathOperands, NEUTRAL_DEVICE_PATHS } from "./command-path-operands.js";
+export { commandNamedPaths, commandPathOperands, NEUTRAL_DEVICE_PATHS } from "./command-path-operands.js";
 export { commandRunFiles, type RunFile } from "./command-run-files.js";
 export {
   EXEC_HOST_TABLE,

@@ -1,4 +1,5 @@
 export { missingForAction } from "./action-args.js";
+export { ENTRY_COUNT_CAP, workspaceEntryState } from "./beneath/workspace-entry-state.js";
 export { RUN_FILE_MAX_BYTES, workspaceFileDigest } from "./beneath/workspace-file-digest.js";
 export {
   currentWorkspaceView,
