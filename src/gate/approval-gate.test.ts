@@ -824,3 +824,13 @@ describe("step 4's reasons state the cron grant as it is", () => {
     expect(denied.reason).toContain("its schedule holds no cron grant");
   });
 });
+
+describe("step 4 names the tool it lets through under a cron grant", () => {
+  it("labels a delegate_task by its name and risk, not as an exec call", async () => {
+    const decision = await new ApprovalGate(GATE_CONFIG).check(call("delegate_task", "exec"), CRON);
+    expect(decision).toMatchObject({ verdict: "allow", step: 4 });
+    expect(decision.reason).toBe(
+      '"delegate_task" (exec risk) of a cron-authorised schedule, nothing flagged',
+    );
+  });
+});

@@ -49,7 +49,10 @@ export const unattendedStep: GateStep = {
       !flagged &&
       !state.forceHuman
     ) {
-      return { verdict: "allow", reason: `${call.risk} call of a cron-authorised schedule` };
+      return {
+        verdict: "allow",
+        reason: `"${call.tool}" (${call.risk} risk) of a cron-authorised schedule, nothing flagged`,
+      };
     }
     switch (config.unattendedPolicy) {
       case "deny":
