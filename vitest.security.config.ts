@@ -9,7 +9,7 @@ import { defineConfig } from "vitest/config";
 const APPROVAL_ATTACK_TESTS = [
   // forged token, another request's token and nonce, used token, expired, GET/HEAD on the decision
   // URL, POST without token or nonce, cancelled run, 20 concurrent POSTs, failed tokens throttled per request
-  "src/http/approval-routes.test.ts",
+  "src/http/approvals/approval-routes.test.ts",
   // One person racing their own votes over the API, their link and /admin counts once
   // (fails without the decide script's already_voted); removed approvers and rotated tokens decide nothing
   "src/http/self-quorum-race.test.ts",

@@ -2,10 +2,10 @@ import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
 import { Redis } from "ioredis";
 import { createRedisConnection, enqueueAgentRun } from "../src/queue/index.js";
+import { startAgentWorker } from "../src/runtime/parts/agent-worker.js";
 import { agentQueue, testPayload, testRunDeps } from "../test/helpers/agent-harness.js";
 import { startRedisServer } from "../test/helpers/redis-server.js";
 import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
-import { startAgentWorker } from "../workers/agent-worker.js";
 import { noopReadTool, readFilesScript } from "./agent-workload.js";
 
 /**

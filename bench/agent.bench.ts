@@ -7,10 +7,10 @@ import {
   createRedisConnection,
   enqueueAgentRun,
 } from "../src/queue/index.js";
+import { startAgentWorker } from "../src/runtime/parts/agent-worker.js";
 import { agentQueue, testPayload, testRunDeps } from "../test/helpers/agent-harness.js";
 import { startRedisCluster } from "../test/helpers/redis-cluster.js";
 import { deleteKeysWithPrefix } from "../test/helpers/test-redis.js";
-import { startAgentWorker } from "../workers/agent-worker.js";
 import { noopReadTool, readFilesScript } from "./agent-workload.js";
 import { runStandalone } from "./standalone.js";
 

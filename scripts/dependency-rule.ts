@@ -31,6 +31,8 @@ export const LAYERS: Record<string, number> = {
   agent: 4,
   queue: 4,
   scheduler: 4,
+  /** The read model of runs (what a run did): above the rooms it reads, below those that show it. */
+  runs: 4.5,
   http: 5,
   metrics: 5,
   /** Alerts to people about runs and schedules: built on the approvals notifiers. */
@@ -57,6 +59,11 @@ export const SUB_ROOMS: Readonly<Record<string, readonly string[]>> = {
   guard: ["verdict", "shell", "unwrap", "safe-bins", "paths", "network", "families"],
   /** The stored requests and decisions, then the messages that tell people about them. */
   approvals: ["store", "notify"],
+  /**
+   * Who may ask (tokens, throttles), the pages and error replies, then the route families that use
+   * them; the server that mounts them all on top.
+   */
+  http: ["auth", "pages", "approvals", "runs", "slack", "admin"],
   /**
    * The commands by noun (a key may name a folder inside a room): what several nouns share, the
    * schedules a config names, then the config check that reads them, the tool rows doctor lists.

@@ -8,12 +8,14 @@ import {
   type PartContext,
   type ProcessOptions,
   type ProcessPart,
+  type RunningPart,
   type RunningProcess,
+  startHttpPart,
+  startSchedulerPart,
+  startWorkerPart,
   toolRegistryFor,
 } from "../src/runtime/index.js";
-
 import { type LocalRedis, startLocalRedis } from "./local-redis.js";
-import { type RunningPart, startHttpPart, startSchedulerPart, startWorkerPart } from "./parts.js";
 import { runShutdown, type ShutdownStep } from "./shutdown.js";
 
 /** When Redis is already gone at shutdown, waiting for it longer than this helps nobody. */

@@ -3,137 +3,26 @@ export { redisSpillStore } from "./adapters/redis-spill-store.js";
 export { smartApproverFromModel } from "./adapters/smart-approver.js";
 export { storeApprovals } from "./adapters/store-approvals.js";
 export {
-  BUDGET_LIMITS,
-  type BudgetExhaustion,
-  type BudgetLimit,
-  type ModelPrice,
   type RunBudget,
   redisUsageIndex,
   stricterBudget,
-  type UsageIndex,
   type UsageTotals,
   usageOfRecords,
 } from "./budget/index.js";
-export { batchMode, runToolBatch } from "./execution/batch.js";
-export {
-  TOOL_ERROR_MAX_CHARS,
-  TOOL_RESULT_MAX_CHARS,
-  truncateError,
-  truncateText,
-} from "./execution/result-limits.js";
-export { retryDelayMs, shouldRetryTool } from "./execution/retry.js";
-export { OPAQUE_FIELDS, SENSITIVE_FIELDS, sanitizeText, sanitizeValue } from "./execution/sanitize.js";
-export {
-  ApprovalStoryReader,
-  type ApprovalStoryReaderOptions,
-  STORY_TEXT_LIMIT,
-} from "./inspect/approval-story-reader.js";
-export { clipText, clipValue, DEFAULT_VIEW_MAX_CHARS } from "./inspect/clip.js";
-export {
-  DEFAULT_RUN_LIST_LIMIT,
-  MAX_RUN_LIST_LIMIT,
-  RunInspector,
-  type RunInspectorOptions,
-} from "./inspect/run-inspector.js";
-export { RUN_END_OUTCOMES, type RunEndOutcome } from "./inspect/run-outcome.js";
-export {
-  type ApprovalView,
-  type DecisionView,
-  JOURNAL_VIEW_STATUSES,
-  type JournalEntryView,
-  type JournalViewStatus,
-  type OperatorActionView,
-  type ParkedApproval,
-  RUN_JOB_STATES,
-  RUN_OUTCOMES,
-  RUN_STATE_FILTERS,
-  type RunDetail,
-  type RunJobState,
-  type RunListFilter,
-  type RunOutcomeKind,
-  type RunPage,
-  type RunStateFilter,
-  type RunSummary,
-  type RunUsageView,
-  type TranscriptStep,
-  type TranscriptToolCall,
-} from "./inspect/run-view.js";
-export { usageText } from "./inspect/usage-text.js";
-export {
-  type AnthropicClientOptions,
-  createAnthropicClient,
-  DEFAULT_ANTHROPIC_MAX_TOKENS,
-} from "./model/anthropic-client.js";
-export {
-  CHAT_ROLES,
-  ChatMessage,
-  type ChatRole,
-  FINISH_REASONS,
-  type FinishReason,
-  type ModelClient,
-  type ModelRequest,
-  ModelResponse,
-  ModelToolCall,
-  type ModelToolSpec,
-  ModelUsage,
-  parseToolArguments,
-} from "./model/model-client.js";
-export {
-  isRetryableModelErrorCode,
-  MODEL_ERROR_CODES,
-  type ModelErrorCode,
-  shouldRetryModelError,
-} from "./model/model-errors.js";
-export {
-  completeWithRetries,
-  DEFAULT_MODEL_RETRY,
-  type ModelRetry,
-  type ModelRetryPolicy,
-} from "./model/model-retry.js";
-export {
-  createOpenAiClient,
-  DEFAULT_MODEL_TIMEOUT_MS,
-  type OpenAiClientOptions,
-} from "./model/openai-client.js";
-export {
-  createScriptedModelClient,
-  loadScriptedModel,
-  scriptedModelFromYaml,
-} from "./model/scripted-client.js";
-export {
-  parseScriptedScript,
-  ScriptedScript,
-  ScriptedToolCall,
-  ScriptedTurn,
-} from "./model/scripted-script.js";
-export { cancelJournalKey, isCancelJournalKey } from "./operate/cancel-record.js";
-export {
-  type CancelResult,
-  type OperatorActor,
-  type RestartResult,
-  RunOperations,
-  type RunOperationsOptions,
-} from "./operate/run-operations.js";
-export { type RunAgentOptions, runAgent } from "./run/agent-run.js";
-export { childRunId } from "./run/child-payload.js";
+export { truncateText } from "./execution/result-limits.js";
+export { sanitizeText, sanitizeValue } from "./execution/sanitize.js";
+export { createAnthropicClient, DEFAULT_ANTHROPIC_MAX_TOKENS } from "./model/anthropic-client.js";
+export { type FinishReason, type ModelClient, ModelResponse, ModelUsage } from "./model/model-client.js";
+export { createOpenAiClient } from "./model/openai-client.js";
+export { loadScriptedModel, scriptedModelFromYaml } from "./model/scripted-client.js";
+export { isCancelJournalKey } from "./operate/cancel-record.js";
+export { type OperatorActor, RunOperations } from "./operate/run-operations.js";
+export { runAgent } from "./run/agent-run.js";
+export { callKeyOf } from "./run/approval-hash.js";
+export { LANDING_REQUEST_TOOL } from "./run/land-layer.js";
 export { ParkSignal } from "./run/park-signal.js";
-export type {
-  ApprovalPort,
-  ApprovalState,
-  AuditSink,
-  CallGuard,
-  ChildrenPort,
-  ChildState,
-  ParkRequest,
-  SpillStore,
-} from "./run/ports.js";
-export {
-  RUN_STATUSES,
-  type RunDeps,
-  type RunLimits,
-  type RunOutcome,
-  type RunStatus,
-} from "./run/run-contract.js";
+export type { ApprovalPort, AuditSink, CallGuard } from "./run/ports.js";
+export type { RunDeps, RunLimits, RunOutcome } from "./run/run-contract.js";
 export {
   type AttemptEnd,
   type AttemptStart,
@@ -145,11 +34,6 @@ export {
   type ToolCallStart,
   type ToolCallTrace,
 } from "./run/run-tracer.js";
-export { archiveRun, type SessionRecorder, sessionTranscript } from "./run/session-transcript.js";
+export { archiveRun, sessionTranscript } from "./run/session-transcript.js";
 export { shouldRetryRun } from "./run/should-retry.js";
-export {
-  type BeforeToolBatchHook,
-  batchVeto,
-  type ToolBatchVerdict,
-  type ToolBatchView,
-} from "./run/tool-batch-hook.js";
+export type { ToolBatchView } from "./run/tool-batch-hook.js";

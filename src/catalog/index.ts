@@ -12,28 +12,18 @@ export {
   isInProfile,
   isKnownTool,
   isMcpToolName,
-  isReservedTool,
-  listToolSections,
-  type McpToolName,
-  mcpToolName,
   parseMcpToolName,
   profilesOf,
   riskOf,
-  toolsInProfile,
 } from "./catalog-lookup.js";
-export {
-  assertValidTool,
-  defineMcpTool,
-  defineTool,
-  type McpToolDefinition,
-  type ToolDefinition,
-} from "./define-tool.js";
+export { assertValidTool, defineMcpTool, defineTool, type ToolDefinition } from "./define-tool.js";
 export { EXEC_HOSTS, type ExecHost } from "./exec-hosts.js";
 export { APPROVAL_SOURCES, type ApprovalSource, type ToolExecutionContext } from "./execution-context.js";
+export { NETWORK_POLICIES, type NetworkPolicy } from "./network-policies.js";
 export { PATH_ACCESS, type PathAccess } from "./path-access.js";
 export { TOOL_PROFILES, type ToolProfile } from "./profiles.js";
 export { reservedToolResult } from "./reserved-tools.js";
-export { maxRisk, RISK_LEVELS, type RiskLevel, riskSeverity } from "./risk.js";
+export { maxRisk, RISK_LEVELS, type RiskLevel } from "./risk.js";
 export type {
   ChildFlowRecord,
   ChildRefusal,
@@ -41,21 +31,18 @@ export type {
   ChildState,
   ChildStopOutcome,
   ChildUpdateOutcome,
-  FlowStepStart,
   PersonAnswer,
   RunControl,
 } from "./run-control.js";
 export {
   type AnyTool,
   PASSTHROUGH,
-  PERMISSION_BEHAVIORS,
-  type PermissionBehavior,
   Tool,
   type ToolEnvironment,
   type ToolPermissionDecision,
   type ToolReadiness,
 } from "./tool.js";
-export { TOOL_SECTIONS, type ToolDeclaration, type ToolSection } from "./tool-declaration.js";
+export { TOOL_SECTIONS, type ToolSection } from "./tool-declaration.js";
 export { describeCatalogTool, describeTool, type ToolDescriptor, type ToolState } from "./tool-descriptor.js";
 export {
   isToolErrorKind,
@@ -63,36 +50,16 @@ export {
   type ToolErrorKind,
   type ToolFailure,
   type ToolResult,
-  type ToolSuccess,
   toolFailure,
   toolSuccess,
 } from "./tool-result.js";
 export {
   TOOL_SEARCH_DEFAULT_RESULTS,
   TOOL_SEARCH_MAX_RESULTS,
-  TOOL_SEARCH_MODES,
   type ToolSearchFn,
   type ToolSearchMatch,
-  type ToolSearchMode,
   type ToolSearchOutcome,
 } from "./tool-search-contract.js";
-export {
-  EXEC_CLASS_TOOLS,
-  type ExecClassTool,
-  isExecClassTool,
-  isRunLoopTool,
-  isSubagentTool,
-  type PathArgumentTool,
-  pathArgumentsOf,
-  RUN_LOOP_TOOLS,
-  type RunLoopTool,
-  SUBAGENT_TOOLS,
-  type SubagentTool,
-} from "./tool-sets.js";
-export {
-  type ArgsValidation,
-  type InvalidField,
-  validateAnyToolArgs,
-  validateToolArgs,
-} from "./validate-args.js";
+export { EXEC_CLASS_TOOLS, isExecClassTool, pathArgumentsOf, type SubagentTool } from "./tool-sets.js";
+export { validateAnyToolArgs, validateToolArgs } from "./validate-args.js";
 export { WEB_SEARCH_PROVIDERS, type WebSearchProvider } from "./web-search-providers.js";

@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  EXEC_CLASS_TOOLS,
-  isExecClassTool,
-  isRunLoopTool,
-  isSubagentTool,
-  pathArgumentsOf,
-  RUN_LOOP_TOOLS,
-  SUBAGENT_TOOLS,
-  TOOL_CATALOG,
-} from "./index.js";
+import { EXEC_CLASS_TOOLS, isExecClassTool, pathArgumentsOf, TOOL_CATALOG } from "./index.js";
+import { isRunLoopTool, isSubagentTool, RUN_LOOP_TOOLS, SUBAGENT_TOOLS } from "./tool-sets.js";
 
 // The sets as they were written by hand before the catalog carried them: derivation must not
 // change which tools are in them.

@@ -1,3 +1,3 @@
 // Only what the binary's entry (src/main.ts) needs: loading this index must not load every command.
-export { bufferIo, type CliCommand, type CliIo, EXIT, processIo } from "./io.js";
+export { processIo } from "./io.js";
 export { runMain } from "./run-main.js";

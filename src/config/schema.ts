@@ -7,6 +7,7 @@ import {
   TOOL_PROFILES,
   WEB_SEARCH_PROVIDERS,
 } from "../catalog/index.js";
+import { LOG_FORMATS, LOG_LEVELS } from "../logging/index.js";
 import {
   APPROVAL_MODES,
   EXEC_ASK_MODES,
@@ -20,9 +21,12 @@ import {
 } from "../policy/index.js";
 import {
   ALERT_KINDS,
+  CATCH_UP_POLICIES,
   CHAT_WEBHOOK_FORMATS,
   hasHiddenCharacters,
+  IN_DOUBT_POLICIES,
   normaliseIdentity,
+  OVERLAP_POLICIES,
 } from "../shared/index.js";
 import { checkAlertReferences } from "./alert-checks.js";
 import { checkIdentitiesAndWebhooks } from "./identity-checks.js";
@@ -35,8 +39,15 @@ import { InternalWebhookAllowEntry } from "./webhook-targets.js";
  * config/default.yaml, which is one more visible source, so nothing falls back silently.
  */
 
-export { EXEC_HOSTS, type ExecHost };
-export const IN_DOUBT_POLICIES = ["park", "fail"] as const;
+export {
+  CATCH_UP_POLICIES,
+  EXEC_HOSTS,
+  type ExecHost,
+  IN_DOUBT_POLICIES,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  OVERLAP_POLICIES,
+};
 /**
  * `execution.durability`: standard warns at start when Redis may lose acknowledged writes in a
  * machine crash (AOF off, or appendfsync weaker than always); strict refuses to start then.
@@ -44,10 +55,6 @@ export const IN_DOUBT_POLICIES = ["park", "fail"] as const;
 export const DURABILITY_MODES = ["standard", "strict"] as const;
 /** `execution.workspace_layer`: whether a sandboxed run works on a copy-on-write layer (docs/SANDBOX.md). */
 export const WORKSPACE_LAYER_MODES = ["auto", "required", "off"] as const;
-export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
-export const LOG_FORMATS = ["json", "pretty", "auto"] as const;
-export const OVERLAP_POLICIES = ["skip", "queue", "allow"] as const;
-export const CATCH_UP_POLICIES = ["none", "latest", "all"] as const;
 export const MODEL_PROVIDERS = ["openai", "anthropic", "scripted"] as const;
 
 const toolName = z.string().min(1).max(128);

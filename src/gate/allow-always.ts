@@ -58,14 +58,3 @@ export function allowAlwaysMatches(
   }
   return command === pattern;
 }
-
-/** An in-memory store (tests, `gate check`). */
-export function memoryAllowAlwaysStore(records: readonly AllowAlwaysRecord[] = []): AllowAlwaysStore {
-  return {
-    async find(tool, scopes) {
-      return records.filter(
-        (r) => r.tool === tool && scopes.some((s) => s.scope === r.scope && s.scopeId === r.scopeId),
-      );
-    },
-  };
-}

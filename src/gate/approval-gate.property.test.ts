@@ -8,7 +8,7 @@ import {
   type ExecMode,
   UNATTENDED_POLICIES,
 } from "../policy/index.js";
-import { memoryAllowAlwaysStore } from "./allow-always.js";
+import { memoryAllowAlwaysStore } from "./allow-always-memory.fixture.js";
 import { ApprovalGate } from "./approval-gate.js";
 import type { GateCall, GateConfig, GateContext, GuardAssessment } from "./gate-input.js";
 import type { GatePorts } from "./step.js";

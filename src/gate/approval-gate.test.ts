@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { GATE_CONFIG } from "../../test/helpers/policy-and-gate.js";
 import type { RiskLevel } from "../catalog/index.js";
-import { type AllowAlwaysRecord, memoryAllowAlwaysStore } from "./allow-always.js";
+import type { AllowAlwaysRecord } from "./allow-always.js";
+import { memoryAllowAlwaysStore } from "./allow-always-memory.fixture.js";
 import { ApprovalGate } from "./approval-gate.js";
 import type { GateCall, GateConfig, GateContext, GuardAssessment } from "./gate-input.js";
 import type { GatePorts } from "./step.js";

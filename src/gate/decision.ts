@@ -1,11 +1,9 @@
-import type { RiskLevel } from "../catalog/index.js";
+import type { ApprovalSource, RiskLevel } from "../catalog/index.js";
+import { GUARD_VERDICTS } from "../guard/index.js";
 
-/** What the gate answers. */
-export const GATE_VERDICTS = ["allow", "deny", "ask"] as const;
+/** What the gate answers: the guard's verdicts, one list. */
+export const GATE_VERDICTS = GUARD_VERDICTS;
 export type GateVerdict = (typeof GATE_VERDICTS)[number];
-
-/** Who approved an allowed call: `human` only when a person approved this very call. */
-export type DecisionSource = "human" | "auto";
 
 /** The 11 steps of seed 000's ApprovalGate.check, in order (step number = index + 1). */
 export const GATE_STEPS = [
@@ -35,5 +33,5 @@ export interface GateDecision {
   /** The guard (or the tool's own check, or an always-ask setting) wants a person to look. */
   readonly flagged: boolean;
   /** For allow: "human" only when a person approved this very call; "auto" for every policy allow. */
-  readonly approvalSource: DecisionSource;
+  readonly approvalSource: ApprovalSource;
 }

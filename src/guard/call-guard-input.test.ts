@@ -3,7 +3,8 @@ import type { ToolExecutionContext } from "../catalog/index.js";
 import { createCommandGuard } from "../platform/index.js";
 import { createToolExecutionContext } from "../tools/index.js";
 import { type CallGuard, createCallGuard } from "./call-guard.js";
-import { createExecPolicy, createPathFence, memoryFsView } from "./index.js";
+import { createExecPolicy, createPathFence } from "./index.js";
+import { memoryFsView } from "./paths/index.js";
 
 // What `process start` recorded for the run "run-1": p1 a shell, p2 python, p3 a plain filter.
 const PROCESSES: Record<string, string> = { p1: "sh", p2: "python3", p3: "cat > out.txt", p4: "bash -i" };

@@ -3,13 +3,8 @@ import { createCommandGuard } from "../platform/index.js";
 import type { NetworkPolicy } from "../policy/index.js";
 import { createToolExecutionContext } from "../tools/index.js";
 import { createCallGuard } from "./call-guard.js";
-import {
-  type CommandGuard,
-  createExecPolicy,
-  createPathFence,
-  type HostResolver,
-  memoryFsView,
-} from "./index.js";
+import { type CommandGuard, createExecPolicy, createPathFence, type HostResolver } from "./index.js";
+import { memoryFsView } from "./paths/index.js";
 
 let guard: CommandGuard;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { RunDetail, RunSummary } from "../agent/index.js";
-import { runPage } from "./admin-pages.js";
+import type { RunDetail, RunSummary } from "../runs/index.js";
+import { runPage } from "./admin/index.js";
 
 const summary: RunSummary = {
   runId: "run-1",

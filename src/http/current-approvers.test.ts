@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../../test/helpers/test-redis.js";
 import { type ApprovalPolicy, ApprovalStore } from "../approvals/index.js";
 import { createLogger } from "../logging/index.js";
-import { OperatorCredentials } from "./operator-credentials.js";
+import { OperatorCredentials } from "./auth/index.js";
 import { createHttpServer } from "./server.js";
 
 /**

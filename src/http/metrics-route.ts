@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "../logging/index.js";
 import type { MetricsCollector } from "../metrics/index.js";
-import { jsonErrorHandler } from "./error-replies.js";
-import { checkBearer, type HttpAuth } from "./http-auth.js";
+import { checkBearer, type HttpAuth } from "./auth/index.js";
+import { jsonErrorHandler } from "./pages/index.js";
 
 /** Options of `/metrics` (see {@link HttpServerOptions.metrics}). */
 export interface MetricsHttpOptions {

@@ -1,27 +1,35 @@
 import Fastify, { LogController } from "fastify";
 import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "../logging/index.js";
-import { type AdminHttpOptions, adminRoutes } from "./admin-routes.js";
-import { approvalApiRoutes } from "./approval-api.js";
-import { type ApprovalHttpOptions, approvalHttpContext } from "./approval-http-context.js";
-import { approvalPageRoutes } from "./approval-routes.js";
+import { type AdminHttpOptions, adminRoutes } from "./admin/index.js";
+import {
+  type ApprovalHttpOptions,
+  approvalApiRoutes,
+  approvalHttpContext,
+  approvalPageRoutes,
+} from "./approvals/index.js";
+import type { HttpAuth } from "./auth/index.js";
+import {
+  AuthFailureThrottle,
+  assertTokenStrength,
+  type FailureLimits,
+  OperatorCredentials,
+  resolveFailureLimits,
+} from "./auth/index.js";
+import { type MetricsHttpOptions, metricsRoutes } from "./metrics-route.js";
 import {
   applyBaseHeaders,
   clientErrorReply,
   MAX_BODY_BYTES,
   rootErrorHandler,
   sendUnrouted,
-} from "./error-replies.js";
-import { AuthFailureThrottle, type FailureLimits, resolveFailureLimits } from "./failure-throttle.js";
-import type { HttpAuth } from "./http-auth.js";
-import { type MetricsHttpOptions, metricsRoutes } from "./metrics-route.js";
-import { assertTokenStrength, OperatorCredentials } from "./operator-credentials.js";
-import { type RunApiOptions, runApiRoutes } from "./run-api.js";
+} from "./pages/index.js";
+import { type RunApiOptions, runApiRoutes } from "./runs/index.js";
 import {
   assertSlackSigningSecret,
   type SlackInteractionOptions,
   slackInteractionRoutes,
-} from "./slack-interactions.js";
+} from "./slack/index.js";
 
 /** Options for {@link createHttpServer}. */
 export interface HttpServerOptions {

@@ -1,12 +1,14 @@
 import { z } from "zod";
 import { APPROVAL_SOURCES, CAPABILITIES, RISK_LEVELS, TOOL_ERROR_KINDS } from "../catalog/index.js";
+import { GATE_VERDICTS } from "../gate/index.js";
+import { OPERATOR_CHANNELS } from "../queue/index.js";
 
 /** What an audit entry records: a gate decision, a tool execution, or an operator's action on a run. */
 export const AUDIT_KINDS = ["decision", "execution", "operator"] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
-/** Gate verdicts (docs/DESIGN.md §6). */
-export const AUDIT_VERDICTS = ["allow", "deny", "ask"] as const;
+/** Gate verdicts (docs/DESIGN.md §6), as the gate writes them. */
+export const AUDIT_VERDICTS = GATE_VERDICTS;
 export type AuditVerdict = (typeof AUDIT_VERDICTS)[number];
 
 /** How an execution ended: success, or the tool result's error kind. */
@@ -75,7 +77,7 @@ const operator = {
   action: z.enum(OPERATOR_ACTIONS),
   /** The operator's id (config `approvers`, or the CLI's `operator`). */
   by: z.string().min(1).max(512),
-  via: z.enum(["cli", "api", "admin"]),
+  via: z.enum(OPERATOR_CHANNELS),
   /** Why, as the operator said it; empty when they gave no reason. */
   reason: z.string(),
   /** The new run a rerun started; the job state a cancel found. */

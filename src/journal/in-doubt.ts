@@ -1,12 +1,7 @@
-import { assertNever } from "../shared/index.js";
+import { assertNever, IN_DOUBT_POLICIES, type InDoubtPolicy } from "../shared/index.js";
 import type { JournalRecord } from "./records.js";
 
-/**
- * What happens to an in-doubt call of a tool that may not simply be re-run (config): `park` makes it
- * a human decision ("in doubt: did it run?"), `fail` fails the run.
- */
-export const IN_DOUBT_POLICIES = ["park", "fail"] as const;
-export type InDoubtPolicy = (typeof IN_DOUBT_POLICIES)[number];
+export { IN_DOUBT_POLICIES, type InDoubtPolicy };
 
 /** What to do with one in-doubt call. */
 export const IN_DOUBT_ACTIONS = ["rerun", "park", "fail"] as const;

@@ -1,8 +1,1 @@
-export {
-  createLogger,
-  type LogFormat,
-  type Logger,
-  type LoggerOptions,
-  type LogLevel,
-  REDACTED_KEYS,
-} from "./logger.js";
+export { createLogger, LOG_FORMATS, LOG_LEVELS, type Logger } from "./logger.js";

@@ -2,8 +2,10 @@ import { type DestinationStream, type Logger, pino } from "pino";
 import pretty from "pino-pretty";
 
 /** Log levels and formats accepted by {@link createLogger} (same literals as the config schema). */
-export type LogLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
-export type LogFormat = "json" | "pretty" | "auto";
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ["json", "pretty", "auto"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /**
  * Keys whose values never reach a log line: credentials, tokens, approval links (a link is a

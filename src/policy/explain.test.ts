@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { explainTool } from "./explain.js";
 import { resolveToolPolicy } from "./resolve-tool-policy.js";
-import { openInput } from "./test-support.js";
+import { openInput } from "./test-support.fixture.js";
 
 describe("explainTool", () => {
   it("gives every layer's verdict in order, and removal by the first layer that removes", () => {

@@ -10,7 +10,7 @@ import { explainTool } from "./explain.js";
 import type { ToolPolicyInput } from "./prepare.js";
 import { resolveToolPolicy } from "./resolve-tool-policy.js";
 import { NETWORK_POLICIES, SECURITY_PROFILES, SESSION_PERMISSION_MODES } from "./settings.js";
-import { catalogDescriptors, mcpDescriptor, openInput, READY } from "./test-support.js";
+import { catalogDescriptors, mcpDescriptor, openInput, READY } from "./test-support.fixture.js";
 import { searchDeferredTools } from "./tool-search.js";
 
 /**

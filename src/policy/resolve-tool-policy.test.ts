@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { TOOL_CATALOG } from "../catalog/index.js";
 import type { ToolPolicyInput } from "./prepare.js";
 import { checkToolCall, resolveToolPolicy } from "./resolve-tool-policy.js";
-import { catalogDescriptors, mcpDescriptor, openInput, READY } from "./test-support.js";
+import { catalogDescriptors, mcpDescriptor, openInput, READY } from "./test-support.fixture.js";
 
 const CALLABLE = TOOL_CATALOG.filter((e) => !e.reserved && e.name !== "tool_search").map((e) => e.name);
 const byRisk = (...risks: string[]) =>

@@ -8,9 +8,8 @@
 export const SECURITY_PROFILES = ["personal_cli", "daemon", "public_gateway"] as const;
 export type SecurityProfile = (typeof SECURITY_PROFILES)[number];
 
-/** `execution.network_policy`: allow < restricted (allow-listed hosts only) < deny. */
-export const NETWORK_POLICIES = ["allow", "restricted", "deny"] as const;
-export type NetworkPolicy = (typeof NETWORK_POLICIES)[number];
+/** `execution.network_policy`: the tool room's sandbox reads it too, so it is the catalog's. */
+export { NETWORK_POLICIES, type NetworkPolicy } from "../catalog/index.js";
 
 /** `tools.exec.security` (seed 002 ExecSecurity): full < allowlist (safe bins) < deny. */
 export const EXEC_SECURITY_LEVELS = ["full", "allowlist", "deny"] as const;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TOOL_CATALOG } from "../catalog/index.js";
 import { resolveToolPolicy } from "./resolve-tool-policy.js";
-import { catalogDescriptors, mcpDescriptor, openInput } from "./test-support.js";
+import { catalogDescriptors, mcpDescriptor, openInput } from "./test-support.fixture.js";
 import { knownToolGroups, matchesToolGroup, parseToolGroup, toolGroupProblem } from "./tool-groups.js";
 
 const sectionTools = (section: string) =>

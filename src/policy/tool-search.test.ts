@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ToolDescriptor } from "../catalog/index.js";
 import { resolveToolPolicy } from "./resolve-tool-policy.js";
-import { catalogDescriptors, mcpDescriptor, openInput } from "./test-support.js";
+import { catalogDescriptors, mcpDescriptor, openInput } from "./test-support.fixture.js";
 import { searchDeferredTools, searchTools } from "./tool-search.js";
 
 const corpus: ToolDescriptor[] = [

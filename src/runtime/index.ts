@@ -1,19 +1,16 @@
-// The composition root: everything built from config (guard, tool set, approvals, notifiers, model
-// clients, run dependencies) for the entry points in src/cli and workers/.
-export {
-  alertOutboxFromConfig,
-  alertReporterFromConfig,
-  alertSenderFromConfig,
-} from "./alerts-from-config.js";
-export { allowAlwaysFromConfig, grantAuditTrail } from "./allow-always-from-config.js";
-export { type ApprovalPromoterOptions, startApprovalPromoter } from "./approval-promoter.js";
+export { allowAlwaysFromConfig } from "./allow-always-from-config.js";
 export { approvalPolicyFromConfig, approvalsFromConfig } from "./approvals-from-config.js";
 export { chatNotifiersFromConfig } from "./chat-notifiers-from-config.js";
 export { escalationAuditTrail } from "./escalation-audit.js";
 export { callGuardFromConfig } from "./guard-from-config.js";
 export { metricsTokenFromConfig, operatorsFromConfig } from "./operators-from-config.js";
-export { ownerNotifierFromConfig, runOwner } from "./owner-notifier-from-config.js";
+export { ownerNotifierFromConfig } from "./owner-notifier-from-config.js";
 export type { PartContext } from "./part-context.js";
+export { startApprovalPromoter } from "./parts/approval-promoter.js";
+export { startHttpPart } from "./parts/http-part.js";
+export type { RunningPart } from "./parts/running-part.js";
+export { startSchedulerPart } from "./parts/scheduler-part.js";
+export { startWorkerPart, warnIfHashesNotCompact } from "./parts/worker-part.js";
 export {
   effectiveSessionMode,
   gateConfigFromConfig,
@@ -27,21 +24,14 @@ export type {
   StopReport,
 } from "./process-starter.js";
 export { checkRedisDurability, crashLoss } from "./redis-durability.js";
-export { type RedisOutageWiring, rideRedisOutagesFromConfig } from "./redis-outage-from-config.js";
 export { buildRunDeps } from "./run-deps-from-config.js";
 export { sandboxFromConfig } from "./sandbox-from-config.js";
-export { slackInteractionsFromConfig } from "./slack-from-config.js";
-export { storyReaderFromConfig } from "./story-from-config.js";
 export { toolEnvironmentFromProbe } from "./tool-environment-from-probe.js";
-export { buildToolSet, toolRegistryFor, type WorkerTools } from "./tool-set-from-config.js";
+export { buildToolSet, toolRegistryFor } from "./tool-set-from-config.js";
 export {
   extraToolRuntimeFromConfig,
   hostPolicyFromConfig,
   mcpServersFromConfig,
 } from "./tools-from-config.js";
 export { checkTraceSettings, runTracerFromConfig } from "./tracer-from-config.js";
-export {
-  layersDir,
-  type WorkspaceLayers,
-  workspaceLayersFromConfig,
-} from "./workspace-layers-from-config.js";
+export { layersDir } from "./workspace-layers-from-config.js";

@@ -1,9 +1,9 @@
 import type { Cluster, Redis } from "ioredis";
-import { ApprovalStoryReader, RunInspector } from "../agent/index.js";
 import type { ApprovalStore } from "../approvals/index.js";
 import type { EchoRunnerConfig } from "../config/index.js";
 import { commandNamedPaths } from "../guard/index.js";
 import { createCommandGuard } from "../platform/index.js";
+import { ApprovalStoryReader, RunInspector } from "../runs/index.js";
 import type { DeepReadonly } from "../shared/index.js";
 
 /**

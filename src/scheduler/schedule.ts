@@ -1,15 +1,16 @@
 import { z } from "zod";
 import { AgentSpec } from "../queue/index.js";
-import { hashCanonical, RunnerError } from "../shared/index.js";
+import {
+  CATCH_UP_POLICIES,
+  type CatchUpPolicy,
+  hashCanonical,
+  OVERLAP_POLICIES,
+  type OverlapPolicy,
+  RunnerError,
+} from "../shared/index.js";
 import { CronTimetable } from "./cron-timetable.js";
 
-/** What happens to a tick while the previous run of the same schedule is still active. */
-export const OVERLAP_POLICIES = ["skip", "queue", "allow"] as const;
-export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
-
-/** Which ticks missed during downtime run when the scheduler is back. */
-export const CATCH_UP_POLICIES = ["none", "latest", "all"] as const;
-export type CatchUpPolicy = (typeof CATCH_UP_POLICIES)[number];
+export { CATCH_UP_POLICIES, type CatchUpPolicy, OVERLAP_POLICIES, type OverlapPolicy };
 
 /** Where a schedule was defined. */
 export const SCHEDULE_SOURCE_KINDS = ["config", "cronjob", "cli"] as const;

@@ -1,3 +1,19 @@
+/** The codes the model clients raise (a part of the catalogue; agent/model classifies them). */
+export const MODEL_ERROR_CODES = [
+  "MODEL_TIMEOUT",
+  "MODEL_ABORTED",
+  "MODEL_RATE_LIMITED",
+  "MODEL_UNAVAILABLE",
+  "MODEL_AUTH_FAILED",
+  "MODEL_REQUEST_REJECTED",
+  "MODEL_RESPONSE_INVALID",
+  "MODEL_SCRIPT_INVALID",
+  "MODEL_SCRIPT_EXHAUSTED",
+  "MODEL_OVERLOADED",
+  "MODEL_CONTEXT_TOO_LONG",
+] as const;
+export type ModelErrorCode = (typeof MODEL_ERROR_CODES)[number];
+
 /**
  * The error catalogue. Every error the runner raises on purpose is a {@link RunnerError} with one of
  * these codes, a message a person can act on (what happened, what is allowed), and structured data.
@@ -28,17 +44,7 @@ export const ERROR_CODES = [
   "AUDIT_ENTRY_INVALID",
   "AUDIT_CORRUPT",
   "AUDIT_APPEND_CONFLICT",
-  "MODEL_TIMEOUT",
-  "MODEL_ABORTED",
-  "MODEL_RATE_LIMITED",
-  "MODEL_UNAVAILABLE",
-  "MODEL_AUTH_FAILED",
-  "MODEL_REQUEST_REJECTED",
-  "MODEL_RESPONSE_INVALID",
-  "MODEL_SCRIPT_INVALID",
-  "MODEL_SCRIPT_EXHAUSTED",
-  "MODEL_OVERLOADED",
-  "MODEL_CONTEXT_TOO_LONG",
+  ...MODEL_ERROR_CODES,
   "TOOL_CONTEXT_INVALID",
   "TOOL_DEFINITION_INVALID",
   "APPROVAL_CORRUPT",

@@ -9,22 +9,24 @@ export {
   ERROR_CODES,
   type ErrorCode,
   isRunnerError,
+  MODEL_ERROR_CODES,
+  type ModelErrorCode,
   RunnerError,
-  type RunnerErrorOptions,
 } from "./errors.js";
 export { hashCanonical, sha256Hex } from "./hash.js";
 export { normaliseIdentity, sameIdentity } from "./identity.js";
 export { type IdFactory, randomId, randomToken } from "./ids.js";
-export { NEUTRAL_SINKS, type NeutralSink, neutralise, stripEscapeSequences } from "./neutralise.js";
+export { IN_DOUBT_POLICIES, type InDoubtPolicy } from "./in-doubt-policies.js";
+export { type NeutralSink, neutralise } from "./neutralise.js";
+export { describeRedisOutage, type RedisOutageCondition, redisOutageOf } from "./redis-outage.js";
 export {
-  describeRedisOutage,
-  REDIS_OUTAGE_CONDITIONS,
-  type RedisOutageCondition,
-  redisOutageOf,
-} from "./redis-outage.js";
+  CATCH_UP_POLICIES,
+  type CatchUpPolicy,
+  OVERLAP_POLICIES,
+  type OverlapPolicy,
+} from "./schedule-policies.js";
 export { otelTraceId } from "./trace-id.js";
 export {
-  countHiddenCharacters,
   hasHiddenCharacters,
   hiddenCharactersIn,
   hiddenCharactersWarning,

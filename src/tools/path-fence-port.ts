@@ -1,4 +1,5 @@
 import {
+  type PathAccess,
   type ToolExecutionContext,
   type ToolFailure,
   type ToolPermissionDecision,
@@ -13,13 +14,13 @@ import {
  */
 export interface PathFencePort {
   /** Layer 1: a path parameter. */
-  check(path: string, access: "read" | "write"): PathFenceVerdict;
+  check(path: string, access: PathAccess): PathFenceVerdict;
   /** Layer 2: a glob pattern, before the walk. */
-  checkPattern(pattern: string, access: "read" | "write"): PathFenceVerdict;
+  checkPattern(pattern: string, access: PathAccess): PathFenceVerdict;
   /** Layer 2: the entries a walk reached; the ones outside are denied. */
   filterReached(
     paths: readonly string[],
-    access: "read" | "write",
+    access: PathAccess,
   ): { allowed: string[]; denied: PathFenceVerdict[] };
 }
 
@@ -54,7 +55,7 @@ export type FencedPath =
  * Checks one path parameter. The tool then works on the returned real path, never on the
  * parameter, so a symlink swapped in later cannot redirect it through a component already resolved.
  */
-export function fencePath(fence: PathFencePort, path: string, access: "read" | "write"): FencedPath {
+export function fencePath(fence: PathFencePort, path: string, access: PathAccess): FencedPath {
   const verdict = fence.check(path, access);
   if (verdict.verdict === "allow") return { ok: true, path: verdict.resolvedPath };
   return {
@@ -74,7 +75,7 @@ export function fencePath(fence: PathFencePort, path: string, access: "read" | "
 export function pathPermission(
   fence: PathFencePort,
   paths: readonly string[],
-  access: "read" | "write",
+  access: PathAccess,
 ): ToolPermissionDecision {
   for (const path of paths) {
     const verdict = fence.check(path, access);

@@ -158,18 +158,22 @@ describe("the demo's task with provider: anthropic", () => {
       const decisions = entries
         .filter((e) => e.kind === "decision")
         .map((e) => `${e.tool}:${e.kind === "decision" ? e.verdict : ""}`);
-      expect(decisions).toEqual([
-        "list_dir:allow",
-        "read_file:allow",
-        "write_file:allow",
-        "cronjob:deny",
-        "exec:allow", // tar, in the sandbox under the schedule's grant
-        "exec:ask", // rm -rf drafts: a person decides
-        "exec:allow",
-        "delegate_task:allow",
-        "read_file:allow", // the sub-agent's
-        "delegate_task:allow", // the parent's replay reading the child's answer
-      ]);
+      // Every decision is in the trail; an allowed call's entry rides with its claim and arrives with
+      // the run's next journal write, so the trail's order is not the calls' order.
+      expect([...decisions].sort()).toEqual(
+        [
+          "list_dir:allow",
+          "read_file:allow",
+          "write_file:allow",
+          "cronjob:deny",
+          "exec:allow", // tar, in the sandbox under the schedule's grant
+          "exec:ask", // rm -rf drafts: a person decides
+          "exec:allow",
+          "delegate_task:allow",
+          "read_file:allow", // the sub-agent's
+          "delegate_task:allow", // the parent's replay reading the child's answer
+        ].sort(),
+      );
       // Every request was a valid Messages API request (the server answers 400 otherwise) carrying
       // the key, and tool results went back as tool_result blocks.
       expect(server.requests.every((r) => r.path === "/v1/messages")).toBe(true);

@@ -10,6 +10,7 @@ import { AuditTrail, Journal } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { nodeFsView } from "../../src/platform/index.js";
 import { findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
+import { startWorkerPart } from "../../src/runtime/index.js";
 import { Scheduler, ScheduleService, ScheduleStore, scheduledRunId } from "../../src/scheduler/index.js";
 import { ManualClock } from "../../src/shared/index.js";
 import { createToolRegistry } from "../../src/tools/index.js";
@@ -21,7 +22,6 @@ import {
   tempWorkspace,
   testSupervisor,
 } from "../../src/tools/registry/builtin-tools.fixture.js";
-import { startWorkerPart } from "../../workers/parts.js";
 import { agentQueue, testConfig } from "../helpers/agent-harness.js";
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 

@@ -14,7 +14,7 @@ import { createLogger } from "../../src/logging/index.js";
 import type { Promoter } from "../../src/queue/index.js";
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
 import { startApprovalPromoter } from "../../src/runtime/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import { launchChromium } from "../helpers/browser.js";
 import { freePort } from "../helpers/free-port.js";

@@ -11,12 +11,11 @@ import type { EchoRunnerConfig } from "../../src/config/index.js";
 import { Journal } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
-import { approvalPolicyFromConfig, toolRegistryFor } from "../../src/runtime/index.js";
+import { approvalPolicyFromConfig, startWorkerPart, toolRegistryFor } from "../../src/runtime/index.js";
 import { Scheduler, ScheduleService, ScheduleStore, scheduledRunId } from "../../src/scheduler/index.js";
 import { type DeepReadonly, ManualClock } from "../../src/shared/index.js";
 import { RunLayers } from "../../src/tools/index.js";
 import { isAlive } from "../../src/tools/process/process-group.js";
-import { startWorkerPart } from "../../workers/parts.js";
 import { agentQueue, testConfig } from "../helpers/agent-harness.js";
 import { testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 

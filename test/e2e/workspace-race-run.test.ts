@@ -8,6 +8,7 @@ import { Journal } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { nodeFsView } from "../../src/platform/index.js";
 import { findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
+import { startWorkerPart } from "../../src/runtime/index.js";
 import { Scheduler, ScheduleService, ScheduleStore, scheduledRunId } from "../../src/scheduler/index.js";
 import { ManualClock } from "../../src/shared/index.js";
 import { DEFAULT_BUILTIN_LIMITS } from "../../src/tools/builtin-runtime.js";
@@ -22,7 +23,6 @@ import {
   tempWorkspace,
   testSupervisor,
 } from "../../src/tools/registry/builtin-tools.fixture.js";
-import { startWorkerPart } from "../../workers/parts.js";
 import { agentQueue, testConfig } from "../helpers/agent-harness.js";
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 

@@ -12,7 +12,7 @@ import { readFile } from "node:fs/promises";
 import { Redis } from "ioredis";
 import { Type } from "typebox";
 import { defineTool, toolSuccess } from "../../src/catalog/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import { testRunDeps } from "./agent-harness.js";
 
 const env = process.env;

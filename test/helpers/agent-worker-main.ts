@@ -11,7 +11,7 @@
 // job it holds, so a test can tell whether a kill hit running work).
 import { readFile } from "node:fs/promises";
 import { createRedisConnection } from "../../src/queue/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import { countingWriteTool, testRunDeps } from "./agent-harness.js";
 
 const env = process.env;

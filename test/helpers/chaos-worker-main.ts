@@ -12,8 +12,8 @@ import { Redis } from "ioredis";
 import { Type } from "typebox";
 import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { createLogger } from "../../src/logging/index.js";
+import { startWorkerPart } from "../../src/runtime/index.js";
 import { createToolRegistry } from "../../src/tools/index.js";
-import { startWorkerPart } from "../../workers/parts.js";
 import { countingWriteTool, testConfig } from "./agent-harness.js";
 
 const env = process.env;

@@ -5,7 +5,7 @@
 // Prints "worker ready <id>"; on SIGTERM prints one line "stats <json>" (event-loop lag, heap) and exits.
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createRedisConnection } from "../../src/queue/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import { countingWriteTool, testRunDeps } from "./agent-harness.js";
 
 const env = process.env;

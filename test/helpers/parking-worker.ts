@@ -8,9 +8,8 @@ import { stringify } from "yaml";
 import type { ApprovalStore } from "../../src/approvals/index.js";
 import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { createLogger, type Logger } from "../../src/logging/index.js";
-import { approvalsFromConfig } from "../../src/runtime/index.js";
+import { approvalsFromConfig, type PartContext, startWorkerPart } from "../../src/runtime/index.js";
 import { createToolRegistry } from "../../src/tools/index.js";
-import { type PartContext, startWorkerPart } from "../../workers/parts.js";
 import { testConfig } from "./agent-harness.js";
 
 /** The approver every request of a {@link startParkingWorker} asks. */

@@ -6,8 +6,8 @@
 // Prints "worker ready" once it takes jobs.
 import { readFile } from "node:fs/promises";
 import { Redis } from "ioredis";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import { createSubagentTools } from "../../src/tools/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
 import { countingWriteTool, testRunDeps } from "./agent-harness.js";
 
 const env = process.env;

@@ -5,7 +5,7 @@ import { runAgent } from "../../src/agent/index.js";
 import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { AuditTrail, auditKeys, Journal } from "../../src/journal/index.js";
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import {
   agentQueue,
   countExecutions,

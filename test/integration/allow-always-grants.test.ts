@@ -9,9 +9,13 @@ import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { AuditTrail } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { enqueueAgentRun, findRunJob } from "../../src/queue/index.js";
-import { approvalsFromConfig } from "../../src/runtime/index.js";
+import {
+  approvalsFromConfig,
+  type RunningPart,
+  startHttpPart,
+  startWorkerPart,
+} from "../../src/runtime/index.js";
 import { createToolRegistry } from "../../src/tools/index.js";
-import { type RunningPart, startHttpPart, startWorkerPart } from "../../workers/parts.js";
 import { agentQueue, testConfig, testPayload } from "../helpers/agent-harness.js";
 import { startCli } from "../helpers/cli-process.js";
 import { freePort } from "../helpers/free-port.js";

@@ -2,13 +2,13 @@ import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ApprovalStoryReader, RunInspector } from "../../src/agent/index.js";
 import { ApprovalStore } from "../../src/approvals/index.js";
 import { storyTextLines } from "../../src/approvals/notify/story-message.js";
 import { commandNamedPaths } from "../../src/guard/index.js";
-import { execPlaceSection } from "../../src/http/approval-story.js";
+import { execPlaceSection } from "../../src/http/pages/approval-story.js";
 import { createCommandGuard } from "../../src/platform/index.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
+import { ApprovalStoryReader, RunInspector } from "../../src/runs/index.js";
 import { agentQueue, testPayload } from "../helpers/agent-harness.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 

@@ -4,13 +4,15 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { RunInspector, RunOperations } from "../../src/agent/index.js";
+import { RunOperations } from "../../src/agent/index.js";
 import { ApprovalStore } from "../../src/approvals/index.js";
 import { createPathFence } from "../../src/guard/index.js";
 import { Journal } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { nodeFsView } from "../../src/platform/index.js";
 import { enqueueAgentRun, findRunJob } from "../../src/queue/index.js";
+import { RunInspector } from "../../src/runs/index.js";
+import { startWorkerPart } from "../../src/runtime/index.js";
 import { systemClock } from "../../src/shared/index.js";
 import { createToolRegistry, ProcessSupervisor } from "../../src/tools/index.js";
 import { createExecTool } from "../../src/tools/process/exec.js";
@@ -22,7 +24,6 @@ import {
   silentLogger,
   tempWorkspace,
 } from "../../src/tools/registry/builtin-tools.fixture.js";
-import { startWorkerPart } from "../../workers/parts.js";
 import { agentQueue, testConfig, testPayload } from "../helpers/agent-harness.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 

@@ -6,10 +6,10 @@ import { stringify } from "yaml";
 import { AuditTrail, Journal } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
+import { startWorkerPart } from "../../src/runtime/index.js";
 import { Scheduler, ScheduleService, ScheduleStore, scheduledRunId } from "../../src/scheduler/index.js";
 import { ManualClock } from "../../src/shared/index.js";
 import { createToolRegistry } from "../../src/tools/index.js";
-import { startWorkerPart } from "../../workers/parts.js";
 import { agentQueue, countExecutions, countingWriteTool, testConfig } from "../helpers/agent-harness.js";
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 

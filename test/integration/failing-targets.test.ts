@@ -6,7 +6,7 @@ import { stringify } from "yaml";
 import { ApprovalStore } from "../../src/approvals/index.js";
 import { checkFailingTargets } from "../../src/cli/commands/doctor/index.js";
 import { loadConfig } from "../../src/config/index.js";
-import { dashboardPage } from "../../src/http/admin-pages.js";
+import { dashboardPage } from "../../src/http/admin/index.js";
 import { approvalPolicyFromConfig } from "../../src/runtime/index.js";
 import { deleteKeysWithPrefix, testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/index.js";
+import { warnIfHashesNotCompact } from "../../src/runtime/index.js";
 import { startLocalRedis } from "../../workers/local-redis.js";
-import { warnIfHashesNotCompact } from "../../workers/parts.js";
 import { freePort } from "../helpers/free-port.js";
 
 describe("the local redis-server", () => {

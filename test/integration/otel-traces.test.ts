@@ -8,11 +8,10 @@ import { NOOP_RUN_TRACER } from "../../src/agent/index.js";
 import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { enqueueAgentRun, findRunJob, openAgentQueue } from "../../src/queue/index.js";
-import { approvalsFromConfig, runTracerFromConfig } from "../../src/runtime/index.js";
+import { approvalsFromConfig, runTracerFromConfig, startWorkerPart } from "../../src/runtime/index.js";
 import { otelTraceId } from "../../src/shared/index.js";
 import { runSpanId } from "../../src/telemetry/index.js";
 import { createSubagentTools, createToolRegistry } from "../../src/tools/index.js";
-import { startWorkerPart } from "../../workers/parts.js";
 import { agentQueue, testConfig, testPayload } from "../helpers/agent-harness.js";
 import {
   type FakeChatServer,

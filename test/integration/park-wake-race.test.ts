@@ -6,8 +6,8 @@ import { ApprovalNotifications, ApprovalStore, LogNotifier } from "../../src/app
 import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { type AgentJobPayload, enqueueAgentRun, findRunJob } from "../../src/queue/index.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import { createSubagentTools } from "../../src/tools/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
 import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import { type RecordedRequest, reply, startFakeChatServer } from "../helpers/fake-chat-server.js";
 import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/test-redis.js";

@@ -2,7 +2,6 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunDetail, RunSummary } from "../../src/agent/index.js";
 import { bufferIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import {
@@ -12,7 +11,8 @@ import {
   findRunJob,
   type RunWorker,
 } from "../../src/queue/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
+import type { RunDetail, RunSummary } from "../../src/runs/index.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import { agentQueue, testPayload, testRunDeps, writeScript } from "../helpers/agent-harness.js";
 import { deleteKeysWithPrefix, testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 

@@ -14,11 +14,11 @@ import { AUDIT_APPEND_LUA, AUDIT_READ_TRACE_LUA } from "../../src/journal/audit-
 import { AuditTrail, Journal } from "../../src/journal/index.js";
 import { JOURNAL_SCRIPTS } from "../../src/journal/journal-scripts.js";
 import { type AgentQueue, enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import type { HistoryEntry } from "../../src/scheduler/index.js";
 import { ScheduleStore } from "../../src/scheduler/schedule-store.js";
 import { SCHEDULER_SCRIPTS } from "../../src/scheduler/store-scripts.js";
 import { createSubagentTools } from "../../src/tools/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
   agentQueue,
   countExecutions,

@@ -1,13 +1,13 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { RunInspector } from "../../src/agent/index.js";
 import { ApprovalStore } from "../../src/approvals/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { createMetricsCollector, RunnerMetrics } from "../../src/metrics/index.js";
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
+import { RunInspector } from "../../src/runs/index.js";
 import { ownerNotifierFromConfig } from "../../src/runtime/index.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import { systemClock } from "../../src/shared/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
   agentQueue,
   countingWriteTool,

@@ -76,7 +76,7 @@ describe("echo-runner run", () => {
     const order = [
       /enqueued run cli-[0-9a-f-]+ \(agent deployer, model scripted\)/,
       /exec +ASK +step 11: .*\n +call: make deploy\n/,
-      /PARKED: exec waits for a person .*\n  call: make deploy\n/,
+      /PARKED: exec waits for a person .*\n {2}call: make deploy\n/,
       /approvers approver got their personal approval link by mail/,
       new RegExp(`approval ${approvalId}: approved by tester \\(approve, cli\\)`),
       /RESUMED/,

@@ -4,8 +4,8 @@ import { storeApprovals } from "../../src/agent/index.js";
 import { ApprovalNotifications, ApprovalStore, EmailNotifier } from "../../src/approvals/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import { sha256Hex } from "../../src/shared/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
   agentQueue,
   countingWriteTool,

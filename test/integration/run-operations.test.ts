@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Type } from "typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { type RunDetail, RunInspector, RunOperations, storeApprovals } from "../../src/agent/index.js";
+import { RunOperations, storeApprovals } from "../../src/agent/index.js";
 import { ApprovalNotifications, ApprovalStore } from "../../src/approvals/index.js";
 import { defineTool, toolSuccess } from "../../src/catalog/index.js";
 import { bufferIo } from "../../src/cli/io.js";
@@ -19,7 +19,8 @@ import {
   findRunJob,
   type RunWorker,
 } from "../../src/queue/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
+import { type RunDetail, RunInspector } from "../../src/runs/index.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import {
   agentQueue,
   countExecutions,

@@ -10,6 +10,7 @@ import { MetricsKeys } from "../../src/metrics/index.js";
 import { nodeFsView } from "../../src/platform/index.js";
 import { processStartTime } from "../../src/proc/index.js";
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
+import { startWorkerPart } from "../../src/runtime/index.js";
 import { systemClock } from "../../src/shared/index.js";
 import { createToolRegistry, ProcessRecords, ProcessSupervisor } from "../../src/tools/index.js";
 import { createProcessTool } from "../../src/tools/process/process.js";
@@ -20,7 +21,6 @@ import {
   silentLogger,
   tempWorkspace,
 } from "../../src/tools/registry/builtin-tools.fixture.js";
-import { startWorkerPart } from "../../workers/parts.js";
 import { agentQueue, testConfig, testPayload } from "../helpers/agent-harness.js";
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";
 

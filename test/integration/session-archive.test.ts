@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import { createSessionSearchTool, RedisSessionArchive } from "../../src/tools/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
 import { agentQueue, testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import { type RecordedRequest, reply, startFakeChatServer } from "../helpers/fake-chat-server.js";
 import { testRedisClient, uniquePrefix } from "../helpers/test-redis.js";

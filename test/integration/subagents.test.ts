@@ -9,8 +9,8 @@ import { AuditTrail } from "../../src/journal/index.js";
 import { createLogger } from "../../src/logging/index.js";
 import { RunnerMetrics } from "../../src/metrics/index.js";
 import { enqueueAgentRun, findRunJob, openAgentQueueEvents } from "../../src/queue/index.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import { createSubagentTools } from "../../src/tools/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
 import {
   agentQueue,
   countExecutions,

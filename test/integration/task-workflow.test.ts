@@ -11,8 +11,8 @@ import {
   findRunJob,
   openAgentQueueEvents,
 } from "../../src/queue/index.js";
+import { startAgentWorker } from "../../src/runtime/parts/agent-worker.js";
 import { createSubagentTools } from "../../src/tools/index.js";
-import { startAgentWorker } from "../../workers/agent-worker.js";
 import { agentQueue, countingWriteTool, testPayload, testRunDeps } from "../helpers/agent-harness.js";
 import {
   type FakeChatServer,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/index.js";
-import { startHttpPart } from "../../workers/parts.js";
+import { startHttpPart } from "../../src/runtime/index.js";
 import { testConfig } from "../helpers/agent-harness.js";
 import { deleteKeysWithPrefix, testRedisClient, testRedisUrl, uniquePrefix } from "../helpers/test-redis.js";
 

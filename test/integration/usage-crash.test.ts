@@ -2,10 +2,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { Job } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
-import { RunInspector, usageOfRecords } from "../../src/agent/index.js";
+import { usageOfRecords } from "../../src/agent/index.js";
 import { ApprovalStore } from "../../src/approvals/index.js";
 import { Journal } from "../../src/journal/index.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
+import { RunInspector } from "../../src/runs/index.js";
 import {
   agentQueue,
   countExecutions,

@@ -8,8 +8,8 @@ import {
   EmailNotifier,
 } from "../../src/approvals/index.js";
 import { createCallGuard } from "../../src/guard/index.js";
+import { LinkFailures } from "../../src/http/auth/index.js";
 import { createHttpServer, type FailureLimits, OperatorCredentials } from "../../src/http/index.js";
-import { LinkFailures } from "../../src/http/link-failures.js";
 import { createLogger } from "../../src/logging/index.js";
 import { createMetricsCollector } from "../../src/metrics/index.js";
 import { sha256Hex, systemClock } from "../../src/shared/index.js";

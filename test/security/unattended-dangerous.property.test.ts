@@ -9,6 +9,7 @@ import {
   parseYamlConfig,
   validateSources,
 } from "../../src/config/index.js";
+import { memoryAllowAlwaysStore } from "../../src/gate/allow-always-memory.fixture.js";
 import {
   type AllowAlwaysRecord,
   ApprovalGate,
@@ -17,7 +18,6 @@ import {
   type GateConfig,
   type GateContext,
   type GuardAssessment,
-  memoryAllowAlwaysStore,
 } from "../../src/gate/index.js";
 import type { HostResolver } from "../../src/guard/index.js";
 import {

@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { findUnusedExports, trimIndex } from "../../scripts/export-surface.js";
 
@@ -14,6 +14,10 @@ async function tree(files: Record<string, string>): Promise<string> {
 }
 
 describe("the used surface of each room", () => {
+  it("holds for this repository: every name an index.ts exports is imported from outside its room", () => {
+    expect(findUnusedExports(resolve(import.meta.dirname, "../.."))).toEqual([]);
+  });
+
   it("names an export only its own room uses, and counts type, re-export, dynamic and test imports", async () => {
     const root = await tree({
       "src/journal/index.ts": [

@@ -12,7 +12,7 @@ export async function runToolBatch<C, R>(
   isConcurrencySafe: (call: C) => boolean,
   run: (call: C, index: number) => Promise<R>,
   execution: ToolExecutionMode = "parallel",
-): Promise<{ results: R[]; mode: "parallel" | "sequential" }> {
+): Promise<{ results: R[]; mode: ToolExecutionMode }> {
   if (batchMode(calls, isConcurrencySafe, execution) === "parallel") {
     return { results: await Promise.all(calls.map((call, i) => run(call, i))), mode: "parallel" };
   }
@@ -26,7 +26,7 @@ export function batchMode<C>(
   calls: readonly C[],
   isConcurrencySafe: (call: C) => boolean,
   execution: ToolExecutionMode = "parallel",
-): "parallel" | "sequential" {
+): ToolExecutionMode {
   if (execution === "sequential") return "sequential";
   return calls.length > 1 && calls.every((call) => isConcurrencySafe(call)) ? "parallel" : "sequential";
 }

@@ -1,20 +1,4 @@
-import { assertNever, type ErrorCode, isRunnerError } from "../../shared/index.js";
-
-/** Error codes the model clients raise. */
-export const MODEL_ERROR_CODES = [
-  "MODEL_TIMEOUT",
-  "MODEL_ABORTED",
-  "MODEL_RATE_LIMITED",
-  "MODEL_UNAVAILABLE",
-  "MODEL_AUTH_FAILED",
-  "MODEL_REQUEST_REJECTED",
-  "MODEL_RESPONSE_INVALID",
-  "MODEL_SCRIPT_INVALID",
-  "MODEL_SCRIPT_EXHAUSTED",
-  "MODEL_OVERLOADED",
-  "MODEL_CONTEXT_TOO_LONG",
-] as const satisfies readonly ErrorCode[];
-export type ModelErrorCode = (typeof MODEL_ERROR_CODES)[number];
+import { assertNever, isRunnerError, MODEL_ERROR_CODES, type ModelErrorCode } from "../../shared/index.js";
 
 /**
  * Whether a model error is transient (worth a retry with backoff). One exhaustive switch, so a new

@@ -1,5 +1,5 @@
+import type { ModelErrorCode } from "../../shared/index.js";
 import { RunnerError } from "../../shared/index.js";
-import type { ModelErrorCode } from "./model-errors.js";
 
 /**
  * What the Anthropic and OpenAI-compatible clients share when they turn a failed request into a

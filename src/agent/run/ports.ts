@@ -1,4 +1,4 @@
-import type { ToolResult } from "../../catalog/index.js";
+import type { ApprovalSource, ToolResult } from "../../catalog/index.js";
 import type { GateCall, GateDecision } from "../../gate/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 
@@ -105,7 +105,7 @@ export interface AuditSink {
     capabilities: readonly string[];
     result: ToolResult;
     durationMs: number;
-    approvalSource: "human" | "auto";
+    approvalSource: ApprovalSource;
     approver?: string | undefined;
     idempotencyKey: string;
     replay: boolean;

@@ -1,3 +1,4 @@
+import type { ToolExecutionMode } from "../../policy/index.js";
 import type { AgentJobPayload } from "../../queue/index.js";
 import type { ModelToolCall } from "../model/model-client.js";
 
@@ -9,7 +10,7 @@ export interface ToolBatchView {
   /** The calls, in the order the model made them (arguments as the model gave them). */
   readonly calls: readonly ModelToolCall[];
   /** How the batch would run: `tools.execution` and the calls' isConcurrencySafe. */
-  readonly mode: "parallel" | "sequential";
+  readonly mode: ToolExecutionMode;
 }
 
 /** The hook's answer: let the batch run (undefined or `{ veto: false }`), or veto all of it. */

@@ -19,7 +19,7 @@ import { approvalArgsHash, approvalSubject } from "./approval-hash.js";
 import { type ClaimInfo, claimAndRun } from "./claim-and-run.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
 import { executeWithPolicy } from "./execute-tool.js";
-import { parkWhileLayerBusy } from "./layer-waits.js";
+import { parkWhileLayerBusy } from "./land-layer.js";
 import { approvalAnswered, ParkSignal } from "./park-signal.js";
 import { type ExecutePlan, planCall, vetoedCall } from "./plan-call.js";
 import { throwIfCancelled } from "./run-cancelled.js";

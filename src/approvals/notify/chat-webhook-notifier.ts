@@ -1,7 +1,7 @@
 import { type ChatWebhookFormat, RunnerError } from "../../shared/index.js";
 import type { Approver } from "../store/index.js";
 import { type ChatItem, chatPayload } from "./chat-payloads.js";
-import type { ApprovalNotifier, NotificationMessage } from "./notifier.js";
+import type { ApprovalNotifier, NotificationMessage, NotifierScope } from "./notifier.js";
 
 /** Options for {@link ChatWebhookNotifier}. */
 export interface ChatWebhookSettings {
@@ -34,7 +34,7 @@ export interface ChatWebhookSettings {
  */
 export class ChatWebhookNotifier implements ApprovalNotifier {
   readonly name: string;
-  readonly scope: "per_approver" | "per_request";
+  readonly scope: NotifierScope;
   readonly backsOff = true;
   readonly needsLink: boolean;
   readonly #settings: ChatWebhookSettings;

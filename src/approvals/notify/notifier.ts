@@ -25,6 +25,10 @@ export interface NotificationMessage {
   content: MessageContent;
 }
 
+/** Whom a notifier sends to: each approver it reaches (with their link), or once per request. */
+export const NOTIFIER_SCOPES = ["per_approver", "per_request"] as const;
+export type NotifierScope = (typeof NOTIFIER_SCOPES)[number];
+
 /**
  * A way to tell people about a request. `per_approver` notifiers get one message per approver they
  * can reach, with that approver's personal link; `per_request` notifiers get one message per request
@@ -33,7 +37,7 @@ export interface NotificationMessage {
 export interface ApprovalNotifier {
   /** Names the delivery targets ("email" → "email:alice"); unique among the notifiers in use. */
   readonly name: string;
-  readonly scope: "per_approver" | "per_request";
+  readonly scope: NotifierScope;
   /**
    * true: a target still failing after its retries waits out a growing back-off before a later
    * sweep tries it again (a webhook: one broken endpoint should not be posted to every 30 s).

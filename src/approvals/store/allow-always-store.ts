@@ -1,7 +1,12 @@
 import type { Cluster, Redis } from "ioredis";
 import { z } from "zod";
 import { EXEC_CLASS_TOOLS, isExecClassTool } from "../../catalog/index.js";
-import type { AllowAlwaysRecord, AllowAlwaysScope, AllowAlwaysStore } from "../../gate/index.js";
+import {
+  ALLOW_ALWAYS_SCOPES,
+  type AllowAlwaysRecord,
+  type AllowAlwaysScope,
+  type AllowAlwaysStore,
+} from "../../gate/index.js";
 import { type Clock, normaliseIdentity, RunnerError, sha256Hex, systemClock } from "../../shared/index.js";
 import {
   type AllowAlwaysGrant,
@@ -42,7 +47,7 @@ const RecordSchema = z.strictObject({
     .regex(/^[0-9a-f]{64}$/)
     .optional(),
   commandPattern: z.string().min(1).optional(),
-  scope: z.enum(["agent", "schedule", "user"]),
+  scope: z.enum(ALLOW_ALWAYS_SCOPES),
   scopeId: z.string().min(1),
   createdBy: z.string().min(1),
   createdAt: z.number().int().nonnegative(),

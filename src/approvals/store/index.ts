@@ -8,9 +8,11 @@ export { resolveParkedCall } from "./parked-call.js";
 export {
   APPROVAL_DECISIONS,
   APPROVAL_STATUSES,
+  APPROVAL_VOTES,
   type ApprovalDecision,
   type ApprovalRecord,
   type ApprovalStatus,
+  type ApprovalVote,
   type Approver,
   approvalOutcome,
   type DecisionEntry,

@@ -5,8 +5,12 @@ import { RISK_LEVELS } from "../../catalog/index.js";
 export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired", "cancelled"] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
+/** What one person's vote records: an allow-always answer is an `approve` of kind `always`. */
+export const APPROVAL_VOTES = ["approve", "deny"] as const;
+export type ApprovalVote = (typeof APPROVAL_VOTES)[number];
+
 /** What a person may answer (seed 002: allow-once | allow-always | deny). */
-export const APPROVAL_DECISIONS = ["approve", "approve_always", "deny"] as const;
+export const APPROVAL_DECISIONS = [...APPROVAL_VOTES, "approve_always"] as const;
 export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 
 /** How a decision reached the store. */
@@ -23,7 +27,7 @@ export const DecisionEntry = z
     by: z.string().min(1),
     /** When, ms since the epoch. */
     at: z.number().int().nonnegative(),
-    decision: z.enum(["approve", "deny"]),
+    decision: z.enum(APPROVAL_VOTES),
     /** `always` asks for an allow-always record (exec only); null for a deny. */
     kind: z.enum(["once", "always"]).nullable(),
     comment: z.string(),

@@ -1,8 +1,6 @@
 export { DEFAULT_SAFE_BIN_PROFILES, resolveSafeBinProfiles } from "./safe-bin-profiles.js";
 export {
   compileSafeBinProfile,
-  NEVER_SAFE_BINS,
-  type SafeBinCheck,
   type SafeBinProfile,
   type SafeBinProfileConfig,
   validateSafeBinArgv,

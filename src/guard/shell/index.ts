@@ -1,17 +1,7 @@
-export {
-  findInvisibleCharacters,
-  INVISIBLE_CHARACTERS_RULE,
-  type InvisibleCharactersFinding,
-} from "./invisible-characters.js";
+export { findInvisibleCharacters } from "./invisible-characters.js";
 export { runtimeEvaluation } from "./runtime-evaluation.js";
-export {
-  bashOnlyConstructs,
-  nestedDialect,
-  posixReading,
-  SHELL_DIALECTS,
-  type ShellDialect,
-} from "./shell-dialect.js";
-export type { ParsedShell, ShellParser } from "./shell-parser.js";
+export { bashOnlyConstructs, nestedDialect, posixReading, type ShellDialect } from "./shell-dialect.js";
+export type { ShellParser } from "./shell-parser.js";
 export {
   type Assignment,
   type Redirect,

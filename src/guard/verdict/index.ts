@@ -1,5 +1,4 @@
 export {
-  COMMAND_RULES,
   type CommandRule,
   type CommandVerdict,
   decideCommand,

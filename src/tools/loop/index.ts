@@ -4,21 +4,9 @@ import { createDelegateTaskTool, createSpawnTaskTool } from "./delegate-task.js"
 import { createTaskTool } from "./task.js";
 import { createWorkflowTool } from "./workflow.js";
 
-export {
-  TASK_ACTIONS,
-  type TaskAction,
-  WORKFLOW_ACTIONS,
-  WORKFLOW_MAX_STEPS,
-  type WorkflowAction,
-} from "./child-schemas.js";
 export { childrenStartedBy } from "./children-started.js";
 export { createClarifyTool } from "./clarify.js";
-export { createDelegateTaskTool, createSpawnTaskTool } from "./delegate-task.js";
-export { describeState } from "./describe-state.js";
-export { defineLoopTool, usesRunControl } from "./loop-tool.js";
-export { createTaskTool, type TaskArgs } from "./task.js";
-export { createWorkflowTool, type WorkflowArgs, workflowId } from "./workflow.js";
-export { orderWorkflowSteps, type WorkflowStepSpec } from "./workflow-spec.js";
+export { usesRunControl } from "./loop-tool.js";
 
 /**
  * delegate_task (start a child run and wait for its answer, holding no worker), spawn_task (start

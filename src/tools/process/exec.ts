@@ -1,16 +1,11 @@
 import Type, { type Static } from "typebox";
 import { defineTool, type Tool, toolFailure } from "../../catalog/index.js";
 import { bashReadiness, bashScriptArgs, locateBash } from "./bash-shell.js";
+import { execToolTimeoutSeconds, MAX_COMMAND_CHARS, resolveTimeout } from "./call-limits.js";
 import { foregroundCallFields, runForegroundCall } from "./foreground-call.js";
-import {
-  cwdPermission,
-  execReadiness,
-  execToolTimeoutSeconds,
-  MAX_COMMAND_CHARS,
-  type ProcessToolOptions,
-  resolveProcessCwd,
-  resolveTimeout,
-} from "./process-tool-support.js";
+import { execReadiness } from "./host-launch.js";
+import { cwdPermission, resolveProcessCwd } from "./process-cwd.js";
+import type { ProcessToolOptions } from "./process-tool-options.js";
 
 const ExecParams = Type.Object(
   {

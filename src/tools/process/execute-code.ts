@@ -6,15 +6,11 @@ import Type, { type Static } from "typebox";
 import { defineTool, type Tool, toolFailure } from "../../catalog/index.js";
 import { SANDBOX_CODE_DIR, SANDBOX_PATH } from "../sandbox/index.js";
 import { BASH_FLAGS, locateBash } from "./bash-shell.js";
+import { execToolTimeoutSeconds, resolveTimeout } from "./call-limits.js";
 import { foregroundCallFields, runForegroundCall } from "./foreground-call.js";
-import {
-  cwdPermission,
-  execReadiness,
-  execToolTimeoutSeconds,
-  type ProcessToolOptions,
-  resolveProcessCwd,
-  resolveTimeout,
-} from "./process-tool-support.js";
+import { execReadiness } from "./host-launch.js";
+import { cwdPermission, resolveProcessCwd } from "./process-cwd.js";
+import type { ProcessToolOptions } from "./process-tool-options.js";
 
 /** Languages execute_code runs, each by an interpreter found on PATH. */
 export const CODE_LANGUAGES = ["node", "python3", "bash"] as const;

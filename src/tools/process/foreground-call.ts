@@ -1,7 +1,8 @@
 import Type from "typebox";
 import { type ToolExecutionContext, type ToolResult, toolFailure } from "../../catalog/index.js";
 import { launchIdentity } from "./command-launch.js";
-import { launchForTool, type ProcessToolOptions } from "./process-tool-support.js";
+import { launchForTool } from "./host-launch.js";
+import type { ProcessToolOptions } from "./process-tool-options.js";
 import { commandResult, runForeground } from "./run-command.js";
 
 /**

@@ -11,15 +11,10 @@ import { assertNever } from "../../shared/index.js";
 import { missingForAction } from "../action-args.js";
 import { BackgroundProcess, type BackgroundProcessStatus } from "./background-process.js";
 import { bashReadiness, bashScriptArgs, locateBash } from "./bash-shell.js";
-import {
-  cwdPermission,
-  execReadiness,
-  launchForTool,
-  MAX_COMMAND_CHARS,
-  type ProcessToolOptions,
-  processEnv,
-  resolveProcessCwd,
-} from "./process-tool-support.js";
+import { MAX_COMMAND_CHARS } from "./call-limits.js";
+import { execReadiness, launchForTool, processEnv } from "./host-launch.js";
+import { cwdPermission, resolveProcessCwd } from "./process-cwd.js";
+import type { ProcessToolOptions } from "./process-tool-options.js";
 
 /** What the process tool does. */
 export const PROCESS_ACTIONS = ["start", "status", "list", "read", "write", "signal", "stop"] as const;

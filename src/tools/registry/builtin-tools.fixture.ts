@@ -8,7 +8,7 @@ import { type BuiltinToolLimits, DEFAULT_BUILTIN_LIMITS } from "../builtin-runti
 import type { PathFenceFactory, PathFencePort } from "../path-fence-port.js";
 import { resolveEnvAllow } from "../process/child-env.js";
 import { ProcessSupervisor } from "../process/process-supervisor.js";
-import type { ProcessToolOptions } from "../process/process-tool-support.js";
+import type { ProcessToolOptions } from "../process/process-tool-options.js";
 import { createToolExecutionContext } from "./execution-context.js";
 
 /**

@@ -18,7 +18,7 @@ import { resolveEnvAllow } from "../process/child-env.js";
 import { createExecTool } from "../process/exec.js";
 import { createExecuteCodeTool } from "../process/execute-code.js";
 import { createProcessTool } from "../process/process.js";
-import type { ProcessToolOptions } from "../process/process-tool-support.js";
+import type { ProcessToolOptions } from "../process/process-tool-options.js";
 
 /**
  * The built-in file, git, process and run-state tools (read_file, list_dir, search_files, write_file,

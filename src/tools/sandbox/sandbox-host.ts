@@ -3,7 +3,7 @@ import { accessSync, chmodSync, chownSync, constants, mkdtempSync, rmSync, write
 import { chown, lstat, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { ToolReadiness } from "../../catalog/index.js";
+import type { NetworkPolicy, ToolReadiness } from "../../catalog/index.js";
 import { RunnerError } from "../../shared/index.js";
 import { currentWorkspaceView, viewedPath } from "../beneath/workspace-view.js";
 import type { CommandLaunch } from "../process/command-launch.js";
@@ -26,8 +26,7 @@ import { resolveSystemMounts, type SandboxMount } from "./system-mounts.js";
 import { checkWorkspaceOverlap } from "./workspace-overlap.js";
 
 /** `execution.network_policy` as the sandbox applies it. */
-export const SANDBOX_NETWORK_POLICIES = ["deny", "restricted", "allow"] as const;
-export type SandboxNetworkPolicy = (typeof SANDBOX_NETWORK_POLICIES)[number];
+export type SandboxNetworkPolicy = NetworkPolicy;
 
 /** Options of {@link createSandboxHost}. */
 export interface SandboxHostOptions {

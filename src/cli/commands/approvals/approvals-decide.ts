@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import {
   type ApprovalDecision,
   type ApprovalStore,
+  type ApprovalVote,
   describeRefusal,
   formatTime,
 } from "../../../approvals/index.js";
@@ -35,12 +36,7 @@ function deciderIdentity(store: ApprovalStore, name: string): string {
  * Records the operator's decision. The parked job is woken by the worker, which reads the store's
  * events stream (a CLI process has no worker to promote it directly).
  */
-async function decide(
-  args: string[],
-  io: CliIo,
-  verdict: "approve" | "deny",
-  usage: string,
-): Promise<number> {
+async function decide(args: string[], io: CliIo, verdict: ApprovalVote, usage: string): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     options: {

@@ -1,14 +1,14 @@
 import { parseArgs } from "node:util";
+import { RunOperations } from "../../../agent/index.js";
+import { ApprovalStore } from "../../../approvals/index.js";
+import { performRunAction, type RunAction, type RunActionReply } from "../../../http/index.js";
 import {
   MAX_RUN_LIST_LIMIT,
   RUN_OUTCOMES,
   RUN_STATE_FILTERS,
   RunInspector,
-  RunOperations,
   type RunSummary,
-} from "../../../agent/index.js";
-import { ApprovalStore } from "../../../approvals/index.js";
-import { performRunAction, type RunAction, type RunActionReply } from "../../../http/index.js";
+} from "../../../runs/index.js";
 import { approvalPolicyFromConfig } from "../../../runtime/index.js";
 import { assertNever, isRunnerError, RunnerError } from "../../../shared/index.js";
 import { type CliCommand, type CliIo, EXIT } from "../../io.js";

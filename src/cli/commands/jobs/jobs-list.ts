@@ -8,7 +8,7 @@ import {
   type RunListFilter,
   type RunStateFilter,
   type RunSummary,
-} from "../../../agent/index.js";
+} from "../../../runs/index.js";
 import { RunnerError } from "../../../shared/index.js";
 import { type CliCommand, EXIT } from "../../io.js";
 import { terminalJson, terminalText } from "../../terminal-text.js";

@@ -1,5 +1,5 @@
-import { RunInspector, usageText } from "../../../agent/index.js";
 import { ApprovalStore, formatTime } from "../../../approvals/index.js";
+import { RunInspector, usageText } from "../../../runs/index.js";
 import { approvalPolicyFromConfig } from "../../../runtime/index.js";
 import type { CliIo } from "../../io.js";
 import { connectCliRedis } from "../shared/index.js";

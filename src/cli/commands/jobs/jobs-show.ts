@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { DecisionView, RunDetail } from "../../../agent/index.js";
+import type { DecisionView, RunDetail } from "../../../runs/index.js";
 import { RunnerError } from "../../../shared/index.js";
 import { type CliCommand, EXIT } from "../../io.js";
 import { terminalJson, terminalText } from "../../terminal-text.js";

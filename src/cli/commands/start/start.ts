@@ -78,16 +78,21 @@ async function runPartsUntilStopped(
   const dataDir = resolve(io.cwd, values["data-dir"] ?? io.env.ECHO_RUNNER_DATA_DIR ?? "data");
   // `start` with no configuration of the operator's own runs the demo (config/demo.yaml).
   const demo = options.demoByDefault && usesDemoConfig(values.config, io.env, io.cwd);
-  // The demo's operator signs in to /admin with a token made for this start (unless one is given).
-  const madeToken = demo && !io.env[DEMO_ADMIN_TOKEN_ENV] ? demoAdminToken() : undefined;
-  const env = madeToken === undefined ? io.env : { ...io.env, [DEMO_ADMIN_TOKEN_ENV]: madeToken };
+  // The demo's operator signs in to /admin with a token made for this start (unless one is given):
+  // also when config/demo.yaml (or a copy of it) is named with --config, so that what `config check`
+  // passes also starts.
+  const madeToken = parts.includes("http") && !io.env[DEMO_ADMIN_TOKEN_ENV] ? demoAdminToken() : undefined;
+  const withToken = madeToken === undefined ? io.env : { ...io.env, [DEMO_ADMIN_TOKEN_ENV]: madeToken };
   const loaded = await loadConfig({
     configPath: demo ? DEMO_CONFIG_PATH : values.config,
-    env,
+    env: withToken,
     cwd: io.cwd,
     ...(demo ? { extraSources: [demoWorkspaceSource(dataDir)] } : {}),
   });
   const { config } = loaded;
+  // The made token reaches the running parts only where the config names it.
+  const namesDemoToken = config.approvers.some((a) => a.token_env === DEMO_ADMIN_TOKEN_ENV);
+  const env = namesDemoToken ? withToken : io.env;
   const logger = createLogger({
     level: config.logging.level,
     format: config.logging.format,
@@ -102,6 +107,10 @@ async function runPartsUntilStopped(
       "no configuration given (--config, ECHO_RUNNER_CONFIG, config/echo-runner.yaml): running the demo",
     );
     io.stderr(demoBanner(workspaceInDataDir, config.http.public_url, madeToken ?? null));
+  } else if (madeToken !== undefined && namesDemoToken) {
+    io.stderr(
+      `${DEMO_ADMIN_TOKEN_ENV} is not set, so this start made a one-time /admin sign-in token for the demo approver: ${madeToken}\n`,
+    );
   }
   const configPaths = loaded.sources
     .filter((s) => s.kind === "project" || s.kind === "user")

@@ -1,0 +1,2 @@
+export { dashboardPage, runPage } from "./admin-pages.js";
+export { type AdminHttpOptions, adminRoutes } from "./admin-routes.js";

@@ -1,0 +1,5 @@
+export {
+  assertSlackSigningSecret,
+  type SlackInteractionOptions,
+  slackInteractionRoutes,
+} from "./slack-interactions.js";
