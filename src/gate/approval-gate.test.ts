@@ -4,6 +4,7 @@ import type { RiskLevel } from "../catalog/index.js";
 import type { AllowAlwaysRecord } from "./allow-always.js";
 import { memoryAllowAlwaysStore } from "./allow-always-memory.fixture.js";
 import { ApprovalGate } from "./approval-gate.js";
+import { callFindings } from "./call-findings.js";
 import type { GateCall, GateConfig, GateContext, GuardAssessment } from "./gate-input.js";
 import type { GatePorts } from "./step.js";
 
@@ -833,5 +834,17 @@ describe("step 4 names the tool it lets through under a cron grant", () => {
     expect(decision.reason).toBe(
       '"delegate_task" (exec risk) of a cron-authorised schedule, nothing flagged',
     );
+  });
+});
+
+describe("callFindings", () => {
+  it("lists the findings that flag a call as ids, never a reason in words", () => {
+    expect(callFindings(exec(SOFT))).toEqual(["soft.recursive-delete"]);
+    expect(callFindings({ ...exec(SOFT), toolPermission: { behavior: "ask", reason: "x" } })).toEqual([
+      "soft.recursive-delete",
+      "tool.check",
+    ]);
+    expect(callFindings(exec(NO_FINDINGS))).toEqual([]);
+    expect(callFindings(exec(HARD))).toEqual([]);
   });
 });
