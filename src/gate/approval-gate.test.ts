@@ -4,6 +4,7 @@ import type { RiskLevel } from "../catalog/index.js";
 import type { AllowAlwaysRecord } from "./allow-always.js";
 import { memoryAllowAlwaysStore } from "./allow-always-memory.fixture.js";
 import { ApprovalGate } from "./approval-gate.js";
+import { callFindings } from "./call-findings.js";
 import type { GateCall, GateConfig, GateContext, GuardAssessment } from "./gate-input.js";
 import type { GatePorts } from "./step.js";
 
@@ -800,5 +801,50 @@ describe("human approval", () => {
       const d = await new ApprovalGate({ ...GATE_CONFIG, ...config }).check(c, ctx);
       expect(d).toMatchObject({ verdict: "allow", approvalSource: "auto" });
     }
+  });
+});
+
+describe("step 4's reasons state the cron grant as it is", () => {
+  const allowSafe = new ApprovalGate({ ...GATE_CONFIG, unattendedPolicy: "allow_safe" });
+  const deny = new ApprovalGate({ ...GATE_CONFIG, unattendedPolicy: "deny" });
+
+  it("a schedule with a grant: its grant covers only unflagged calls, this one is flagged", async () => {
+    for (const gate of [allowSafe, deny]) {
+      const decision = await gate.check(exec(SOFT), CRON);
+      expect(decision.reason).toContain("the schedule's cron grant covers only unflagged calls");
+      expect(decision.reason).not.toContain("without a cron grant");
+      expect(decision.reason).not.toContain("no cron grant");
+    }
+  });
+
+  it("a schedule without a grant says it holds none", async () => {
+    const asked = await allowSafe.check(exec(), CRON_UNAUTHORISED);
+    expect(asked.verdict).toBe("ask");
+    expect(asked.reason).toContain("its schedule holds no cron grant, and the call is not judged safe");
+    const denied = await deny.check(writeFile, CRON_UNAUTHORISED);
+    expect(denied.verdict).toBe("deny");
+    expect(denied.reason).toContain("its schedule holds no cron grant");
+  });
+});
+
+describe("step 4 names the tool it lets through under a cron grant", () => {
+  it("labels a delegate_task by its name and risk, not as an exec call", async () => {
+    const decision = await new ApprovalGate(GATE_CONFIG).check(call("delegate_task", "exec"), CRON);
+    expect(decision).toMatchObject({ verdict: "allow", step: 4 });
+    expect(decision.reason).toBe(
+      '"delegate_task" (exec risk) of a cron-authorised schedule, nothing flagged',
+    );
+  });
+});
+
+describe("callFindings", () => {
+  it("lists the findings that flag a call as ids, never a reason in words", () => {
+    expect(callFindings(exec(SOFT))).toEqual(["soft.recursive-delete"]);
+    expect(callFindings({ ...exec(SOFT), toolPermission: { behavior: "ask", reason: "x" } })).toEqual([
+      "soft.recursive-delete",
+      "tool.check",
+    ]);
+    expect(callFindings(exec(NO_FINDINGS))).toEqual([]);
+    expect(callFindings(exec(HARD))).toEqual([]);
   });
 });

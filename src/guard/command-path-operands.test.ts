@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCommandGuard } from "../platform/index.js";
 import type { CommandGuard } from "./command-guard.js";
-import { commandPathOperands } from "./command-path-operands.js";
+import { commandNamedPaths, commandPathOperands } from "./command-path-operands.js";
 
 let guard: CommandGuard;
 beforeAll(async () => {
@@ -47,5 +47,21 @@ describe("commandPathOperands", () => {
     ["cd .. && cat x", ["..", "../x"]],
   ])("%s → %j", (command, expected) => {
     expect(operands(command).sort()).toEqual([...expected].sort());
+  });
+});
+
+describe("commandNamedPaths: what an approver sees listed", () => {
+  const named = (command: string, max?: number) => commandNamedPaths(guard.analyse(command), max);
+
+  it("lists relative and absolute operands and redirection targets, no options, devices or unknown words", () => {
+    expect(named("rm -rf drafts old/x.md")).toEqual(["drafts", "old/x.md"]);
+    expect(named("tar -czf report.tar.gz report.md 2>/dev/null")).toEqual(["report.tar.gz", "report.md"]);
+    expect(named('cat "$X" *.md /etc/hosts > out.txt')).toEqual(["/etc/hosts", "out.txt"]);
+    expect(named("cd sub && rm a")).toEqual(["sub", "sub/a"]);
+  });
+
+  it("stops at the bound", () => {
+    const many = Array.from({ length: 50 }, (_, i) => `f${i}`).join(" ");
+    expect(named(`rm ${many}`, 20)).toHaveLength(20);
   });
 });

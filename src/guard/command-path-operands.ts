@@ -78,3 +78,24 @@ export function commandPathOperands(analysis: CommandAnalysis): string[] {
   }
   return [...out];
 }
+
+/**
+ * Every operand of a command that may name a file, as a person reading an approval wants it shown:
+ * each argument after the program name and each redirection target, relative or not, in the order
+ * written, without options (`-rf`), device files, or words whose value is known only when the
+ * command runs (`$X`, globs). Relative operands are joined to the directory `cd` left the command
+ * in. At most `max` are returned. Pure; display only (the fence judges with commandPathOperands).
+ */
+export function commandNamedPaths(analysis: CommandAnalysis, max = 20): string[] {
+  const out = new Set<string>();
+  for (const cmd of analysis.commands) {
+    for (const word of [...cmd.argv.slice(1), ...cmd.redirects.flatMap((r) => r.target)]) {
+      if (word.dynamic || word.glob || word.text.startsWith("-")) continue;
+      const path = normaliseTarget(word, cmd.cwd);
+      if (path === "" || NEUTRAL.has(path) || path.startsWith("/dev/") || path.startsWith("/proc/")) continue;
+      out.add(path);
+      if (out.size >= max) return [...out];
+    }
+  }
+  return [...out];
+}

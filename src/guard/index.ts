@@ -1,6 +1,6 @@
 export { type CallGuard, createCallGuard } from "./call-guard.js";
 export { type CommandGuard, commandGuardFromParser, MAX_COMMAND_LENGTH, MAX_PIPES } from "./command-guard.js";
-export { commandPathOperands } from "./command-path-operands.js";
+export { commandNamedPaths, commandPathOperands } from "./command-path-operands.js";
 export { commandRunFiles } from "./command-run-files.js";
 export { EXEC_HOST_TABLE } from "./exec-host-table.js";
 export { createExecPolicy, type ExecPolicyOptions, type ExecVerdict } from "./exec-policy.js";
@@ -21,4 +21,4 @@ export {
 } from "./paths/index.js";
 export { compileSafeBinProfile, type SafeBinProfileConfig } from "./safe-bins/index.js";
 export type { ShellParser } from "./shell/index.js";
-export { type CommandVerdict, GUARD_VERDICTS } from "./verdict/index.js";
+export { type CommandVerdict, GUARD_VERDICTS, type SoftRule } from "./verdict/index.js";

@@ -5,12 +5,14 @@ import {
   type ApprovalStory,
   type ApprovalStorySource,
   cutWithNote,
+  STORY_NAMED_PATHS,
   type StoryStep,
   summariseArgs,
 } from "../approvals/index.js";
 import { isExecClassTool } from "../catalog/index.js";
 import { redactSecrets } from "../journal/index.js";
 import type { AgentJobPayload } from "../queue/index.js";
+import { workspaceEntryState } from "../tools/index.js";
 import type { RunInspector } from "./run-inspector.js";
 import type { DecisionView, RunDetail } from "./run-view.js";
 
@@ -25,6 +27,11 @@ export interface ApprovalStoryReaderOptions {
   execHost: string;
   /** Longest task or agent text, characters. Default {@link STORY_TEXT_LIMIT}. */
   textLimit?: number;
+  /**
+   * The paths an `exec` command names, as the guard's parser reads it (at most `max`); without it
+   * a story shows no paths.
+   */
+  namedPaths?: (command: string, max: number) => Promise<string[]>;
 }
 
 /** Words for each exec host, as an approver needs them. */
@@ -74,7 +81,7 @@ export class ApprovalStoryReader implements ApprovalStorySource {
       task: cut(payload?.agent.task ?? detail?.task),
       agentWords: cut(agentWords),
       steps,
-      exec: isExecClassTool(record.tool) ? execPlace(record, payload, this.#options.execHost) : null,
+      exec: isExecClassTool(record.tool) ? await this.#execPlace(record, payload) : null,
       parent:
         record.parentRunId === null
           ? null
@@ -82,6 +89,48 @@ export class ApprovalStoryReader implements ApprovalStorySource {
       notes,
     };
     return redactSecrets(story);
+  }
+
+  async #execPlace(record: ApprovalRecord, payload: AgentJobPayload | null): Promise<ExecPlace> {
+    const place = execPlace(record, payload, this.#options.execHost);
+    const workspace = payload?.agent.workspace;
+    const command = execCommandOf(record);
+    if (this.#options.namedPaths === undefined || workspace === undefined || command === null) return place;
+    const cwd = workingDirectoryOf(record) ?? place.cwd;
+    try {
+      const named = await this.#options.namedPaths(command, STORY_NAMED_PATHS);
+      const paths = await Promise.all(
+        named.map(async (path) => ({ path, state: await workspaceEntryState(workspace, cwd, path) })),
+      );
+      return paths.length === 0 ? place : { ...place, paths };
+    } catch {
+      // A command the parser cannot read shows no paths: the call itself is on the page.
+      return place;
+    }
+  }
+}
+
+type ExecPlace = NonNullable<ApprovalStory["exec"]>;
+
+/** The command of an `exec` call's record (its arguments, bound with host and directory), or null. */
+function execCommandOf(record: ApprovalRecord): string | null {
+  if (record.tool !== "exec") return null;
+  try {
+    const canonical = JSON.parse(record.argsCanonical) as { command?: unknown; args?: { command?: unknown } };
+    const command = canonical.args?.command ?? canonical.command;
+    return typeof command === "string" ? command : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The working directory an exec call's approval is bound to, when its record carries it. */
+function workingDirectoryOf(record: ApprovalRecord): string | null {
+  try {
+    const canonical = JSON.parse(record.argsCanonical) as { workingDirectory?: unknown };
+    return typeof canonical.workingDirectory === "string" ? canonical.workingDirectory : null;
+  } catch {
+    return null;
   }
 }
 

@@ -1,6 +1,8 @@
 import type { Cluster, Redis } from "ioredis";
 import type { ApprovalStore } from "../approvals/index.js";
 import type { EchoRunnerConfig } from "../config/index.js";
+import { commandNamedPaths } from "../guard/index.js";
+import { createCommandGuard } from "../platform/index.js";
 import { ApprovalStoryReader, RunInspector } from "../runs/index.js";
 import type { DeepReadonly } from "../shared/index.js";
 
@@ -19,6 +21,12 @@ export function storyReaderFromConfig(
   redis: Redis | Cluster,
   store: ApprovalStore,
 ): { story: ApprovalStoryReader; close(): Promise<void> } {
+  // The parser loads on the first exec story, not at start (most pages are not exec calls).
+  let guard: ReturnType<typeof createCommandGuard> | undefined;
+  const commandGuard = () => {
+    guard ??= createCommandGuard();
+    return guard;
+  };
   const inspector = new RunInspector({
     redis,
     keyPrefix: config.redis.key_prefix,
@@ -26,7 +34,11 @@ export function storyReaderFromConfig(
     maxChars: STORY_INSPECTOR_MAX_CHARS,
   });
   return {
-    story: new ApprovalStoryReader({ inspector, execHost: config.tools.exec.host }),
+    story: new ApprovalStoryReader({
+      inspector,
+      execHost: config.tools.exec.host,
+      namedPaths: async (command, max) => commandNamedPaths((await commandGuard()).analyse(command), max),
+    }),
     close: () => inspector.close(),
   };
 }

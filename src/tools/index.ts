@@ -1,3 +1,4 @@
+export { workspaceEntryState } from "./beneath/workspace-entry-state.js";
 export { workspaceFileDigest } from "./beneath/workspace-file-digest.js";
 export {
   currentWorkspaceView,

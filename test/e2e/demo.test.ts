@@ -29,14 +29,18 @@ afterAll(async () => {
 
 const DEMO_CONFIG = join(REPO_ROOT, "config", "demo.yaml");
 
-/** The approval link printed for `runId` (the terminal notifier's mail names the run). */
-function linkFor(output: string, runId: string): string | undefined {
+/** The printed approval mail of `runId` (the terminal notifier's mail names the run). */
+function mailFor(output: string, runId: string): string | undefined {
   for (const block of output.split("APPROVAL NEEDED").slice(1)) {
     const mail = block.split("=".repeat(78))[0] ?? "";
-    if (!mail.includes(`Run:       ${runId}`)) continue;
-    return mail.match(/https?:\/\/\S+\/approvals\/\S+\?t=\S+/)?.[0];
+    if (mail.includes(`Run:       ${runId}`)) return mail;
   }
   return undefined;
+}
+
+/** The approval link printed for `runId`. */
+function linkFor(output: string, runId: string): string | undefined {
+  return mailFor(output, runId)?.match(/https?:\/\/\S+\/approvals\/\S+\?t=\S+/)?.[0];
 }
 
 function pidAlive(pid: number): boolean {
@@ -118,6 +122,16 @@ describe("the demo that npm start runs", () => {
       await expect.poll(() => linkFor(cli.output(), runId), { timeout: 10_000 }).toBeDefined();
       const link = linkFor(cli.output(), runId)!;
       expect(link.startsWith(`${publicUrl}/approvals/`)).toBe(true);
+      // The mail states the schedule's grant as it is, lists the finding apart from the reason,
+      // says what the call does and what exists at the path it names (the demo has no drafts/).
+      const mail = mailFor(cli.output(), runId)!;
+      expect(mail).toContain(
+        "the schedule's cron grant covers only unflagged calls, and this call is flagged",
+      );
+      expect(mail).not.toContain("without a cron grant");
+      expect(mail).toMatch(/^Flags: +soft\.recursive-delete$/m);
+      expect(mail).toMatch(/^Effect: +Deletes files in the workspace\.$/m);
+      expect(mail).toContain("What the command names holds now:\n  drafts: missing");
       // The mail is printed before the job has moved to delayed: wait for the state, bounded.
       await expect
         .poll(async () => (await findRunJob(agentQueue, runId))?.getState(), {
@@ -168,16 +182,17 @@ describe("the demo that npm start runs", () => {
         [
           "list_dir:allow",
           "read_file:allow",
-          "write_file:allow",
           "cronjob:deny",
-          "exec:allow", // tar, unattended in the sandbox under the cron grant
+          "write_file:allow",
           "exec:ask", // rm -rf drafts: parks for a person
+          "exec:allow", // tar, unattended in the sandbox under the cron grant
+          "delegate_task:allow", // once: the parent's replay reading the child's answer adds none
           "exec:allow",
-          "delegate_task:allow",
           "read_file:allow", // the sub-agent's
-          "delegate_task:allow", // the parent's replay reading the child's answer
         ].sort(),
       );
+      const delegations = entries.filter((e) => e.tool === "delegate_task" && e.runId === runId);
+      expect(delegations.map((e) => e.kind)).toEqual(["decision", "execution"]);
       const child = entries.find((e) => e.tool === "read_file" && e.runId !== runId);
       expect(child?.runId).toMatch(/^child-/);
       const execAllows = entries.filter(

@@ -1,5 +1,12 @@
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../../src/approvals/index.js";
+import { storyTextLines } from "../../src/approvals/notify/story-message.js";
+import { commandNamedPaths } from "../../src/guard/index.js";
+import { execPlaceSection } from "../../src/http/pages/approval-story.js";
+import { createCommandGuard } from "../../src/platform/index.js";
 import { enqueueAgentRun } from "../../src/queue/index.js";
 import { ApprovalStoryReader, RunInspector } from "../../src/runs/index.js";
 import { agentQueue, testPayload } from "../helpers/agent-harness.js";
@@ -70,6 +77,48 @@ describe("ApprovalStoryReader", () => {
     expect(story.agentWords).toBeNull();
     expect(story.steps).toEqual([]);
     expect(story.notes.join(" ")).toContain("not in the journal");
+  });
+
+  it("says what exists now at each path an exec command names, read beneath the workspace", async () => {
+    const workspace = await mkdtemp(join(tmpdir(), "story-paths-"));
+    await mkdir(join(workspace, "drafts"));
+    await writeFile(join(workspace, "drafts", "old.md"), "old");
+    await writeFile(join(workspace, "notes.md"), "1234567");
+    const run = testPayload({}, { task: "Tidy up.", workspace });
+    await enqueueAgentRun(queue, run);
+    const { record } = await store.register({
+      runId: run.runId,
+      jobId: run.runId,
+      traceId: run.traceId,
+      idempotencyKey: "key-paths",
+      tool: "exec",
+      args: {
+        args: { command: "rm -rf drafts notes.md gone /etc/hosts" },
+        execHost: "sandbox",
+        workingDirectory: workspace,
+      },
+      risk: "exec",
+      reason: "recursive delete",
+      agent: "tidy",
+      channel: "cron",
+    });
+    const guard = await createCommandGuard();
+    const story = await new ApprovalStoryReader({
+      inspector,
+      execHost: "sandbox",
+      namedPaths: async (command, max) => commandNamedPaths(guard.analyse(command), max),
+    }).read(record);
+    expect(story.exec?.paths).toEqual([
+      { path: "drafts", state: "folder, 1 entry" },
+      { path: "notes.md", state: "file, 7 bytes" },
+      { path: "gone", state: "missing" },
+      { path: "/etc/hosts", state: "outside the workspace (not read)" },
+    ]);
+    const text = storyTextLines(story).join("\n");
+    expect(text).toContain(
+      "What the command names holds now:\n  drafts: folder, 1 entry\n  notes.md: file, 7 bytes",
+    );
+    expect(execPlaceSection(story)).toContain("folder, 1 entry");
   });
 
   it("reads a call whose job is gone as a story with notes, and no exec place for other tools", async () => {

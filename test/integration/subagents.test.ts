@@ -156,13 +156,16 @@ describe("sub-agents", () => {
       });
       expect(children[0]?.id).toMatch(/^child-[0-9a-f]{32}$/);
       // The parent decided its delegate_task before parking and again on the replay that read the
-      // child's answer: the audit trail holds both, the metrics count the call once.
+      // child's answer: the audit trail holds one decision, labelled with the tool, and one execution.
       const trail = await new AuditTrail({ redis, keyPrefix }).readByTrace(parent.traceId);
       const delegations = trail.filter(
         (e) =>
-          e.entry.kind === "decision" && e.entry.tool === "delegate_task" && e.entry.runId === parent.runId,
+          e.entry.kind !== "operator" && e.entry.tool === "delegate_task" && e.entry.runId === parent.runId,
       );
-      expect(delegations.length).toBeGreaterThanOrEqual(2);
+      expect(delegations.map((e) => e.entry.kind)).toEqual(["decision", "execution"]);
+      const decided = delegations[0]!.entry;
+      expect(decided.kind === "decision" && decided.reason).not.toMatch(/^exec call/);
+      expect(delegations[1]!.entry).toMatchObject({ outcome: "success" });
       const counted = await redis.hgetall(metrics.keys.counter("tool_calls"));
       const delegateCounts = Object.entries(counted).filter(([field]) =>
         field.startsWith('["delegate_task"'),

@@ -78,7 +78,10 @@ export function auditTrailSink(trail: AuditTrail): AuditSink {
     decisionEntry(record) {
       const event = trail.prepare(decisionEvent(record));
       // One decision, however often its stored entry is delivered: the id travels in the entry.
-      const deliveryId = randomBytes(10).toString("hex");
+      // A decision made again on each replay (`once`) has the same id every time.
+      const deliveryId = record.once
+        ? sha256Hex(`${record.payload.runId}\n${record.idempotencyKey}\ndecision`).slice(0, 20)
+        : randomBytes(10).toString("hex");
       return entryOf(event, deliveryId, JSON.stringify({ d: deliveryId, e: event }));
     },
     execution({

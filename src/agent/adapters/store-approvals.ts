@@ -7,6 +7,7 @@ import {
   resolveParkedCall,
 } from "../../approvals/index.js";
 import { isExecClassTool } from "../../catalog/index.js";
+import { callFindings } from "../../gate/index.js";
 import type { Logger } from "../../logging/index.js";
 import { isRunnerError } from "../../shared/index.js";
 import type { ApprovalPort } from "../run/ports.js";
@@ -95,7 +96,8 @@ export function storeApprovals(options: {
         tool: call.tool,
         args: request.subject ?? call.args,
         risk: call.risk,
-        flags: request.decision?.flagged ? [request.reason] : [],
+        // The Flags row lists findings only; the reason (its own row) says why in words.
+        flags: request.decision?.flagged ? callFindings(request.call) : [],
         reason: request.reason,
         agent: payload.agentId,
         channel: payload.channel,

@@ -9,6 +9,7 @@ import {
 } from "../../catalog/index.js";
 import type { GateCall, GateContext, GateDecision, HumanApproval } from "../../gate/index.js";
 import { checkToolCall } from "../../policy/index.js";
+import { usesRunControl } from "../../tools/index.js";
 import { approvalArgsHash, approvalKeyOf, approvalSubject } from "./approval-hash.js";
 import type { DeferredCompletion } from "./deferred-completion.js";
 import { approvalAnswered, ParkSignal } from "./park-signal.js";
@@ -207,6 +208,7 @@ export async function planCall(
       decision,
       capabilities: policyDecision.capabilities,
       idempotencyKey: ctx.idempotencyKey,
+      once: usesRunControl(tool),
     });
     return {
       kind: "execute",

@@ -78,6 +78,11 @@ export interface DecisionRecord {
   decision: GateDecision;
   capabilities: readonly string[];
   idempotencyKey: string;
+  /**
+   * Appended at most once per run and call, however often the call is decided: a call that acts on
+   * its own run (delegate_task) is decided again on the replay that reads its child's answer.
+   */
+  once?: boolean;
 }
 
 /** Where every gate decision and execution goes (the hash-chained audit trail). */

@@ -192,10 +192,12 @@ async function runFreshCall(
     await scope.outbox.sendNow(plan.decisionEntry);
     await deferred?.flush();
   }
+  const settledStart = deps.clock.now();
   const settled =
     control && plan.kind === "execute"
       ? await execute(plan, { attempt: 1, inDoubtRerun: false }, deps.credentials(name))
       : undefined;
+  const settledMs = deps.clock.now() - settledStart;
 
   const doubtKey = `${key}-in-doubt`;
   const doubtCall =
@@ -261,15 +263,16 @@ async function runFreshCall(
     },
     produce: async (claim) => {
       if (plan.kind === "result") return plan.result;
-      if (settled) return settled;
       const started = deps.clock.now();
       const credentials = deps.credentials(name);
-      const raw = await execute(plan, claim, credentials);
-      const prepared = await prepareResult(raw, Object.values(credentials), {
-        store: deps.spill,
-        runId: payload.runId,
-        key,
-      });
+      // A call that acted before its claim (settled) is audited here as every other execution.
+      const prepared = settled
+        ? { result: settled }
+        : await prepareResult(await execute(plan, claim, credentials), Object.values(credentials), {
+            store: deps.spill,
+            runId: payload.runId,
+            key,
+          });
       // The execution entry goes to the audit trail through the run's outbox: stored with the
       // result in the journal, appended after it without the run waiting (see RunOutbox).
       const entry = deps.audit.execution({
@@ -278,7 +281,7 @@ async function runFreshCall(
         risk: plan.decision.risk,
         capabilities: plan.capabilities,
         result: prepared.result,
-        durationMs: deps.clock.now() - started,
+        durationMs: settled ? settledMs : deps.clock.now() - started,
         approvalSource: plan.decision.approvalSource,
         approver: plan.approver,
         idempotencyKey: key,

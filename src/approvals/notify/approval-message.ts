@@ -2,6 +2,7 @@ import escapeHtml from "escape-html";
 import { hiddenCharactersWarning, makeVisible, neutralise } from "../../shared/index.js";
 import type { ApprovalRecord } from "../store/index.js";
 import type { ApprovalStory } from "./approval-story.js";
+import { consequenceOf } from "./consequence.js";
 import { storyHtml, storyTextLines } from "./story-message.js";
 
 /** What a notification is about. */
@@ -64,9 +65,13 @@ function requestFactsAsStored(record: ApprovalRecord): [label: string, value: st
   const facts: [string, string][] = [
     ["Tool", record.tool],
     ["Risk", record.risk],
-    ["Reason", record.reason || "(none given)"],
   ];
-  if (record.flags.length > 0) facts.push(["Flags", record.flags.join(", ")]);
+  const consequence = consequenceOf(record);
+  if (consequence !== null) facts.push(["Effect", consequence]);
+  facts.push(["Reason", record.reason || "(none given)"]);
+  // Findings only (rule ids): a record stored before they were kept apart held the reason here.
+  const flags = record.flags.filter((flag) => flag !== record.reason);
+  if (flags.length > 0) facts.push(["Flags", flags.join(", ")]);
   facts.push(["Agent", record.agent]);
   if (record.scheduleId !== null) facts.push(["Schedule", record.scheduleId]);
   if (record.parentRunId !== null) facts.push(["Parent run", record.parentRunId]);

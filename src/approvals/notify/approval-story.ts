@@ -13,13 +13,26 @@ export interface ApprovalStory {
   agentWords: string | null;
   /** The run's earlier tool calls, most recent first (all of them; renderers cap). */
   steps: StoryStep[];
-  /** For exec-class calls: where the command runs. */
-  exec: { cwd: string; host: string } | null;
+  /**
+   * For exec-class calls: where the command runs and, for the paths its command names (at most
+   * {@link STORY_NAMED_PATHS}), what exists there now.
+   */
+  exec: { cwd: string; host: string; paths?: NamedPath[] } | null;
   /** For a sub-agent's call: the parent run and its task. */
   parent: { runId: string; task: string | null } | null;
   /** What could not be read and why (the job was removed, the journal expired). */
   notes: string[];
 }
+
+/** A path a command names, as written (relative to its working directory), and what exists there now. */
+export interface NamedPath {
+  path: string;
+  /** `file, 120 bytes`, `folder, 3 entries`, `missing`, or why it was not read. */
+  state: string;
+}
+
+/** How many paths of a command a story describes (each costs a walk of the workspace). */
+export const STORY_NAMED_PATHS = 20;
 
 /** One earlier tool call of the run. */
 export interface StoryStep {

@@ -10,6 +10,8 @@ export {
   type ApprovalStory,
   type ApprovalStorySource,
   cutWithNote,
+  type NamedPath,
+  STORY_NAMED_PATHS,
   STORY_PAGE_STEPS,
   type StoryStep,
   summariseArgs,

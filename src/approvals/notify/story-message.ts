@@ -26,6 +26,10 @@ function untrusted(text: string): string {
 export function storyTextLines(story: ApprovalStory): string[] {
   const lines: string[] = ["", "— The run so far —"];
   if (story.exec) lines.push(`Working directory: ${story.exec.cwd}`, `Runs on: ${story.exec.host}`);
+  if (story.exec?.paths?.length) {
+    lines.push("What the command names holds now:");
+    for (const { path, state } of story.exec.paths) lines.push(`  ${neutralise(path, "mail")}: ${state}`);
+  }
   if (story.parent) {
     lines.push(`Sub-agent of run ${story.parent.runId}, whose task is:`);
     lines.push(story.parent.task === null ? "(no longer on record)" : untrusted(story.parent.task));
@@ -54,6 +58,13 @@ export function storyHtml(story: ApprovalStory): string {
     parts.push(
       `<p>Working directory: <code>${escapeHtml(neutralise(story.exec.cwd, "mail"))}</code><br>Runs on: ${escapeHtml(story.exec.host)}</p>`,
     );
+    if (story.exec.paths?.length) {
+      const items = story.exec.paths.map(
+        ({ path, state }) =>
+          `<li><code>${escapeHtml(neutralise(path, "mail"))}</code>: ${escapeHtml(state)}</li>`,
+      );
+      parts.push(`<p>What the command names holds now:</p><ul>${items.join("")}</ul>`);
+    }
   }
   if (story.parent) {
     parts.push(

@@ -14,6 +14,19 @@ export function isSafeSideEffect(state: GateState): boolean {
 }
 
 /**
+ * Why the schedule's cron grant did not let this unattended call through, as it is: a run may hold
+ * a grant that covers only unflagged write and exec calls. Text only: the step decides elsewhere.
+ */
+function grantStanding(state: GateState): string {
+  const { call, ctx } = state;
+  if (!ctx.cronAuthorized) return "its schedule holds no cron grant, and the call is not judged safe";
+  if (isFlagged(state))
+    return "the schedule's cron grant covers only unflagged calls, and this call is flagged";
+  if (state.forceHuman) return "the schedule's cron grant does not cover a call a setting sends to a person";
+  return `the schedule's cron grant covers write and exec calls, and this is a ${call.risk} call`;
+}
+
+/**
  * Step 4: unattended runs (seed 000's table). Read-only and not flagged → allow; cron-authorised
  * write/exec and not flagged → allow; dangerous → deny, always; otherwise `unattended_policy`:
  * deny → deny, allow_safe → allow write/exec judged safe, the rest goes straight to step 11 (a
@@ -36,15 +49,18 @@ export const unattendedStep: GateStep = {
       !flagged &&
       !state.forceHuman
     ) {
-      return { verdict: "allow", reason: `${call.risk} call of a cron-authorised schedule` };
+      return {
+        verdict: "allow",
+        reason: `"${call.tool}" (${call.risk} risk) of a cron-authorised schedule, nothing flagged`,
+      };
     }
     switch (config.unattendedPolicy) {
       case "deny":
         return {
           verdict: "deny",
           reason: flagged
-            ? `unattended run, and the call needs a person (${state.flags.join("; ")}); permissions.approval.unattended_policy is deny`
-            : `unattended run without a cron grant; permissions.approval.unattended_policy is deny`,
+            ? `unattended run, and ${grantStanding(state)} (${state.flags.join("; ")}); permissions.approval.unattended_policy is deny`
+            : `unattended run, and ${grantStanding(state)}; permissions.approval.unattended_policy is deny`,
         };
       case "allow_safe":
         if (isSafeSideEffect(state) && !state.forceHuman) {
@@ -54,7 +70,7 @@ export const unattendedStep: GateStep = {
         // a person (step 11), so no auto_approve entry, trusted channel, allow-always record or
         // smart approval (steps 5-10) can let an unattended call without a grant through.
         state.forceHuman = true;
-        state.flags.push("unattended run without a cron grant, and the call is not judged safe");
+        state.flags.push(`unattended run, and ${grantStanding(state)}`);
         return NEXT;
       default:
         return assertNever(config.unattendedPolicy, "unattended policy");

@@ -1,5 +1,10 @@
 import escapeHtml from "escape-html";
-import { type ApprovalStory, STORY_PAGE_STEPS, type StoryStep } from "../../approvals/index.js";
+import {
+  type ApprovalStory,
+  type NamedPath,
+  STORY_PAGE_STEPS,
+  type StoryStep,
+} from "../../approvals/index.js";
 
 /**
  * The run's story on the approval page: where an exec call runs (next to the call), and below the
@@ -11,7 +16,17 @@ import { type ApprovalStory, STORY_PAGE_STEPS, type StoryStep } from "../../appr
 export function execPlaceSection(story: ApprovalStory | null): string {
   if (story?.exec == null) return "";
   return `<table class="facts" id="exec-place"><tr><th>Working directory</th><td><code>${escapeHtml(story.exec.cwd)}</code></td></tr>
-<tr><th>Runs on</th><td>${escapeHtml(story.exec.host)}</td></tr></table>`;
+<tr><th>Runs on</th><td>${escapeHtml(story.exec.host)}</td></tr>${namedPathRows(story.exec.paths ?? [])}</table>`;
+}
+
+/** One row per path the command names: what exists there now (read beneath the workspace). */
+function namedPathRows(paths: readonly NamedPath[]): string {
+  return paths
+    .map(
+      ({ path, state }) =>
+        `<tr class="named-path"><th>Now at <code>${escapeHtml(path)}</code></th><td>${escapeHtml(state)}</td></tr>`,
+    )
+    .join("\n");
 }
 
 function stepItem(step: StoryStep): string {
