@@ -201,6 +201,8 @@ export async function planCall(
     }
   }
   if (decision.verdict === "allow") {
+    // The run's trace hears every decision (an allowed one's audit entry goes out with the claim).
+    scope.trace?.decided(ctx.idempotencyKey, decision);
     // Recorded by the caller with the claim (one journal write, no audit round trip to wait for).
     const decisionEntry = deps.audit.decisionEntry({
       payload,
