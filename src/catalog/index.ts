@@ -62,4 +62,5 @@ export {
 } from "./tool-search-contract.js";
 export { EXEC_CLASS_TOOLS, isExecClassTool, pathArgumentsOf, type SubagentTool } from "./tool-sets.js";
 export { validateAnyToolArgs, validateToolArgs } from "./validate-args.js";
+export { DECISION_VERDICTS } from "./verdicts.js";
 export { WEB_SEARCH_PROVIDERS, type WebSearchProvider } from "./web-search-providers.js";

@@ -6,7 +6,7 @@ export {
 } from "./allow-always.js";
 export { ApprovalGate, type GateStepTrace } from "./approval-gate.js";
 export { callFindings } from "./call-findings.js";
-export { GATE_VERDICTS, type GateDecision } from "./decision.js";
+export type { GateDecision } from "./decision.js";
 export {
   EXEC_CLASS_TOOLS,
   type GateCall,

@@ -1,14 +1,19 @@
 import { z } from "zod";
-import { APPROVAL_SOURCES, CAPABILITIES, RISK_LEVELS, TOOL_ERROR_KINDS } from "../catalog/index.js";
-import { GATE_VERDICTS } from "../gate/index.js";
+import {
+  APPROVAL_SOURCES,
+  CAPABILITIES,
+  DECISION_VERDICTS,
+  RISK_LEVELS,
+  TOOL_ERROR_KINDS,
+} from "../catalog/index.js";
 import { OPERATOR_CHANNELS } from "../queue/index.js";
 
 /** What an audit entry records: a gate decision, a tool execution, or an operator's action on a run. */
 export const AUDIT_KINDS = ["decision", "execution", "operator"] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
-/** Gate verdicts (docs/DESIGN.md §6), as the gate writes them. */
-export const AUDIT_VERDICTS = GATE_VERDICTS;
+/** Gate verdicts (docs/DESIGN.md §6): the catalog's one list (the journal must not load the gate). */
+export const AUDIT_VERDICTS = DECISION_VERDICTS;
 export type AuditVerdict = (typeof AUDIT_VERDICTS)[number];
 
 /** How an execution ended: success, or the tool result's error kind. */

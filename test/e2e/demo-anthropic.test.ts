@@ -171,7 +171,7 @@ describe("the demo's task with provider: anthropic", () => {
           "exec:allow",
           "delegate_task:allow",
           "read_file:allow", // the sub-agent's
-          "delegate_task:allow", // the parent's replay reading the child's answer
+          // delegate_task once: the parent's replay reading the child's answer adds no decision
         ].sort(),
       );
       // Every request was a valid Messages API request (the server answers 400 otherwise) carrying

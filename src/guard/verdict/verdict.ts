@@ -1,8 +1,10 @@
+import { DECISION_VERDICTS } from "../../catalog/index.js";
+
 /**
  * Guard verdicts, loosest first. The strictest finding decides: one `deny` outweighs any number of
  * `ask`s, one `ask` outweighs any number of `allow`s.
  */
-export const GUARD_VERDICTS = ["allow", "ask", "deny"] as const;
+export const GUARD_VERDICTS = DECISION_VERDICTS;
 export type GuardVerdictKind = (typeof GUARD_VERDICTS)[number];
 
 /** Hard families: denied, and no approval, mode or flag lifts the denial. */
