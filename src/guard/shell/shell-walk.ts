@@ -265,8 +265,9 @@ class Walker {
     return expandWord(node, this.words);
   }
 
-  private command(node: Node, outer: Node[], frame: Frame): SimpleCommand {
-    const cmd: SimpleCommand = {
+  /** A command with nothing read yet, in the frame's pipeline and the walk's working directory. */
+  private emptyCommand(frame: Frame): SimpleCommand {
+    return {
       argv: [],
       argInner: [],
       assignments: [],
@@ -276,6 +277,10 @@ class Walker {
       upstream: frame.upstream,
       ...this.directories(),
     };
+  }
+
+  private command(node: Node, outer: Node[], frame: Frame): SimpleCommand {
+    const cmd = this.emptyCommand(frame);
     const redirectNodes: Node[] = [];
     const kids = node.children;
     for (let i = 0; i < kids.length; i++) {
@@ -404,16 +409,7 @@ class Walker {
   }
 
   private bareRedirects(redirects: Node[], frame: Frame): SimpleCommand {
-    const cmd: SimpleCommand = {
-      argv: [],
-      argInner: [],
-      assignments: [],
-      redirects: [],
-      stdinText: [],
-      stdinInner: [],
-      upstream: frame.upstream,
-      ...this.directories(),
-    };
+    const cmd = this.emptyCommand(frame);
     for (const r of redirects) this.redirect(r, cmd, frame);
     this.commands.push(cmd);
     return cmd;
