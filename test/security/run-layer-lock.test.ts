@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RunLayers } from "../../src/tools/layer/run-layers.js";
+import { sandboxedExec } from "../helpers/sandbox-exec.js";
 
 /**
  * One process at a time works on a layer: two overlay mounts of one upper folder are undefined
@@ -83,6 +85,36 @@ describe("a layer's lock across processes", () => {
     );
     expect(seen.stdout).toBe("held\n");
     expect(readdirSync(workspace)).toEqual([]);
+  });
+
+  it("is out of a sandbox's reach: the name the host holds is free inside, so no command can squat it", async () => {
+    const root = await mkdtemp(join(tmpdir(), "echo-layer-lock-sbx-"));
+    const workspace = join(root, "ws");
+    mkdirSync(workspace);
+    const runLayers = new RunLayers({ dir: join(root, "layers") });
+    layers.push(runLayers);
+    // The name the lock binds (layer-lock.ts): an agent could compute it from the data dir's path.
+    const name = `echo-runner/layer/${createHash("sha256").update(runLayers.folderOf("tree-s")).digest("hex").slice(0, 40)}`;
+    await runLayers.enter("tree-s", "run-s", workspace);
+    // Node binds an abstract name over the whole sun_path (NUL-padded to 108 bytes): so does this.
+    const bind = `import socket; s=socket.socket(socket.AF_UNIX); s.bind(("\\0${name}").ljust(108, "\\0")); print("bound")`;
+    // On the host the name is taken: it is the lock's.
+    expect(spawnSync("python3", ["-c", bind], { encoding: "utf8" }).stderr).toContain(
+      "Address already in use",
+    );
+    const { supervisor, run } = sandboxedExec();
+    try {
+      // Abstract socket names are per network namespace and the sandbox has its own: binding the
+      // name the host holds succeeds in there (were they shared, it would fail EADDRINUSE), so a
+      // command in a sandbox can neither see nor hold a host's layer lock.
+      const inside = await run(`python3 -c '${bind}'`, 30);
+      expect(inside).toMatchObject({ success: true, output: "bound\n" });
+      expect(
+        await busyCode(new RunLayers({ dir: join(root, "layers") }).enter("tree-s", "other", workspace)),
+      ).toBe("WORKSPACE_LAYER_BUSY");
+    } finally {
+      await supervisor.close();
+    }
   });
 
   it("records the runs of a tree for their parents' ends to wait for", async () => {
