@@ -1,6 +1,6 @@
 export { boundPublicUrl } from "./bound-public-url.js";
 export { envOverrideSource } from "./env-overrides.js";
-export { type LoadedConfig, loadConfig, validateSources } from "./load.js";
+export { type LoadConfigOptions, type LoadedConfig, loadConfig, validateSources } from "./load.js";
 export { type ConfigProblem, formatProblems } from "./problems.js";
 export {
   AgentConfigSchema,

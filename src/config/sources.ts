@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
@@ -17,8 +18,19 @@ export interface ConfigSource {
   data: Record<string, unknown>;
 }
 
-/** The built-in defaults file shipped with the package. */
-export const DEFAULT_CONFIG_PATH = fileURLToPath(new URL("../../config/default.yaml", import.meta.url));
+/**
+ * The built-in defaults file shipped with the package, by its real path: from dist/ the relative URL
+ * leads through the build's `dist/config` link, a name the operator never wrote (`config show`
+ * prints each value's origin).
+ */
+export const DEFAULT_CONFIG_PATH = ((): string => {
+  const path = fileURLToPath(new URL("../../config/default.yaml", import.meta.url));
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+})();
 
 /** Reads and parses one YAML file; a missing optional file yields undefined. */
 export async function readYamlSource(

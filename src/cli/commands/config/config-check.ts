@@ -1,11 +1,8 @@
 import { parseArgs } from "node:util";
 import { isRunnerError } from "../../../shared/index.js";
 import { type CliCommand, EXIT } from "../../io.js";
+import { loadCliConfig } from "../shared/index.js";
 import { loadCheckedConfig } from "./config-schedules.js";
-
-/** Said when no project file was found, so the check judged the built-in defaults alone. */
-export const NO_PROJECT_FILE =
-  "note: no configuration file of your own (--config FILE, ECHO_RUNNER_CONFIG, config/echo-runner.yaml), so these are the built-in defaults; `npm start` in this folder runs the demo instead: check it with --config config/demo.yaml";
 
 /** `echo-runner config check [--config F]`: exit 0 when valid, 2 listing every problem otherwise. */
 export const configCheckCommand: CliCommand = {
@@ -19,14 +16,10 @@ export const configCheckCommand: CliCommand = {
       allowPositionals: false,
     });
     try {
-      const loaded = await loadCheckedConfig({ configPath: values.config, env: io.env, cwd: io.cwd });
+      const loaded = await loadCliConfig(io, values.config, loadCheckedConfig);
       const origins = loaded.sources.map((s) => `${s.kind}: ${s.origin}`);
       if (values.json) io.stdout(`${JSON.stringify({ valid: true, sources: loaded.sources })}\n`);
-      else {
-        io.stdout(`config is valid\nsources (lowest precedence first):\n  ${origins.join("\n  ")}\n`);
-        // Without a file of one's own `start` does not run these defaults: it runs the demo.
-        if (!loaded.sources.some((s) => s.kind === "project")) io.stdout(`${NO_PROJECT_FILE}\n`);
-      }
+      else io.stdout(`config is valid\nsources (lowest precedence first):\n  ${origins.join("\n  ")}\n`);
       return EXIT.ok;
     } catch (err) {
       if (!isRunnerError(err) || (err.code !== "CONFIG_INVALID" && err.code !== "CONFIG_FILE_UNREADABLE"))

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
-import { effectiveValues, loadConfig, maskedConfig, renderEffectiveConfig } from "../../../config/index.js";
+import { effectiveValues, maskedConfig, renderEffectiveConfig } from "../../../config/index.js";
 import { type CliCommand, EXIT } from "../../io.js";
+import { loadCliConfig } from "../shared/index.js";
 
 /** `echo-runner config show [--json]`: the effective config, the source of each value, secrets masked. */
 export const configShowCommand: CliCommand = {
@@ -13,7 +14,7 @@ export const configShowCommand: CliCommand = {
       options: { config: { type: "string" }, json: { type: "boolean", default: false } },
       allowPositionals: false,
     });
-    const loaded = await loadConfig({ configPath: values.config, env: io.env, cwd: io.cwd });
+    const loaded = await loadCliConfig(io, values.config);
     const shown = effectiveValues(loaded, io.env);
     if (values.json) {
       io.stdout(

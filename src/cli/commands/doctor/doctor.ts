@@ -5,7 +5,7 @@ import { parseClusterNode } from "../../../queue/index.js";
 import { isRunnerError } from "../../../shared/index.js";
 import { type CliCommand, EXIT } from "../../io.js";
 import { loadCheckedConfig } from "../config/index.js";
-import { wholeNumberOption } from "../shared/index.js";
+import { cliConfigChoice, USING_DEMO_CONFIG, wholeNumberOption } from "../shared/index.js";
 import { DOCTOR_STATUSES, type DoctorCheck, fail, ok } from "./doctor-check.js";
 import { checkWorkspaceLayer } from "./doctor-layers.js";
 import { checkPublicUrl, checkSmtp } from "./doctor-mail.js";
@@ -42,11 +42,14 @@ async function configCheck(
   configPath: string | undefined,
   env: NodeJS.ProcessEnv,
   cwd: string,
+  dataDir: string,
 ): Promise<{ check: DoctorCheck; loaded?: LoadedConfig }> {
   try {
-    const loaded = await loadCheckedConfig({ configPath, env, cwd });
+    const choice = cliConfigChoice({ env, cwd }, configPath, dataDir);
+    const loaded = await loadCheckedConfig(choice.options);
     const files = loaded.sources.filter((s) => s.kind !== "env").map((s) => `${s.kind} ${s.origin}`);
-    return { check: ok("config", `valid (${files.join(", ")})`), loaded };
+    const demo = choice.demo ? `; ${USING_DEMO_CONFIG}` : "";
+    return { check: ok("config", `valid (${files.join(", ")})${demo}`), loaded };
   } catch (err) {
     if (!isRunnerError(err) || (err.code !== "CONFIG_INVALID" && err.code !== "CONFIG_FILE_UNREADABLE"))
       throw err;
@@ -75,7 +78,8 @@ export async function runDoctor(options: {
   /** The data dir `start` uses (where runs' layers are made); default ECHO_RUNNER_DATA_DIR or ./data. */
   dataDir?: string;
 }): Promise<DoctorReport> {
-  const { check, loaded } = await configCheck(options.configPath, options.env, options.cwd);
+  const dataDir = resolve(options.cwd, options.dataDir ?? options.env.ECHO_RUNNER_DATA_DIR ?? "data");
+  const { check, loaded } = await configCheck(options.configPath, options.env, options.cwd, dataDir);
   const checks = [check];
   if (loaded) {
     const { config } = loaded;
@@ -101,7 +105,6 @@ export async function runDoctor(options: {
             outageSeconds: config.execution.redis_outage_seconds,
           });
     const baseDir = project ? dirname(project.origin) : options.cwd;
-    const dataDir = resolve(options.cwd, options.dataDir ?? options.env.ECHO_RUNNER_DATA_DIR ?? "data");
     const [redis, targets, smtp, tools, sandbox, layer, models] = await Promise.all([
       redisChecks,
       checkFailingTargets(config, url, options.timeoutMs),

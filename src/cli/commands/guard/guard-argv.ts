@@ -1,9 +1,10 @@
 import { parseArgs } from "node:util";
-import { type LoadedConfig, loadConfig } from "../../../config/index.js";
+import type { LoadedConfig } from "../../../config/index.js";
 import { createExecPolicy, type ExecPolicyOptions, type ExecVerdict } from "../../../guard/index.js";
 import { createCommandGuard, pathLookup } from "../../../platform/index.js";
 import { RunnerError } from "../../../shared/index.js";
 import type { CliCommand } from "../../io.js";
+import { loadCliConfig } from "../shared/index.js";
 import { renderVerdict, runBatch, singlePositional, verdictExit } from "./guard-shared.js";
 
 const USAGE =
@@ -59,7 +60,7 @@ export const guardArgvCommand: CliCommand = {
       },
       allowPositionals: true,
     });
-    const loaded = await loadConfig({ configPath: values.config, env: io.env, cwd: io.cwd });
+    const loaded = await loadCliConfig(io, values.config);
     const policy = createExecPolicy(
       await createCommandGuard(),
       execPolicyInputFromConfig(loaded.config, pathLookup(io.env, io.cwd)),

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import type { CallGuard } from "../../../agent/index.js";
-import { type LoadedConfig, loadConfig } from "../../../config/index.js";
+import type { LoadedConfig } from "../../../config/index.js";
 import {
   ApprovalGate,
   type GateContext,
@@ -14,6 +14,7 @@ import { callGuardFromConfig, effectiveSessionMode, gateConfigFromConfig } from 
 import { hashCanonical, RunnerError } from "../../../shared/index.js";
 import { createToolExecutionContext } from "../../../tools/index.js";
 import { type CliCommand, type CliIo, EXIT } from "../../io.js";
+import { loadCliConfig } from "../shared/index.js";
 import { explainInputFromConfig } from "./explain-input.js";
 
 /** The ToolExecutionContext fields that matter to the gate (omitted: an interactive CLI call). */
@@ -183,7 +184,7 @@ export const gateCheckCommand: CliCommand = {
     if ((values.json === undefined) === !values.batch) {
       throw new RunnerError("CLI_USAGE", "give exactly one of --json REQUEST or --batch");
     }
-    const loaded = await loadConfig({ configPath: values.config, env: io.env, cwd: io.cwd });
+    const loaded = await loadCliConfig(io, values.config);
     const guard = await callGuardFromConfig(loaded.config, { env: io.env, protectedPaths: [] });
     if (values.batch) return runBatch(io, loaded, guard);
     const decision = await checkOneCall(parseRequest(values.json ?? "", "--json"), loaded, guard, io.cwd);

@@ -1,5 +1,4 @@
 import { parseArgs } from "node:util";
-import { loadConfig } from "../../../config/index.js";
 import {
   explainTool,
   type GateExplanation,
@@ -10,6 +9,7 @@ import {
 import { callGuardFromConfig } from "../../../runtime/index.js";
 import { RunnerError } from "../../../shared/index.js";
 import { type CliCommand, EXIT } from "../../io.js";
+import { loadCliConfig } from "../shared/index.js";
 import { explainInputFromConfig } from "./explain-input.js";
 import { checkOneCall, GateCheckContext } from "./gate-check.js";
 
@@ -39,7 +39,7 @@ export const policyExplainCommand: CliCommand = {
     const tool = positionals[0] as string;
     const sessionMode = parseMode(values.mode);
     const callArgs = values.args === undefined ? undefined : parseCallArgs(values.args);
-    const loaded = await loadConfig({ configPath: values.config, env: io.env, cwd: io.cwd });
+    const loaded = await loadCliConfig(io, values.config);
     const input = explainInputFromConfig(loaded, { tool, ...(sessionMode ? { sessionMode } : {}) });
     const ctx = parseGateContext(values.ctx);
     const policyOnly = explainTool(input, tool, callArgs === undefined ? {} : { args: callArgs });

@@ -1,7 +1,8 @@
-import { type LoadedConfig, loadConfig, maskUrlCredentials } from "../../../config/index.js";
+import { type LoadedConfig, maskUrlCredentials } from "../../../config/index.js";
 import { createRedisConnection, describeRedisTarget, type RedisConnection } from "../../../queue/index.js";
 import { describeRedisOutage, RunnerError } from "../../../shared/index.js";
 import type { CliIo } from "../../io.js";
+import { loadCliConfig } from "./cli-config.js";
 
 /** The config and a Redis connection for one CLI command; `close()` disconnects. */
 export interface CliRedis {
@@ -11,12 +12,12 @@ export interface CliRedis {
 }
 
 /**
- * Loads the config and connects to Redis (`redis.cluster_nodes` when set, else REDIS_URL over
+ * Loads the config (the demo `npm start` runs when none is named) and connects to Redis (`redis.cluster_nodes` when set, else REDIS_URL over
  * `redis.url`), failing at once with
  * REDIS_UNAVAILABLE (credentials masked) instead of retrying forever.
  */
 export async function connectCliRedis(io: CliIo, configPath: string | undefined): Promise<CliRedis> {
-  const loaded = await loadConfig({ configPath, env: io.env, cwd: io.cwd });
+  const loaded = await loadCliConfig(io, configPath);
   const url = io.env.REDIS_URL || loaded.config.redis.url;
   const target = { url, clusterNodes: loaded.config.redis.cluster_nodes };
   const redis = createRedisConnection(target, {

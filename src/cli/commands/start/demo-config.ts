@@ -1,28 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { copyFile, mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { ConfigSource } from "../../../config/index.js";
-
-/**
- * The package's config/ folder by its real path: from dist/ the relative URL leads through the
- * build's `dist/config` link, a name the operator never wrote (and `config show` would print).
- */
-const CONFIG_DIR = ((): string => {
-  const dir = fileURLToPath(new URL("../../../../config", import.meta.url));
-  try {
-    return realpathSync(dir);
-  } catch {
-    return dir;
-  }
-})();
-
-/** The demo configuration shipped with the package (config/demo.yaml). */
-export const DEMO_CONFIG_PATH = join(CONFIG_DIR, "demo.yaml");
+import { demoWorkspace, PACKAGE_CONFIG_DIR } from "../shared/index.js";
 
 /** The files the demo agent finds in its workspace on first start. */
-const DEMO_WORKSPACE_TEMPLATE = join(CONFIG_DIR, "demo-workspace");
+const DEMO_WORKSPACE_TEMPLATE = join(PACKAGE_CONFIG_DIR, "demo-workspace");
 
 /** The variable config/demo.yaml names as the demo approver's own token (`token_env`). */
 export const DEMO_ADMIN_TOKEN_ENV = "ECHO_DEMO_ADMIN_TOKEN";
@@ -32,36 +15,8 @@ export function demoAdminToken(): string {
   return randomBytes(32).toString("base64url");
 }
 
-/** The agent of config/demo.yaml whose workspace lives under the data dir. */
-export const DEMO_AGENT = "demo";
-
 /** The demo's schedule id (config/demo.yaml). */
 export const DEMO_SCHEDULE = "demo-report";
-
-/**
- * Whether `start` runs the demo: only when the operator has named no configuration of their own —
- * no --config, no $ECHO_RUNNER_CONFIG and no config/echo-runner.yaml under the working directory.
- */
-export function usesDemoConfig(configFlag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): boolean {
-  return !configFlag && !env.ECHO_RUNNER_CONFIG && !existsSync(join(cwd, "config", "echo-runner.yaml"));
-}
-
-/** The demo workspace under the data dir. */
-export function demoWorkspace(dataDir: string): string {
-  return join(dataDir, "demo-workspace");
-}
-
-/**
- * The source that moves the demo agent's workspace under the data dir (it sits after the demo file,
- * so `config show` names the demo file as the origin).
- */
-export function demoWorkspaceSource(dataDir: string): ConfigSource {
-  return {
-    kind: "project",
-    origin: DEMO_CONFIG_PATH,
-    data: { agents: { [DEMO_AGENT]: { workspace: demoWorkspace(dataDir) } } },
-  };
-}
 
 /** Creates the demo workspace and copies in the template files it lacks (never overwrites). */
 export async function prepareDemoWorkspace(dataDir: string): Promise<string> {
@@ -100,7 +55,7 @@ export function demoBanner(workspace: string, publicUrl: string, adminToken: str
     "    parks for a person's approval before an exec, and delegates a check to a sub-agent",
     `  - the approval mail and its link are printed here (no smtp.host set); pages at ${publicUrl}`,
     ...signIn,
-    `  - fire it now instead of waiting for the minute: npx echo-runner schedules run-now ${DEMO_SCHEDULE} --config config/demo.yaml`,
+    `  - fire it now instead of waiting for the minute: npx echo-runner schedules run-now ${DEMO_SCHEDULE}`,
     "To run your own agents: copy config/demo.yaml to config/echo-runner.yaml and edit it (every key",
     "and its default is in config/default.yaml), or pass --config FILE.",
     "",

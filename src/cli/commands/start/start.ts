@@ -6,15 +6,8 @@ import type { ProcessPart } from "../../../runtime/index.js";
 import { RunnerError } from "../../../shared/index.js";
 import { type CliCommand, type CliIo, EXIT } from "../../io.js";
 import { checkedConfigScheduleEntries } from "../config/index.js";
-import {
-  DEMO_ADMIN_TOKEN_ENV,
-  DEMO_CONFIG_PATH,
-  demoAdminToken,
-  demoBanner,
-  demoWorkspaceSource,
-  prepareDemoWorkspace,
-  usesDemoConfig,
-} from "./demo-config.js";
+import { DEMO_CONFIG_PATH, demoWorkspaceSource, usesDemoConfig } from "../shared/index.js";
+import { DEMO_ADMIN_TOKEN_ENV, demoAdminToken, demoBanner, prepareDemoWorkspace } from "./demo-config.js";
 
 /** Ctrl+C / SIGTERM, caught from the first moment of a start (see {@link runParts}). */
 interface StopSignal {

@@ -11,11 +11,12 @@ import {
   TOOL_CATALOG,
   type ToolEnvironment,
 } from "../../../catalog/index.js";
-import { type EchoRunnerConfig, loadConfig } from "../../../config/index.js";
+import type { EchoRunnerConfig } from "../../../config/index.js";
 import { createLogger } from "../../../logging/index.js";
 import { buildToolSet } from "../../../runtime/index.js";
 import type { DeepReadonly } from "../../../shared/index.js";
 import { type CliCommand, EXIT } from "../../io.js";
+import { loadCliConfig } from "../shared/index.js";
 
 /** Where a listed tool stands in this process. */
 export const TOOL_STATUSES = ["ready", "not_ready", "disabled", "reserved", "not_implemented"] as const;
@@ -130,7 +131,7 @@ export const toolsListCommand: CliCommand = {
       },
       allowPositionals: false,
     });
-    const loaded = await loadConfig({ configPath: values.config, env: io.env, cwd: io.cwd });
+    const loaded = await loadCliConfig(io, values.config);
     // Relative config paths (the skills directory) are read from the project file's folder, as `start` does.
     const project = loaded.sources.find((s) => s.kind === "project");
     const listed = await toolsFromConfig(loaded.config, io.env, {
