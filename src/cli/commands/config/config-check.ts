@@ -17,7 +17,8 @@ export const configCheckCommand: CliCommand = {
     });
     try {
       const loaded = await loadCliConfig(io, values.config, loadCheckedConfig);
-      const origins = loaded.sources.map((s) => `${s.kind}: ${s.origin}`);
+      // One line per file: the demo's workspace override is a second source from the same file.
+      const origins = [...new Set(loaded.sources.map((s) => `${s.kind}: ${s.origin}`))];
       if (values.json) io.stdout(`${JSON.stringify({ valid: true, sources: loaded.sources })}\n`);
       else io.stdout(`config is valid\nsources (lowest precedence first):\n  ${origins.join("\n  ")}\n`);
       return EXIT.ok;

@@ -47,7 +47,9 @@ async function configCheck(
   try {
     const choice = cliConfigChoice({ env, cwd }, configPath, dataDir);
     const loaded = await loadCheckedConfig(choice.options);
-    const files = loaded.sources.filter((s) => s.kind !== "env").map((s) => `${s.kind} ${s.origin}`);
+    const files = [
+      ...new Set(loaded.sources.filter((s) => s.kind !== "env").map((s) => `${s.kind} ${s.origin}`)),
+    ];
     const demo = choice.demo ? `; ${USING_DEMO_CONFIG}` : "";
     return { check: ok("config", `valid (${files.join(", ")})${demo}`), loaded };
   } catch (err) {

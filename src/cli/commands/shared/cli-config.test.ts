@@ -17,7 +17,8 @@ describe("CLI commands find the config `start` runs", () => {
     const dir = await emptyDir();
     const out = bufferIo("", { HOME: dir }, dir);
     expect(await runCli(["config", "check"], out.io)).toBe(0);
-    expect(out.stdout()).toContain(`project: ${DEMO_CONFIG_PATH}`);
+    // Once: the demo's workspace override is a second source from the same file.
+    expect(out.stdout().split(`project: ${DEMO_CONFIG_PATH}`)).toHaveLength(2);
     expect(out.stderr()).toContain("using the demo configuration config/demo.yaml");
   });
 
