@@ -22,7 +22,7 @@ import { deleteKeysWithPrefix, testRedisClient, uniquePrefix } from "../helpers/
 /**
  * /admin on a phone and on a laptop, in headless Chromium against real parts: the dashboard (with a
  * pending approval whose command is long), the run list and a run page never scroll sideways, and
- * the run page's cancel / retry / rerun buttons are on screen.
+ * a pending approval's Approve / Deny and the run page's cancel / retry / rerun buttons are on screen.
  */
 
 const TOKEN = "admin-narrow-token-0123456789-abcdefghij";
@@ -159,6 +159,12 @@ for (const [width, height] of [
       try {
         expect(await page.locator(`tr[data-run="${runId}"]`).count()).toBe(1);
         expect(await widths(page)).toSatisfy(({ scroll, inner }) => scroll <= inner);
+        // A pending approval's buttons are where the thumb is, not at the end of a table that
+        // scrolls sideways (its long command notwithstanding).
+        const approval = (await store.list({ status: "pending" })).find((r) => r.runId === runId);
+        expect(approval).toBeDefined();
+        expect(await onScreen(page, `#approve-${approval?.id}`)).toBe(true);
+        expect(await onScreen(page, `#deny-${approval?.id}`)).toBe(true);
         await page.screenshot({ path: await artifactPath(`admin-dashboard-${width}.png`), fullPage: true });
 
         await page.goto(`${base}/admin/runs`);

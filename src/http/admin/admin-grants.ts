@@ -1,10 +1,5 @@
-import escapeHtml from "escape-html";
 import { type AllowAlwaysGrant, formatTime } from "../../approvals/index.js";
-import { makeVisible } from "../../shared/index.js";
-
-// As on the rest of the dashboard: hidden characters written out, then HTML-escaped.
-const esc = (value: unknown): string =>
-  escapeHtml(makeVisible(value === null || value === undefined ? "" : String(value)));
+import { cardTable, esc } from "./admin-html.js";
 
 /** Notices a redirect after a revocation may ask for (never text from the URL itself). */
 export const GRANT_NOTICES = {
@@ -24,11 +19,19 @@ export function grantsSection(basePath: string, csrf: string, grants: readonly A
         ? `arguments with SHA-256 ${g.argsHash}`
         : `commands matching ${g.commandPattern}`;
     const action = esc(`${basePath}/admin/grants/${g.id}/revoke`);
-    return `<tr id="grant-${esc(g.id)}"><td><code>${esc(g.id)}</code></td><td><code>${esc(g.tool)}</code></td>
-<td>${esc(g.scope)} ${esc(g.scopeId)}</td><td><code>${esc(allows)}</code></td><td>${esc(g.createdBy)}</td>
-<td>${esc(formatTime(g.createdAt))}</td><td>${esc(formatTime(g.expiresAt))}</td>
-<td><form class="inline" method="post" action="${action}"><input type="hidden" name="csrf" value="${esc(csrf)}"><button type="submit" class="deny" id="revoke-${esc(g.id)}">Revoke</button></form></td></tr>`;
+    return {
+      attrs: ` id="grant-${esc(g.id)}"`,
+      cells: [
+        `<code>${esc(g.id)}</code>`,
+        `<code>${esc(g.tool)}</code>`,
+        `${esc(g.scope)} ${esc(g.scopeId)}`,
+        `<code>${esc(allows)}</code>`,
+        esc(g.createdBy),
+        esc(formatTime(g.createdAt)),
+        esc(formatTime(g.expiresAt)),
+        `<form class="inline" method="post" action="${action}"><input type="hidden" name="csrf" value="${esc(csrf)}"><button type="submit" class="deny" id="revoke-${esc(g.id)}">Revoke</button></form>`,
+      ],
+    };
   });
-  return `<table id="grants"><tr><th>id</th><th>tool</th><th>for</th><th>allows</th><th>granted by</th><th>created</th><th>expires</th><th></th></tr>
-${rows.join("\n")}</table>`;
+  return cardTable("grants", ["id", "tool", "for", "allows", "granted by", "created", "expires", ""], rows);
 }

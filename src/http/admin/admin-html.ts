@@ -29,3 +29,24 @@ export function header(basePath: string, operator: string, csrf: string): string
 export function runLink(basePath: string, runId: string): string {
   return `<a href="${esc(`${basePath}/admin/runs/${encodeURIComponent(runId)}`)}"><code>${esc(runId)}</code></a>`;
 }
+
+/** One row of a {@link cardTable}: its cells' HTML (already escaped), and the row's own attributes. */
+export interface CardRow {
+  /** Attributes of the row's `<tr>`, already escaped (e.g. ` id="approval-…"`). */
+  attrs: string;
+  cells: readonly string[];
+}
+
+/**
+ * A table whose rows become cards on a phone (admin.css): each cell on its own line under its
+ * column's name (`data-label`), so a row's buttons are on screen, not at the far end of a table
+ * scrolled sideways. `columns` are plain text; an empty one labels a cell of buttons.
+ */
+export function cardTable(id: string, columns: readonly string[], rows: readonly CardRow[]): string {
+  const head = `<tr>${columns.map((c) => `<th>${esc(c)}</th>`).join("")}</tr>`;
+  const body = rows.map(
+    (r) =>
+      `<tr${r.attrs}>${r.cells.map((cell, i) => `<td${columns[i] ? ` data-label="${esc(columns[i])}"` : ""}>${cell}</td>`).join("")}</tr>`,
+  );
+  return `<table id="${esc(id)}" class="cards">${head}\n${body.join("\n")}</table>`;
+}

@@ -11,7 +11,7 @@ import { type DecisionView, type RunDetail, type RunSummary, usageText } from ".
 import type { ScheduleView } from "../../scheduler/index.js";
 import { otelTraceId } from "../../shared/index.js";
 import { grantsSection } from "./admin-grants.js";
-import { esc, header, page, runLink, time } from "./admin-html.js";
+import { cardTable, esc, header, page, runLink, time } from "./admin-html.js";
 import { runActionsSection } from "./admin-run-actions.js";
 import { runsTable } from "./admin-run-list.js";
 
@@ -32,7 +32,10 @@ header{display:flex;flex-wrap:wrap;gap:.5rem;justify-content:space-between;align
 label{display:block;margin:.6rem 0 .2rem}input[type=text],input[type=password]{width:20rem;max-width:100%;box-sizing:border-box;padding:.3rem}
 select{max-width:100%}.filters .field{display:inline-block;vertical-align:top;margin:0 .8rem .4rem 0;max-width:100%}
 .filters label{margin:.3rem 0 .1rem}.filters input[type=text]{width:14rem}
-@media (max-width:60rem){table{display:block;max-width:100%;overflow-x:auto}body{margin:.75rem auto;padding:0 .6rem}}`;
+@media (max-width:60rem){table:not(.cards){display:block;max-width:100%;overflow-x:auto}body{margin:.75rem auto;padding:0 .6rem}
+table.cards,table.cards tbody,table.cards tr,table.cards td{display:block;width:auto}table.cards tr:first-child{display:none}
+table.cards tr{border:1px solid #ddd;border-radius:4px;margin:.5rem 0;padding:.3rem .5rem}table.cards td{border:0;padding:.15rem 0}
+table.cards td[data-label]::before{content:attr(data-label) ": ";color:#555;font-weight:600}}`;
 
 /** The login form: the operator's own token (its owner is recorded as the approver). */
 export function loginPage(basePath: string, error?: string): string {
@@ -101,16 +104,24 @@ ${data.queues
   const pending =
     data.pending.length === 0
       ? `<p class="muted" id="no-pending">No approval is waiting.</p>`
-      : `<table id="pending"><tr><th>tool</th><th>risk</th><th>reason</th><th>arguments</th><th>run</th><th>agent / owner</th><th>requested</th><th>deadline</th><th></th></tr>
-${data.pending
-  .map(
-    (
-      r,
-    ) => `<tr id="approval-${esc(r.id)}"><td><code>${esc(r.tool)}</code></td><td>${esc(r.risk)}</td><td>${esc(r.reason)}</td>
-<td><pre>${esc(renderArgs(r.argsCanonical))}</pre></td><td>${runLink(basePath, r.runId)}</td><td>${esc(r.agent)} / ${esc(r.owner ?? "")}</td>
-<td>${esc(time(r.requestedAt))}</td><td>${esc(time(r.deadline))}</td><td>${decisionForm(basePath, data.csrf, r, data.operator)}</td></tr>`,
-  )
-  .join("\n")}</table>`;
+      : cardTable(
+          "pending",
+          ["tool", "risk", "reason", "arguments", "run", "agent / owner", "requested", "deadline", ""],
+          data.pending.map((r) => ({
+            attrs: ` id="approval-${esc(r.id)}"`,
+            cells: [
+              `<code>${esc(r.tool)}</code>`,
+              esc(r.risk),
+              esc(r.reason),
+              `<pre>${esc(renderArgs(r.argsCanonical))}</pre>`,
+              runLink(basePath, r.runId),
+              `${esc(r.agent)} / ${esc(r.owner ?? "")}`,
+              esc(time(r.requestedAt)),
+              esc(time(r.deadline)),
+              decisionForm(basePath, data.csrf, r, data.operator),
+            ],
+          })),
+        );
 
   const runs =
     data.runs.length === 0
@@ -180,8 +191,9 @@ export function runPage(
 ): string {
   const run = detail.run;
   const facts: [string, unknown][] = [
-    ["state", run?.state],
     ["outcome", run?.outcomeText],
+    // BullMQ's word for the job (a parked run's job is `delayed`, a cancelled one's `failed`).
+    ["queue state", run?.state],
     ["agent", run?.agent],
     ["task", detail.task],
     ["model", detail.model],

@@ -5,19 +5,30 @@ import {
   type RunPage,
   type RunSummary,
 } from "../../runs/index.js";
-import { esc, header, page, runLink, time } from "./admin-html.js";
+import { cardTable, esc, header, page, runLink, time } from "./admin-html.js";
 
-/** Runs as a table: the outcome in the words the CLI and the API use (`failed: <code>`, …). */
+/**
+ * Runs as a table: the outcome in the words the CLI and the API use (`failed: <code>`, …), and
+ * after it BullMQ's word for the job, named as such (a parked run's job is `delayed`).
+ */
 export function runsTable(basePath: string, runs: readonly RunSummary[]): string {
-  return `<table id="runs"><tr><th>run</th><th>state</th><th>outcome</th><th>agent</th><th>schedule</th><th>created</th><th>finished</th><th>detail</th></tr>
-${runs
-  .map(
-    (
-      r,
-    ) => `<tr data-run="${esc(r.runId)}"><td>${runLink(basePath, r.runId)}</td><td>${esc(r.state)}</td><td class="outcome">${esc(r.outcomeText)}</td>
-<td>${esc(r.agent)}</td><td>${esc(r.scheduleId)}</td><td>${esc(time(r.created))}</td><td>${esc(time(r.finished))}</td><td>${esc(r.detail)}</td></tr>`,
-  )
-  .join("\n")}</table>`;
+  return cardTable(
+    "runs",
+    ["run", "outcome", "queue state", "agent", "schedule", "created", "finished", "detail"],
+    runs.map((r) => ({
+      attrs: ` data-run="${esc(r.runId)}"`,
+      cells: [
+        runLink(basePath, r.runId),
+        `<span class="outcome">${esc(r.outcomeText)}</span>`,
+        esc(r.state),
+        esc(r.agent),
+        esc(r.scheduleId),
+        esc(time(r.created)),
+        esc(time(r.finished)),
+        esc(r.detail),
+      ],
+    })),
+  );
 }
 
 /** The filter fields the list page's form sends back (GET), with what the operator chose. */
