@@ -29,3 +29,4 @@ export {
 } from "./settings.js";
 export { isToolGroupEntry, toolGroupProblem } from "./tool-groups.js";
 export type { ToolListSource } from "./tool-lists.js";
+export { searchDeferredTools } from "./tool-search.js";

@@ -26,6 +26,7 @@ import {
   RedisSessionArchive,
   type SandboxHost,
   type ToolRegistry,
+  unboundToolSearchTool,
   viewedPath,
 } from "../tools/index.js";
 import { approvalPolicyFromConfig } from "./approvals-from-config.js";
@@ -162,7 +163,15 @@ export async function buildToolSet(ctx: ToolSetContext, options: ToolSetOptions)
       })
     : { kind: "off", why: "not a worker" };
   return {
-    tools: [...builtin, ...extra, ...createLoopTools(), cronjob, ...(mcp?.tools ?? [])],
+    // tool_search is built for each run over its deferred tools; the worker's own refuses to search.
+    tools: [
+      ...builtin,
+      ...extra,
+      ...createLoopTools(),
+      cronjob,
+      unboundToolSearchTool(),
+      ...(mcp?.tools ?? []),
+    ],
     absent: (mcp?.absent ?? []).map((a) => ({
       name: a.tool ? `mcp__${a.server}__${a.tool}` : `mcp__${a.server}__*`,
       reason: a.reason,

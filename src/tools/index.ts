@@ -35,6 +35,7 @@ export { createExtraTools, type ExtraToolRuntime } from "./registry/extra-tools.
 export { FrozenSet } from "./registry/frozen-set.js";
 export { invokeTool } from "./registry/invoke-tool.js";
 export { createToolRegistry, type ToolRegistry } from "./registry/registry.js";
+export { createToolSearchTool, unboundToolSearchTool } from "./registry/tool-search-tool.js";
 export {
   cgroupsDescription,
   checkWorkspaceOverlap,

@@ -4,6 +4,7 @@ import type { AgentJobPayload } from "../../queue/index.js";
 import { RunnerError } from "../../shared/index.js";
 import { childrenStartedBy, computeIdempotencyKey } from "../../tools/index.js";
 import { batchMode, runToolBatch } from "../execution/batch.js";
+import { registryForRun } from "../execution/run-tools.js";
 import {
   type ChatMessage,
   ModelResponse,
@@ -109,14 +110,16 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     resumed: snapshot.records.size > 0,
     journalled: recorded.size,
   });
+  const policy = deps.resolvePolicy(payload);
   const scope: RunScope = {
     childOrdinals,
     payload,
     jobId,
     owner,
-    policy: deps.resolvePolicy(payload),
+    policy,
     cronAuthorized,
-    deps,
+    // tool_search searches this run's deferred tools, so it is built for the run.
+    deps: { ...deps, registry: registryForRun(deps.registry, policy) },
     recorded,
     outbox,
     signal: options.signal,

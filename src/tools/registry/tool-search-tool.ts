@@ -7,6 +7,7 @@ import {
   type ToolSearchFn,
   toolSuccess,
 } from "../../catalog/index.js";
+import { RunnerError } from "../../shared/index.js";
 
 const ToolSearchParams = Type.Object(
   {
@@ -54,5 +55,19 @@ export function createToolSearchTool(search: ToolSearchFn): Tool<typeof ToolSear
       if (outcome.notFound.length > 0) lines.push(`Not available: ${outcome.notFound.join(", ")}`);
       return toolSuccess(lines.join("\n"), { mode: outcome.mode, load, notFound: outcome.notFound });
     },
+  });
+}
+
+/**
+ * The worker's tool_search: present, so that policy keeps it (and the tools it loads) for a run,
+ * but bound to no run's policy, so it refuses to search. The agent loop replaces it in each run with
+ * one over that run's deferred tools (src/agent/execution/run-tools.ts); reaching this one is a bug.
+ */
+export function unboundToolSearchTool(): Tool<typeof ToolSearchParams> {
+  return createToolSearchTool(() => {
+    throw new RunnerError(
+      "INTERNAL",
+      "tool_search searches the deferred tools of one run, and this one is bound to none: the agent loop builds it for each run",
+    );
   });
 }

@@ -135,10 +135,7 @@ describe("echo-runner tools list", () => {
     const worker = await toolRegistryFor({ config, logger, env, redis, baseDir: dir, protectedPaths: [] });
     try {
       const registered = worker.registry.all();
-      // tool_search is built per run by the agent loop (always loaded), not registered by the worker.
-      const listed = rows.filter(
-        (r) => r.status !== "reserved" && r.status !== "not_implemented" && r.name !== "tool_search",
-      );
+      const listed = rows.filter((r) => r.status !== "reserved" && r.status !== "not_implemented");
       expect(listed.map((r) => r.name).sort()).toEqual(registered.map((t) => t.name).sort());
       for (const tool of registered) {
         const readiness = tool.readinessDetail();

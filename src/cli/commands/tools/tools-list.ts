@@ -61,9 +61,6 @@ export function toolRows(listed: Pick<ListedTools, "tools" | "absent">, env: Too
     const entry = catalogEntry(name);
     if (entry?.reserved)
       return { ...base, status: "reserved", reason: "declared in the catalog, never callable" };
-    if (entry?.alwaysLoaded && !tool) {
-      return { ...base, status: "ready", reason: "built for each run by the agent loop (always loaded)" };
-    }
     if (!tool)
       return { ...base, status: "not_implemented", reason: "no implementation is registered in this build" };
     const { state } = describeTool(tool, env);
