@@ -66,7 +66,7 @@ describe("config validation rejects bad values and names what is wrong", () => {
       "a Redis outage wait that is not a whole number",
       "execution:\n  redis_outage_seconds: 1.5\n",
       "execution.redis_outage_seconds",
-      ["expected int"],
+      ["expected a whole number"],
     ],
     [
       "an invalid exec security",
@@ -92,8 +92,8 @@ describe("config validation rejects bad values and names what is wrong", () => {
       "permissions.approval.unattended_policy",
       ["allow_safe, deny"],
     ],
-    ["a deny list that is a string", "tools:\n  deny: exec\n", "tools.deny", ["expected array"]],
-    ["a deny list emptied with null", "tools:\n  deny:\n", "tools.deny", ["expected array"]],
+    ["a deny list that is a string", "tools:\n  deny: exec\n", "tools.deny", ["expected a list"]],
+    ["a deny list emptied with null", "tools:\n  deny:\n", "tools.deny", ["expected a list"]],
     [
       "a negative wait timeout",
       "permissions:\n  approval:\n    wait_timeout_seconds: -5\n",
@@ -104,7 +104,7 @@ describe("config validation rejects bad values and names what is wrong", () => {
       "a wait timeout that is text",
       "permissions:\n  approval:\n    wait_timeout_seconds: soon\n",
       "permissions.approval.wait_timeout_seconds",
-      ["expected number"],
+      ["expected a number"],
     ],
     [
       "an allow-always TTL of zero days",
@@ -154,13 +154,13 @@ describe("config validation rejects bad values and names what is wrong", () => {
       "an elevated allow_from that is a list",
       "permissions:\n  elevated:\n    allow_from: [user_1]\n",
       "permissions.elevated.allow_from",
-      ["expected record"],
+      ["expected a mapping (name: value"],
     ],
     [
       "a cli_auto_approve that is text",
       "permissions:\n  approval:\n    cli_auto_approve: 'true'\n",
       "permissions.approval.cli_auto_approve",
-      ["expected boolean"],
+      ["expected true or false"],
     ],
     [
       "a schedule with a bad overlap policy",

@@ -55,6 +55,21 @@ function allowedKeysAt(schema: z.ZodType, path: readonly (string | number)[]): s
   return [];
 }
 
+/** zod's type names in the words of the YAML an operator writes ("record" means nothing there). */
+const YAML_KINDS: Readonly<Record<string, string>> = {
+  record: "a mapping (name: value, one per line)",
+  object: "a mapping of keys (key: value)",
+  array: "a list ([a, b] or one `- item` per line)",
+  string: "a string",
+  number: "a number",
+  int: "a whole number",
+  boolean: "true or false",
+};
+
+function yamlKind(expected: string): string {
+  return YAML_KINDS[expected] ?? expected;
+}
+
 /** Turns zod issues into problems that name the path, the bad value, what is allowed, and the source. */
 export function describeIssues(
   issues: readonly z.core.$ZodIssue[],
@@ -95,8 +110,8 @@ export function describeIssues(
           path: base,
           message:
             value === undefined
-              ? `missing; expected ${issue.expected}`
-              : `${describeValue(value)} has the wrong type; expected ${issue.expected}`,
+              ? `missing; expected ${yamlKind(issue.expected)}`
+              : `${describeValue(value)} has the wrong type; expected ${yamlKind(issue.expected)}`,
           origins: originsOf(origins, base),
         });
         break;
