@@ -244,6 +244,9 @@ describe("config validation rejects bad values and names what is wrong", () => {
       env: {},
     }).catch((e: unknown) => e);
     expect(isRunnerError(err, "CONFIG_FILE_UNREADABLE")).toBe(true);
+    // In words, with where the path came from: not a bare errno code.
+    expect((err as Error).message).toContain("no such file");
+    expect((err as Error).message).toContain("--config");
   });
 
   it("rejects an environment override that names no key, naming the variable's source", async () => {

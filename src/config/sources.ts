@@ -32,6 +32,21 @@ export const DEFAULT_CONFIG_PATH = ((): string => {
   }
 })();
 
+/** Why a config file could not be read, in words (the errno code in brackets for a search). */
+function unreadableWhy(code: string | undefined, err: unknown): string {
+  switch (code) {
+    case "ENOENT":
+      return "no such file (ENOENT); check the path given with --config or ECHO_RUNNER_CONFIG (relative paths start at the working directory)";
+    case "EACCES":
+    case "EPERM":
+      return `permission denied (${code}); the runner's user must be able to read it`;
+    case "EISDIR":
+      return "it is a directory (EISDIR); name the YAML file itself";
+    default:
+      return code ?? String(err);
+  }
+}
+
 /** Reads and parses one YAML file; a missing optional file yields undefined. */
 export async function readYamlSource(
   kind: ConfigSourceKind,
@@ -46,7 +61,7 @@ export async function readYamlSource(
     if (!required && code === "ENOENT") return undefined;
     throw new RunnerError(
       "CONFIG_FILE_UNREADABLE",
-      `cannot read config file ${path}: ${code ?? String(err)}`,
+      `cannot read config file ${path}: ${unreadableWhy(code, err)}`,
       {
         data: { path },
         cause: err,
