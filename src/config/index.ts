@@ -14,5 +14,5 @@ export {
 } from "./schema.js";
 export { collectSecretEnvNames, maskUrlCredentials, optionalSecret, resolveSecret } from "./secrets.js";
 export { effectiveValues, maskedConfig, renderEffectiveConfig } from "./show.js";
-export { type ConfigSource, DEFAULT_CONFIG_PATH, parseYamlConfig } from "./sources.js";
+export { type ConfigSource, DEFAULT_CONFIG_PATH, PACKAGE_CONFIG_DIR, parseYamlConfig } from "./sources.js";
 export { webhookTargetProblem } from "./webhook-targets.js";

@@ -19,18 +19,21 @@ export interface ConfigSource {
 }
 
 /**
- * The built-in defaults file shipped with the package, by its real path: from dist/ the relative URL
- * leads through the build's `dist/config` link, a name the operator never wrote (`config show`
+ * The package's config/ folder (default.yaml, the demo) by its real path: from dist/ the relative
+ * URL leads through the build's `dist/config` link, a name the operator never wrote (`config show`
  * prints each value's origin).
  */
-export const DEFAULT_CONFIG_PATH = ((): string => {
-  const path = fileURLToPath(new URL("../../config/default.yaml", import.meta.url));
+export const PACKAGE_CONFIG_DIR = ((): string => {
+  const dir = fileURLToPath(new URL("../../config", import.meta.url));
   try {
-    return realpathSync(path);
+    return realpathSync(dir);
   } catch {
-    return path;
+    return dir;
   }
 })();
+
+/** The built-in defaults file shipped with the package. */
+export const DEFAULT_CONFIG_PATH = join(PACKAGE_CONFIG_DIR, "default.yaml");
 
 /** Why a config file could not be read, in words (the errno code in brackets for a search). */
 function unreadableWhy(code: string | undefined, err: unknown): string {

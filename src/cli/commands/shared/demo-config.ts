@@ -1,20 +1,6 @@
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { ConfigSource } from "../../../config/index.js";
-
-/**
- * The package's config/ folder by its real path: from dist/ the relative URL leads through the
- * build's `dist/config` link, a name the operator never wrote (and `config show` would print).
- */
-export const PACKAGE_CONFIG_DIR = ((): string => {
-  const dir = fileURLToPath(new URL("../../../../config", import.meta.url));
-  try {
-    return realpathSync(dir);
-  } catch {
-    return dir;
-  }
-})();
+import { type ConfigSource, PACKAGE_CONFIG_DIR } from "../../../config/index.js";
 
 /** The demo configuration shipped with the package (config/demo.yaml). */
 export const DEMO_CONFIG_PATH = join(PACKAGE_CONFIG_DIR, "demo.yaml");

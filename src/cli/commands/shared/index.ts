@@ -5,7 +5,6 @@ export {
   DEMO_CONFIG_PATH,
   demoWorkspace,
   demoWorkspaceSource,
-  PACKAGE_CONFIG_DIR,
   usesDemoConfig,
 } from "./demo-config.js";
 export { operatorIdentity } from "./operator-identity.js";

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { copyFile, mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { demoWorkspace, PACKAGE_CONFIG_DIR } from "../shared/index.js";
+import { PACKAGE_CONFIG_DIR } from "../../../config/index.js";
+import { demoWorkspace } from "../shared/index.js";
 
 /** The files the demo agent finds in its workspace on first start. */
 const DEMO_WORKSPACE_TEMPLATE = join(PACKAGE_CONFIG_DIR, "demo-workspace");
