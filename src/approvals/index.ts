@@ -42,6 +42,7 @@ export {
   approvalIdFor,
   approvalOutcome,
   createPageNonce,
+  type DamagedRecord,
   DECIDE_REFUSALS,
   type DecideRefusal,
   type DecideResult,

@@ -2,6 +2,7 @@ import {
   type AllowAlwaysGrant,
   type ApprovalRecord,
   type ApprovalVote,
+  type DamagedRecord,
   type FailingTarget,
   isBarredOwner,
   renderArgs,
@@ -71,6 +72,8 @@ export interface DashboardData {
   notice: string | null;
   queues: { name: string; depths: Record<QueueStateLabel, number> }[];
   pending: ApprovalRecord[];
+  /** Pending requests that cannot be read (APPROVAL_CORRUPT): named in a notice, never given buttons. */
+  damagedPending?: readonly DamagedRecord[];
   runs: RunSummary[];
   schedules: ScheduleView[];
   /** The live allow-always grants (omitted when the dashboard has no grant store). */
@@ -101,9 +104,12 @@ ${data.queues
   )
   .join("\n")}</table>`;
 
+  const damagedPending = data.damagedPending ?? [];
   const pending =
     data.pending.length === 0
-      ? `<p class="muted" id="no-pending">No approval is waiting.</p>`
+      ? damagedPending.length === 0
+        ? `<p class="muted" id="no-pending">No approval is waiting.</p>`
+        : ""
       : cardTable(
           "pending",
           ["tool", "risk", "reason", "arguments", "run", "agent / owner", "requested", "deadline", ""],
@@ -149,13 +155,27 @@ ${data.schedules
     `${header(basePath, data.operator, data.csrf)}
 ${data.notice ? `<p class="notice" id="notice">${esc(data.notice)}</p>` : ""}
 <h2>Queues</h2>${queues}
-<h2>Pending approvals</h2>${pending}
+<h2>Pending approvals</h2>${damagedNotice("damaged-approvals", "pending approval request", damagedPending)}${pending}
 <h2>Recent runs</h2>${runs}
 <h2>Schedules</h2>${schedules}
 ${data.grants === undefined ? "" : `<h2>Allow-always grants</h2>${grantsSection(basePath, data.csrf, data.grants)}`}
 ${failingTargetsSection(data.failingTargets ?? [])}
 <p class="muted">As of ${esc(time(data.now))}. Reload for fresh numbers.</p>`,
   );
+}
+
+/**
+ * Stored records a section could not read, each with its id and what is wrong: shown above the
+ * readable ones so one damaged record neither hides them nor is hidden itself. They get no buttons.
+ */
+function damagedNotice(id: string, what: string, damaged: readonly DamagedRecord[]): string {
+  if (damaged.length === 0) return "";
+  const items = damaged.map(
+    (d) => `<li data-id="${esc(d.id)}"><code>${esc(d.id)}</code> ${esc(d.code)}: ${esc(d.message)}</li>`,
+  );
+  const count = `${damaged.length} ${what}${damaged.length === 1 ? "" : "s"}`;
+  return `<div class="error" id="${esc(id)}"><p>${esc(count)} cannot be read: neither approved nor asked again, and not decidable here. Inspect or delete ${damaged.length === 1 ? "it" : "them"} in Redis.</p>
+<ul>${items.join("\n")}</ul></div>`;
 }
 
 /** Targets whose sends keep failing: their approvers see no link until someone fixes them. */

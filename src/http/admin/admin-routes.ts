@@ -7,6 +7,7 @@ import {
   type ApprovalVote,
   DECIDE_REFUSALS,
   type DecideRefusal,
+  type DecideResult,
   describeRefusal,
   effectiveStatus,
   isApprovalId,
@@ -248,7 +249,7 @@ export async function adminRoutes(
           depths: await queueDepths(redis, metricsKeys, q, now),
         })),
       ),
-      options.approvals.list({ status: "pending" }),
+      options.approvals.listWithDamaged({ status: "pending" }),
       options.runs.listRunPage({ limit: 25 }).then((p) => p.runs),
       options.schedules.list(),
       options.grants?.list(),
@@ -262,7 +263,8 @@ export async function adminRoutes(
         csrf: session.csrf,
         notice: noticeFor(request.query.notice),
         queues,
-        pending: pending.filter((r) => effectiveStatus(r, now) === "pending"),
+        pending: pending.records.filter((r) => effectiveStatus(r, now) === "pending"),
+        damagedPending: pending.damaged,
         runs,
         schedules,
         ...(grants ? { grants } : {}),
@@ -376,12 +378,20 @@ export async function adminRoutes(
         adminErrorPage(basePath, "Bad request", "Nothing was decided: choose Approve or Deny."),
       );
     }
-    const result = await options.approvals.decide({
-      id: request.params.id,
-      actor: { kind: "operator", id: session.operator, via: "api" },
-      decision: decision as ApprovalVote,
-      comment: "decided on the dashboard",
-    });
+    let result: DecideResult;
+    try {
+      result = await options.approvals.decide({
+        id: request.params.id,
+        actor: { kind: "operator", id: session.operator, via: "api" },
+        decision: decision as ApprovalVote,
+        comment: "decided on the dashboard",
+      });
+    } catch (err) {
+      // A damaged request decides nothing (fail closed); the operator is told why, not "try again".
+      if (!isRunnerError(err, "APPROVAL_CORRUPT")) throw err;
+      logger.warn({ operator: session.operator, error: err.message }, "admin decision on a damaged request");
+      return html(reply, 409, adminErrorPage(basePath, "Nothing was decided", err.message));
+    }
     let notice: string = result.outcome;
     if (result.outcome === "decided") {
       notice = result.final ? (result.record.status === "approved" ? "approved" : "denied") : "recorded";
