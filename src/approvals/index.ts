@@ -33,6 +33,7 @@ export {
   APPROVAL_VOTES,
   type ApprovalDecision,
   ApprovalKeys,
+  type ApprovalListing,
   type ApprovalPolicy,
   type ApprovalRecord,
   type ApprovalStatus,
