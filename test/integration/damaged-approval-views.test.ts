@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RunOperations } from "../../src/agent/index.js";
 import { type ApprovalRecord, ApprovalStore } from "../../src/approvals/index.js";
 import { bufferIo } from "../../src/cli/buffer-io.fixture.js";
 import { runCli } from "../../src/cli/run-cli.js";
@@ -37,10 +38,12 @@ const store = new ApprovalStore({
   },
 });
 const inspector = new RunInspector({ redis, keyPrefix, approvals: store });
+const operations = new RunOperations({ redis, keyPrefix, approvals: store });
 const app = createHttpServer({
   redis,
   logger: createLogger({ level: "silent", format: "json" }),
   operators: new OperatorCredentials([{ id: "Olga Operator", token: TOKEN }]),
+  runs: { actions: operations, inspector },
   admin: {
     keyPrefix,
     publicUrl: "http://127.0.0.1:8787",
@@ -100,6 +103,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app.close();
   await inspector.close();
+  await operations.close();
   await queue.obliterate({ force: true });
   await queue.close();
   await deleteKeysWithPrefix(redis, keyPrefix);
@@ -140,6 +144,30 @@ describe("run views with a damaged approval request", () => {
     const detail = JSON.parse((await cli(["jobs", "show", badRun.runId, "--json"])).stdout) as RunDetail;
     expect(detail.approvals.map((a) => a.id)).toEqual([sibling.id]);
     expect(detail.damagedApprovals.map((d) => d.id)).toEqual([damaged.id]);
+  });
+});
+
+describe("the runs API with a damaged approval request", () => {
+  it("lists and shows every run, the damaged request named on its run", async () => {
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    const list = await app.inject({ method: "GET", url: "/api/runs", headers });
+    expect(list.statusCode).toBe(200);
+    const runs = list.json().runs as RunSummary[];
+    expect(runs.map((r) => r.runId).sort()).toEqual([okRun.runId, badRun.runId].sort());
+    expect(runs.find((r) => r.runId === badRun.runId)?.damagedApprovals.map((d) => d.id)).toEqual([
+      damaged.id,
+    ]);
+    const show = await app.inject({
+      method: "GET",
+      url: `/api/runs/${encodeURIComponent(badRun.runId)}`,
+      headers,
+    });
+    expect(show.statusCode).toBe(200);
+    const detail = show.json().run as RunDetail;
+    expect(detail.approvals.map((a) => a.id)).toEqual([sibling.id]);
+    expect(detail.damagedApprovals).toEqual([
+      { id: damaged.id, code: "APPROVAL_CORRUPT", message: expect.stringContaining(damaged.id) },
+    ]);
   });
 });
 
