@@ -53,7 +53,8 @@ export interface AdminHttpOptions {
   runs: Pick<RunInspector, "listRunPage" | "showRun">;
   /** Queues whose depths are shown (the agent queue). */
   queues: readonly AgentQueue[];
-  schedules: Pick<ScheduleService, "list">;
+  /** Listed with the ones that cannot be read named apart. */
+  schedules: Pick<ScheduleService, "listWithDamaged">;
   /** The allow-always grants, listed with a Revoke button; omitted = not shown. */
   grants?: GrantsPort;
   /** Cancel / retry / rerun buttons on the run page (RunOperations); omitted = no buttons. */
@@ -251,7 +252,7 @@ export async function adminRoutes(
       ),
       options.approvals.listWithDamaged({ status: "pending" }),
       options.runs.listRunPage({ limit: 25 }).then((p) => p.runs),
-      options.schedules.list(),
+      options.schedules.listWithDamaged(),
       options.grants?.list(),
       options.approvals.failingTargets(),
     ]);
@@ -266,7 +267,8 @@ export async function adminRoutes(
         pending: pending.records.filter((r) => effectiveStatus(r, now) === "pending"),
         damagedPending: pending.damaged,
         runs,
-        schedules,
+        schedules: schedules.views,
+        damagedSchedules: schedules.damaged,
         ...(grants ? { grants } : {}),
         failingTargets,
         now,
