@@ -80,6 +80,8 @@ export interface DashboardData {
   damagedSchedules?: readonly DamagedSchedule[];
   /** The live allow-always grants (omitted when the dashboard has no grant store). */
   grants?: readonly AllowAlwaysGrant[];
+  /** Stored allow-always records that cannot be read (they allow nothing): named in a notice. */
+  damagedGrants?: readonly DamagedRecord[];
   /** Notification targets that keep failing on pending requests (empty: none). */
   failingTargets?: readonly FailingTarget[];
   now: number;
@@ -163,7 +165,7 @@ ${data.notice ? `<p class="notice" id="notice">${esc(data.notice)}</p>` : ""}
 <h2>Pending approvals</h2>${damagedNotice("damaged-approvals", "pending approval request", damagedPending, "neither approved nor asked again, and not decidable here")}${pending}
 <h2>Recent runs</h2>${runs}
 <h2>Schedules</h2>${damagedNotice("damaged-schedules", "schedule", damagedSchedules, "neither fired nor changed here")}${schedules}
-${data.grants === undefined ? "" : `<h2>Allow-always grants</h2>${grantsSection(basePath, data.csrf, data.grants)}`}
+${data.grants === undefined ? "" : `<h2>Allow-always grants</h2>${damagedNotice("damaged-grants", "allow-always record", data.damagedGrants ?? [], "it allows nothing")}${grantsSection(basePath, data.csrf, data.grants)}`}
 ${failingTargetsSection(data.failingTargets ?? [])}
 <p class="muted">As of ${esc(time(data.now))}. Reload for fresh numbers.</p>`,
   );

@@ -253,7 +253,7 @@ export async function adminRoutes(
       options.approvals.listWithDamaged({ status: "pending" }),
       options.runs.listRunPage({ limit: 25 }).then((p) => p.runs),
       options.schedules.listWithDamaged(),
-      options.grants?.list(),
+      options.grants?.listWithDamaged(),
       options.approvals.failingTargets(),
     ]);
     return html(
@@ -269,7 +269,7 @@ export async function adminRoutes(
         runs,
         schedules: schedules.views,
         damagedSchedules: schedules.damaged,
-        ...(grants ? { grants } : {}),
+        ...(grants ? { grants: grants.grants, damagedGrants: grants.damaged } : {}),
         failingTargets,
         now,
       }),
