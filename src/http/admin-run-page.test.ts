@@ -21,6 +21,7 @@ const summary: RunSummary = {
   finished: 1_700_000_001_000,
   attempts: 1,
   parkedApprovals: [],
+  damagedApprovals: [],
   usage: null,
 };
 
@@ -36,6 +37,7 @@ function detail(run: RunSummary | null): RunDetail {
     journal: [],
     decisions: [],
     approvals: [],
+    damagedApprovals: [],
     operatorActions: [],
     reruns: [],
     notes: [],

@@ -57,7 +57,7 @@ async function server(
         showRun: async () => Promise.reject(new Error("none")),
       },
       queues: [],
-      schedules: { list: async () => [] },
+      schedules: { listWithDamaged: async () => ({ views: [], damaged: [] }) },
     },
   });
   await app.ready();

@@ -60,7 +60,7 @@ describe("one person racing their own votes", () => {
           showRun: async () => Promise.reject(new Error("none")),
         },
         queues: [],
-        schedules: { list: async () => [] },
+        schedules: { listWithDamaged: async () => ({ views: [], damaged: [] }) },
       },
     });
     await app.ready();

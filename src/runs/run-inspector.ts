@@ -1,7 +1,13 @@
 import type { Cluster, Redis } from "ioredis";
 import type { RunOutcome } from "../agent/index.js";
 import { callKeyOf, isCancelJournalKey, type UsageTotals, usageOfRecords } from "../agent/index.js";
-import { type ApprovalRecord, type ApprovalStore, effectiveStatus } from "../approvals/index.js";
+import {
+  type ApprovalListing,
+  type ApprovalRecord,
+  type ApprovalStore,
+  type DamagedRecord,
+  effectiveStatus,
+} from "../approvals/index.js";
 import {
   type AuditRecord,
   AuditTrail,
@@ -150,12 +156,13 @@ export class RunInspector {
         `a run id is 1 to 512 characters without { or }, got ${JSON.stringify(runId)}`,
       );
     }
-    const [job, snapshot, approvals] = await Promise.all([
+    const [job, snapshot, listing] = await Promise.all([
       this.#queue.getJob(runId),
       this.#journal.readRun(runId),
       this.#approvalsOf(runId),
     ]);
-    if (!job && snapshot.records.size === 0 && approvals.length === 0) {
+    const approvals = listing.records;
+    if (!job && snapshot.records.size === 0 && approvals.length === 0 && listing.damaged.length === 0) {
       throw new RunnerError(
         "RUN_NOT_FOUND",
         `no run ${JSON.stringify(runId)}: the agent queue, the journal and the approval store do not know it (a finished job is kept for the last 1000 runs, a journal for 7 days); list runs with \`echo-runner jobs list\``,
@@ -171,6 +178,7 @@ export class RunInspector {
     else if (isUnreadableJobData(job.data))
       notes.push(`unreadable: ${job.data.describe()}; its fields are not shown`);
     else if (!payload?.success) notes.push("the job's payload does not parse; its fields are not shown");
+    for (const damaged of listing.damaged) notes.push(`${damaged.code}: ${damaged.message}`);
     const data = payload?.success ? payload.data : undefined;
     // Approval requests carry the trace id too, so decisions are found even after the job is gone.
     const traceId = data?.traceId ?? approvals[0]?.traceId ?? null;
@@ -195,7 +203,7 @@ export class RunInspector {
     for (const key of snapshot.records.keys()) if (isCancelJournalKey(key)) toolByKey.set(key, "(cancelled)");
     const { transcript, journal } = decodeJournal(snapshot, traceId, toolByKey, this.#maxChars);
     const now = this.#clock.now();
-    const run = job ? await this.#summary(job, await jobState(job), approvals) : null;
+    const run = job ? await this.#summary(job, await jobState(job), listing) : null;
     // The journal is the source of truth (also for a run in progress or one whose job is gone).
     if (run) run.usage = usageView(usageOfRecords(snapshot.records));
     // BullMQ's processedOn is the latest pick-up (a resume after a park); the run began at its first claim.
@@ -213,6 +221,7 @@ export class RunInspector {
       journal,
       decisions,
       approvals: approvals.map((r) => approvalView(r, now, this.#maxChars)),
+      damagedApprovals: listing.damaged,
       operatorActions,
       reruns: await this.#reruns.of(runId),
       notes,
@@ -231,12 +240,14 @@ export class RunInspector {
     await this.#queue.close();
   }
 
-  async #summary(job: RunJob, state: RunJobState, known?: ApprovalRecord[]): Promise<RunSummary> {
+  async #summary(job: RunJob, state: RunJobState, known?: ApprovalListing): Promise<RunSummary> {
     const runId = job.id ?? "";
     const parsed = AgentJobPayload.safeParse(job.data);
     const data = parsed.success ? parsed.data : undefined;
     const now = this.#clock.now();
-    const approvals = (known ?? (await this.#approvalsOf(runId))).map((r) => ({
+    const listing = known ?? (await this.#approvalsOf(runId));
+    // A damaged request counts as nothing here (not pending, not decided); the row names it instead.
+    const approvals = listing.records.map((r) => ({
       record: r,
       status: effectiveStatus(r, now),
     }));
@@ -252,8 +263,11 @@ export class RunInspector {
       approvals.map((a) => ({ tool: a.record.tool, status: a.status })),
     );
     // A record whose data is not JSON is listed with the rest, saying so (it fails once picked up).
+    // A delayed run whose only requests are damaged is held by one of them, not by a retry.
     const detail =
-      stateDetail ?? (isUnreadableJobData(job.data) ? `unreadable: ${job.data.describe()}` : null);
+      outcome === "waiting" && state === "delayed" && listing.damaged.length > 0
+        ? `delayed, and ${damagedText(listing.damaged)}`
+        : (stateDetail ?? (isUnreadableJobData(job.data) ? `unreadable: ${job.data.describe()}` : null));
     return {
       runId,
       jobId: runId,
@@ -273,19 +287,26 @@ export class RunInspector {
       finished: job.finishedOn ?? null,
       attempts: job.attemptsMade,
       parkedApprovals: state === "completed" || state === "failed" ? [] : pending.map(parkedApproval),
+      damagedApprovals: listing.damaged,
       usage: usageFromOutcome(job.returnvalue),
       landing: landingFromOutcome(job.returnvalue),
     };
   }
 
-  /** Every approval request of a run (the store indexes them by run), oldest first. */
-  async #approvalsOf(runId: string): Promise<ApprovalRecord[]> {
-    const ids = await this.#approvals.runRequestIds(runId);
-    const records = await Promise.all(ids.map((id) => this.#approvals.get(id)));
-    return records
-      .filter((r): r is ApprovalRecord => r !== null)
-      .sort((a, b) => a.requestedAt - b.requestedAt);
+  /**
+   * Every approval request of a run (the store indexes them by run), oldest first, and those that
+   * cannot be read: one damaged request never hides the run or its other requests.
+   */
+  async #approvalsOf(runId: string): Promise<ApprovalListing> {
+    const { records, damaged } = await this.#approvals.readMany(await this.#approvals.runRequestIds(runId));
+    return { records: records.sort((a, b) => a.requestedAt - b.requestedAt), damaged };
   }
+}
+
+/** Damaged requests in a few words, for a row's detail. */
+function damagedText(damaged: readonly DamagedRecord[]): string {
+  const ids = damaged.map((d) => d.id).join(", ");
+  return `approval request${damaged.length === 1 ? "" : "s"} ${ids} cannot be read (${damaged[0]?.code}): neither approved nor asked again; inspect or delete ${damaged.length === 1 ? "it" : "them"}`;
 }
 
 function landingFromOutcome(value: unknown): RunSummary["landing"] {

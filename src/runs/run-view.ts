@@ -1,5 +1,5 @@
 import type { FinishReason, ModelUsage } from "../agent/index.js";
-import type { ApprovalStatus, DecisionEntry } from "../approvals/index.js";
+import type { ApprovalStatus, DamagedRecord, DecisionEntry } from "../approvals/index.js";
 import type { OperatorAuditEntry, ToolAuditEntry } from "../journal/index.js";
 import type { RunOrigin } from "../queue/index.js";
 import { RUN_END_OUTCOMES, RUN_PROGRESS } from "./run-outcome.js";
@@ -122,6 +122,11 @@ export interface RunSummary {
   /** Pending approvals of this run (empty for finished runs). */
   parkedApprovals: ParkedApproval[];
   /**
+   * Approval requests of this run that cannot be read (APPROVAL_CORRUPT), any state: shown so, never
+   * counted as pending or decided.
+   */
+  damagedApprovals: DamagedRecord[];
+  /**
    * What the run consumed: a finished run's from its outcome, a run in progress's from its journal
    * (shown by `jobs show`); null when unknown (a listed run in progress, a run from before usage).
    */
@@ -222,6 +227,8 @@ export interface RunDetail {
   journal: JournalEntryView[];
   decisions: DecisionView[];
   approvals: ApprovalView[];
+  /** Its approval requests that cannot be read (APPROVAL_CORRUPT); each also has a note. */
+  damagedApprovals: DamagedRecord[];
   /** Operators' cancels, retries and reruns of this run, from the audit trail, oldest first. */
   operatorActions: OperatorActionView[];
   /** Runs started as reruns of this one (`jobs rerun`), oldest first. */

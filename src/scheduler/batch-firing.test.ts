@@ -51,7 +51,7 @@ describe("firing ticks in batches", () => {
     await f.store.claimTick("held", TICK, "other", 60_000, TICK);
     expect(await firer(f, "other").fire((await f.store.get("done"))!, TICK, "fired", TICK)).toBe("fired");
 
-    const stored = await f.store.getMany(ids);
+    const stored = (await f.store.readMany(ids)).found;
     const results = await firer(f, "me").fireBatch(
       stored.map((s) => ({ stored: s!, tick: TICK })),
       "fired",
@@ -124,11 +124,11 @@ describe("reading due schedules", () => {
   it("decodes an unchanged schedule once and a changed one again", async () => {
     const f = setup();
     await f.service.create(scheduleInput({ id: "a" }), { approvalSource: null });
-    const [first] = await f.store.getMany(["a"]);
-    const [again] = await f.store.getMany(["a"]);
+    const [first] = (await f.store.readMany(["a"])).found;
+    const [again] = (await f.store.readMany(["a"])).found;
     expect(again).toBe(first);
     await f.service.update("a", { cron: "15 * * * *" }, { approvalSource: null });
-    const [changed] = await f.store.getMany(["a"]);
+    const [changed] = (await f.store.readMany(["a"])).found;
     expect(changed).not.toBe(first);
     expect(changed?.schedule.cron).toBe("15 * * * *");
     expect(await f.store.dueBetween(TICK - 1, TICK + 3_600_000, 10)).toEqual(["a"]);

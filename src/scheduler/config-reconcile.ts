@@ -2,7 +2,7 @@ import { isRunnerError, RunnerError } from "../shared/index.js";
 import type { Grant, HistoryEntry } from "./records.js";
 import { parseSchedule, type Schedule, type ScheduleInput } from "./schedule.js";
 import { configGrant, endGrant, nextRevision, nextTickOf, timetableChanged } from "./schedule-changes.js";
-import type { ScheduleStore } from "./schedule-store.js";
+import type { DamagedSchedule, ScheduleStore } from "./schedule-store.js";
 
 /** One schedule of the config file, mapped onto the scheduler's shape by the caller (cli / workers). */
 export interface ConfigScheduleEntry {
@@ -28,15 +28,24 @@ export interface ReconcileReport {
   updated: string[];
   removed: string[];
   unchanged: string[];
-  /** Schedules skipped because they are invalid or clash with another schedule's id. */
+  /**
+   * Schedules skipped because they are invalid, clash with another schedule's id, or their stored
+   * record cannot be read.
+   */
   skipped: SkippedSchedule[];
+  /**
+   * Stored schedules that cannot be read, config or not: left as they are (never overwritten or
+   * removed, as their source is unknown) while the others are reconciled.
+   */
+  damaged: DamagedSchedule[];
 }
 
 /**
  * Makes the stored config schedules equal the config file's list: adds new ones, updates changed ones,
  * removes those no longer listed. Schedules from other sources are never touched. A config schedule
  * that is invalid, listed twice, or whose id a cronjob or cli schedule already uses is skipped (left as
- * stored, reported in `skipped`) and never stops the others. Grants: `authorized: true` issues a config grant
+ * stored, reported in `skipped`) and never stops the others; so is one whose stored record cannot be
+ * read (`damaged` lists every such record, which is neither overwritten nor removed). Grants: `authorized: true` issues a config grant
  * for the current spec (a grant the operator revoked stays revoked until the spec changes);
  * `authorized: false` voids an active one. Called by the Scheduler when it becomes leader, so one
  * process at a time reconciles.
@@ -46,7 +55,14 @@ export async function reconcileConfigSchedules(
   entries: readonly ConfigScheduleEntry[],
   now: number,
 ): Promise<ReconcileReport> {
-  const report: ReconcileReport = { added: [], updated: [], removed: [], unchanged: [], skipped: [] };
+  const report: ReconcileReport = {
+    added: [],
+    updated: [],
+    removed: [],
+    unchanged: [],
+    skipped: [],
+    damaged: [],
+  };
   const skip = (index: number, id: string, err: unknown) => {
     if (!isRunnerError(err, "SCHEDULE_INVALID")) throw err;
     const field = typeof err.data.field === "string" ? err.data.field : "(schedule)";
@@ -81,9 +97,26 @@ export async function reconcileConfigSchedules(
     seen.add(id);
   });
 
-  const existing = new Map((await store.list()).map((stored) => [stored.schedule.id, stored]));
+  // One damaged stored schedule stops no reconcile (and so no firing): it is reported and left.
+  const listing = await store.listWithDamaged();
+  report.damaged = listing.damaged;
+  const damaged = new Map(listing.damaged.map((d) => [d.id, d]));
+  const existing = new Map(listing.schedules.map((stored) => [stored.schedule.id, stored]));
   for (const { schedule, authorized, index } of parsed) {
     const file = schedule.source.kind === "config" ? schedule.source.file : "";
+    const unreadable = damaged.get(schedule.id);
+    if (unreadable) {
+      skip(
+        index,
+        schedule.id,
+        new RunnerError(
+          "SCHEDULE_INVALID",
+          `id: the stored schedule "${schedule.id}" cannot be read, so ${file} cannot update it: ${unreadable.message}`,
+          { data: { field: "id", value: schedule.id } },
+        ),
+      );
+      continue;
+    }
     const previous = existing.get(schedule.id) ?? null;
     if (previous && previous.schedule.source.kind !== "config") {
       skip(

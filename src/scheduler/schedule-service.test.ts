@@ -200,13 +200,27 @@ describe("config reconcile", () => {
       [configEntry({ id: "a" }), configEntry({ id: "b" }), configEntry({ id: "c" })],
       T0,
     );
-    expect(first).toEqual({ added: ["a", "b", "c"], updated: [], removed: [], unchanged: [], skipped: [] });
+    expect(first).toEqual({
+      added: ["a", "b", "c"],
+      updated: [],
+      removed: [],
+      unchanged: [],
+      skipped: [],
+      damaged: [],
+    });
     const second = await reconcileConfigSchedules(
       f.store,
       [configEntry({ id: "a" }), configEntry({ id: "b", cron: "5 * * * *" })],
       T0 + 1000,
     );
-    expect(second).toEqual({ added: [], updated: ["b"], removed: ["c"], unchanged: ["a"], skipped: [] });
+    expect(second).toEqual({
+      added: [],
+      updated: ["b"],
+      removed: ["c"],
+      unchanged: ["a"],
+      skipped: [],
+      damaged: [],
+    });
     expect((await f.service.list()).map((v) => v.schedule.id)).toEqual(["a", "b", "from-tool"]);
     expect((await f.store.get("b"))!.schedule.cron).toBe("5 * * * *");
     expect(await f.store.nextTick("b")).toBe(Date.parse("2025-01-01T01:05:00Z"));

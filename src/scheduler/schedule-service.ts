@@ -1,4 +1,4 @@
-import { type Clock, RunnerError, systemClock } from "../shared/index.js";
+import { type Clock, isRunnerError, RunnerError, systemClock } from "../shared/index.js";
 import { timetableFor } from "./cron-timetable.js";
 import { type CronAuthorization, evaluateGrant } from "./grants.js";
 import type { Grant, HistoryEntry, StoredSchedule } from "./records.js";
@@ -13,7 +13,7 @@ import {
   nextTickOf,
   timetableChanged,
 } from "./schedule-changes.js";
-import { ScheduleStore } from "./schedule-store.js";
+import { type DamagedSchedule, ScheduleStore } from "./schedule-store.js";
 
 /** A schedule with its state, as list / show return it. */
 export interface ScheduleView {
@@ -91,9 +91,28 @@ export class ScheduleService {
     return this.#view(stored);
   }
 
+  /** The readable schedules of {@link listWithDamaged} (the cronjob tool's list; views use that). */
   async list(): Promise<ScheduleView[]> {
-    const all = await this.store.list();
-    return Promise.all(all.map((stored) => this.#view(stored)));
+    return (await this.listWithDamaged()).views;
+  }
+
+  /**
+   * Every schedule, and each that cannot be read (its record, or its grant, does not decode): one
+   * damaged record never stops the list, and is named rather than hidden.
+   */
+  async listWithDamaged(): Promise<{ views: ScheduleView[]; damaged: DamagedSchedule[] }> {
+    const { schedules, damaged } = await this.store.listWithDamaged();
+    const read = await Promise.all(
+      schedules.map((stored) =>
+        this.#view(stored).catch((err: unknown) => {
+          if (!isRunnerError(err, "SCHEDULE_INVALID")) throw err;
+          return { id: stored.schedule.id, code: err.code, message: err.message };
+        }),
+      ),
+    );
+    const views = read.filter((r): r is ScheduleView => "schedule" in r);
+    for (const r of read) if (!("schedule" in r)) damaged.push(r);
+    return { views, damaged: damaged.sort((a, b) => a.id.localeCompare(b.id)) };
   }
 
   async get(id: string): Promise<ScheduleView | null> {

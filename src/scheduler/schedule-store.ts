@@ -1,17 +1,47 @@
 import type { Cluster, Redis } from "ioredis";
-import { RunnerError } from "../shared/index.js";
+import { isRunnerError, RunnerError } from "../shared/index.js";
 import { DEFAULT_SCHEDULER_PREFIX, SchedulerKeys } from "./keys.js";
 import { decodeRecord, Grant, HistoryEntry, StoredSchedule } from "./records.js";
 import { SCHEDULER_SCRIPTS, type SchedulerScriptName } from "./store-scripts.js";
 
 /** History entries kept per schedule. */
 export const HISTORY_MAX = 500;
-/** Most decoded schedules {@link ScheduleStore.getMany} keeps (then it starts afresh). */
+/** Most decoded schedules {@link ScheduleStore.readMany} keeps (then it starts afresh). */
 const DECODED_CACHE_MAX = 100_000;
 /** Finished run ids remembered per schedule (see the FINISH script). */
 const FINISHED_CAP = 200;
 
 type ScriptRunner = (...args: (string | number)[]) => Promise<unknown>;
+
+/**
+ * A stored schedule that cannot be read (not JSON, or not the schema): listed by id with what is
+ * wrong, so one damaged record neither hides the others nor stops them firing. It never fires.
+ */
+export interface DamagedSchedule {
+  readonly id: string;
+  /** The code decoding it raised: SCHEDULE_INVALID. */
+  readonly code: string;
+  readonly message: string;
+}
+
+/** The schedules a read could decode, and the damaged ones, neither hiding the other. */
+export interface ScheduleListing {
+  schedules: StoredSchedule[];
+  damaged: DamagedSchedule[];
+}
+
+/**
+ * The damaged entry of schedule `id` (stored in hash `defs`) when decoding it failed; any other error
+ * is thrown on.
+ */
+function damagedOrThrow(id: string, defs: string, err: unknown): DamagedSchedule {
+  if (!isRunnerError(err, "SCHEDULE_INVALID")) throw err;
+  return {
+    id,
+    code: err.code,
+    message: `${err.message}; it does not fire and is left as stored: inspect field ${JSON.stringify(id)} of ${defs} in Redis, delete it (HDEL) and create the schedule again`,
+  };
+}
 
 /** Outcome of a tick whose claim this process holds. */
 export const TICK_OUTCOMES = ["fired", "caught-up", "skipped-overlap", "queued"] as const;
@@ -58,7 +88,7 @@ export interface SaveOptions {
 export class ScheduleStore {
   readonly keys: SchedulerKeys;
   readonly redis: Redis | Cluster;
-  /** Decoded schedules by id, with the stored text they came from (see {@link getMany}). */
+  /** Decoded schedules by id, with the stored text they came from (see {@link readMany}). */
   readonly #decoded = new Map<string, { raw: string; stored: StoredSchedule }>();
 
   constructor(options: { redis: Redis | Cluster; keyPrefix?: string }) {
@@ -88,30 +118,51 @@ export class ScheduleStore {
   }
 
   /**
-   * Many schedules in one HMGET. The firing loop reads every due schedule on every pass, so decoded
-   * records are kept by their exact stored text: an unchanged record is not parsed and validated
-   * again (a changed one has a new text, `rev` at least).
+   * Many schedules in one HMGET: `found[i]` is the schedule of `ids[i]`, null when there is none or
+   * it cannot be read; each that cannot be read is in `damaged` (one damaged schedule never stops
+   * the others firing). The firing loop reads every due schedule on every pass, so decoded records
+   * are kept by their exact stored text: an unchanged record is not parsed and validated again (a
+   * changed one has a new text, `rev` at least).
    */
-  async getMany(ids: readonly string[]): Promise<(StoredSchedule | null)[]> {
-    if (ids.length === 0) return [];
+  async readMany(
+    ids: readonly string[],
+  ): Promise<{ found: (StoredSchedule | null)[]; damaged: DamagedSchedule[] }> {
+    const damaged: DamagedSchedule[] = [];
+    if (ids.length === 0) return { found: [], damaged };
     const raws = await this.redis.hmget(this.keys.defs, ...ids);
-    return raws.map((raw, i) => {
+    const found = raws.map((raw, i) => {
       if (raw === null) return null;
       const id = ids[i]!;
       const cached = this.#decoded.get(id);
       if (cached?.raw === raw) return cached.stored;
-      const stored = Object.freeze(decodeRecord(StoredSchedule, raw, `schedule ${id}`));
+      let stored: StoredSchedule;
+      try {
+        stored = Object.freeze(decodeRecord(StoredSchedule, raw, `schedule ${id}`));
+      } catch (err) {
+        damaged.push(damagedOrThrow(id, this.keys.defs, err));
+        return null;
+      }
       if (this.#decoded.size >= DECODED_CACHE_MAX) this.#decoded.clear();
       this.#decoded.set(id, { raw, stored });
       return stored;
     });
+    return { found, damaged };
   }
 
-  async list(): Promise<StoredSchedule[]> {
+  /** Every schedule by id, and every one that cannot be read: one damaged record stops no list. */
+  async listWithDamaged(): Promise<ScheduleListing> {
     const all = await this.redis.hgetall(this.keys.defs);
-    return Object.entries(all)
-      .map(([id, raw]) => decodeRecord(StoredSchedule, raw, `schedule ${id}`))
-      .sort((a, b) => a.schedule.id.localeCompare(b.schedule.id));
+    const listing: ScheduleListing = { schedules: [], damaged: [] };
+    for (const [id, raw] of Object.entries(all)) {
+      try {
+        listing.schedules.push(decodeRecord(StoredSchedule, raw, `schedule ${id}`));
+      } catch (err) {
+        listing.damaged.push(damagedOrThrow(id, this.keys.defs, err));
+      }
+    }
+    listing.schedules.sort((a, b) => a.schedule.id.localeCompare(b.schedule.id));
+    listing.damaged.sort((a, b) => a.id.localeCompare(b.id));
+    return listing;
   }
 
   /** Writes a schedule (compare-and-set on its revision). Throws SCHEDULE_INVALID on a conflict. */

@@ -151,14 +151,23 @@ export class Scheduler {
     if (this.#needsReconcile && this.#config) {
       // A failure throws out of the pass before anything fires, and the next pass tries again.
       report.reconciled = await reconcileConfigSchedules(this.#store, this.#config, now);
-      const { skipped, ...changes } = report.reconciled;
-      this.#logger?.info({ ...changes, skipped: skipped.map((s) => s.id) }, "config schedules reconciled");
+      const { skipped, damaged, ...changes } = report.reconciled;
+      this.#logger?.info(
+        { ...changes, skipped: skipped.map((s) => s.id), damaged: damaged.map((d) => d.id) },
+        "config schedules reconciled",
+      );
       this.#reportSkipped(skipped);
+      for (const d of damaged) this.#logFailing(d.id, d.message, { scheduleId: d.id, error: d.message });
     }
     this.#needsReconcile = false;
 
     const due = await this.#store.due(now, this.#o.maxDuePerPass);
-    const storedList = await this.#store.getMany(due.map((d) => d.id));
+    // A due schedule that cannot be read is logged and left (it never fires); the others fire.
+    const { found: storedList, damaged } = await this.#store.readMany(due.map((d) => d.id));
+    for (const d of damaged) {
+      report.errors++;
+      this.#logFailing(d.id, d.message, { scheduleId: d.id, error: d.message });
+    }
     const blocked = new Set<string>();
     const count = (result: FireResult) => {
       report.results[result] = (report.results[result] ?? 0) + 1;
@@ -251,7 +260,7 @@ export class Scheduler {
         until,
         this.#o.maxDuePerPass,
       );
-      await this.#store.getMany(ids);
+      await this.#store.readMany(ids);
       this.#prefetchedThrough = until;
     } catch (err) {
       this.#logger?.warn({ err }, "scheduler could not read the schedules due next ahead of time");
@@ -357,20 +366,28 @@ export class Scheduler {
       return done;
     } catch (err) {
       report.errors++;
-      // Once per schedule and message, not on every pass: an invalid stored schedule fails the same
-      // way every half second. An invalid schedule is a message; anything else keeps its stack.
+      // An invalid schedule is a message; anything else keeps its stack.
       const message = err instanceof Error ? err.message : String(err);
-      if (this.#failing.get(id) !== message) {
-        this.#failing.set(id, message);
-        this.#logger?.error(
-          isRunnerError(err, "SCHEDULE_INVALID")
-            ? { scheduleId: id, error: message }
-            : { err, scheduleId: id },
-          "scheduler could not process a schedule; the others go on (logged again when the error changes)",
-        );
-      }
+      this.#logFailing(
+        id,
+        message,
+        isRunnerError(err, "SCHEDULE_INVALID") ? { scheduleId: id, error: message } : { err, scheduleId: id },
+      );
       return false;
     }
+  }
+
+  /**
+   * Logs a schedule that could not be processed once per schedule and message, not on every pass:
+   * an invalid stored schedule fails the same way every half second.
+   */
+  #logFailing(id: string, message: string, fields: Record<string, unknown>): void {
+    if (this.#failing.get(id) === message) return;
+    this.#failing.set(id, message);
+    this.#logger?.error(
+      fields,
+      "scheduler could not process a schedule; the others go on (logged again when the error changes)",
+    );
   }
 
   async #stillLeader(): Promise<boolean> {

@@ -145,7 +145,7 @@ beforeAll(async () => {
       approvals: store,
       runs: inspector,
       queues: [queue],
-      schedules: { list: async () => [] },
+      schedules: { listWithDamaged: async () => ({ views: [], damaged: [] }) },
     },
   });
   await app.listen({ host: "127.0.0.1", port });
@@ -309,7 +309,7 @@ describe("/admin without any operator token", () => {
         approvals: store,
         runs: inspector,
         queues: [queue],
-        schedules: { list: async () => [] },
+        schedules: { listWithDamaged: async () => ({ views: [], damaged: [] }) },
       },
     });
     await bare.listen({ host: "127.0.0.1", port });

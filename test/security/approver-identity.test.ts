@@ -92,7 +92,7 @@ async function serve(limits: Partial<FailureLimits> = {}) {
         showRun: async () => Promise.reject(new Error("none")),
       },
       queues: [],
-      schedules: { list: async () => [] },
+      schedules: { listWithDamaged: async () => ({ views: [], damaged: [] }) },
     },
   });
   await app.listen({ host: "127.0.0.1", port });

@@ -103,6 +103,37 @@ describe("RedisAllowAlwaysStore grants expire and can be listed and revoked", ()
     expect(isRunnerError(again, "APPROVAL_GRANT_NOT_FOUND")).toBe(true);
   });
 
+  it("names a stored record that cannot be read beside the live grants; it allows nothing", async () => {
+    const prefix = uniquePrefix("always-damaged");
+    prefixes.push(prefix);
+    const s = new RedisAllowAlwaysStore(redis, prefix, { clock: new ManualClock(START), ttlMs: 30 * DAY });
+    const live = await s.add(grant("agent", "ops"));
+    const key = `${prefix}:{approvals}:always:exec`;
+    await redis.hset(key, `agent:ops:${"b".repeat(64)}`, "{not json");
+    await redis.hset(
+      key,
+      `agent:ops:${"c".repeat(64)}`,
+      JSON.stringify({ ...grant("agent", "ops"), scope: "everyone" }),
+    );
+    const { grants, damaged } = await s.listWithDamaged();
+    expect(grants.map((g) => g.id)).toEqual([live.id]);
+    expect(damaged).toHaveLength(2);
+    expect(damaged.map((d) => d.code)).toEqual(["APPROVAL_CORRUPT", "APPROVAL_CORRUPT"]);
+    expect(damaged.map((d) => d.id)).toEqual(
+      damaged.map((d) => d.id).filter((id) => /^[0-9a-f]{16}$/.test(id)),
+    );
+    const messages = damaged.map((d) => d.message).join("\n");
+    expect(messages).toContain(
+      `allow-always record "agent:ops:${"b".repeat(64)}" of exec is corrupt: it is not valid JSON`,
+    );
+    expect(messages).toContain(`record "agent:ops:${"c".repeat(64)}" of exec is corrupt: scope:`);
+    expect(messages).toContain(`it allows nothing — delete that field of ${key} in Redis`);
+    expect((await s.list()).map((g) => g.id)).toEqual([live.id]);
+    expect(await s.find("exec", [{ scope: "agent", scopeId: "ops" }])).toEqual([
+      expect.objectContaining({ id: live.id }),
+    ]);
+  });
+
   it.each([0, -1, 1.5, Number.NaN])("refuses a TTL of %s ms (CONFIG_INVALID)", (ttlMs) => {
     expect(() => new RedisAllowAlwaysStore(redis, "x", { ttlMs })).toThrow(/positive number of ms/);
   });

@@ -13,6 +13,7 @@ import {
   DEFAULT_ALLOW_ALWAYS_TTL_MS,
   type GrantAuditPort,
 } from "./allow-always-grant.js";
+import type { DamagedRecord } from "./damaged-record.js";
 
 /**
  * The field prefix of a scope. A user scope names a person, so it is keyed by the normalised identity:
@@ -154,11 +155,25 @@ export class RedisAllowAlwaysStore implements AllowAlwaysStore {
 
   /** Every live grant, newest first (expired ones are deleted on the way). */
   async list(): Promise<AllowAlwaysGrant[]> {
-    const out: AllowAlwaysGrant[] = [];
+    return (await this.listWithDamaged()).grants;
+  }
+
+  /**
+   * Every live grant, newest first, and every stored record that cannot be read (by the id a grant
+   * of its field would have): such a record allows nothing, and is named so it is not hidden.
+   */
+  async listWithDamaged(): Promise<{ grants: AllowAlwaysGrant[]; damaged: DamagedRecord[] }> {
+    const grants: AllowAlwaysGrant[] = [];
+    const damaged: DamagedRecord[] = [];
     for (const tool of EXEC_CLASS_TOOLS) {
-      for (const { grant } of await this.#live(tool)) out.push(grant);
+      const read = await this.#read(tool);
+      for (const { grant } of read.live) grants.push(grant);
+      damaged.push(...read.damaged);
     }
-    return out.sort((a, b) => b.createdAt - a.createdAt || a.id.localeCompare(b.id));
+    return {
+      grants: grants.sort((a, b) => b.createdAt - a.createdAt || a.id.localeCompare(b.id)),
+      damaged: damaged.sort((a, b) => a.id.localeCompare(b.id)),
+    };
   }
 
   /**
@@ -199,28 +214,54 @@ export class RedisAllowAlwaysStore implements AllowAlwaysStore {
   }
 
   /** The readable, unexpired records of a tool; expired ones are deleted (they allow nothing). */
-  async #live(tool: string): Promise<{ field: string; record: StoredRecord; grant: AllowAlwaysGrant }[]> {
-    const all = await this.#redis.hgetall(this.#key(tool));
+  async #live(tool: string): Promise<LiveRecord[]> {
+    return (await this.#read(tool)).live;
+  }
+
+  /** {@link #live}, and the tool's records that cannot be read (they allow nothing either). */
+  async #read(tool: string): Promise<{ live: LiveRecord[]; damaged: DamagedRecord[] }> {
+    const key = this.#key(tool);
+    const all = await this.#redis.hgetall(key);
     const now = this.#clock.now();
-    const live: { field: string; record: StoredRecord; grant: AllowAlwaysGrant }[] = [];
+    const live: LiveRecord[] = [];
+    const damaged: DamagedRecord[] = [];
     const expired: string[] = [];
     for (const [field, raw] of Object.entries(all)) {
-      const record = parseRecord(raw);
-      if (record === null) continue;
-      const grant = this.#grant(field, record);
+      const read = readRecord(raw);
+      if ("why" in read) {
+        damaged.push({
+          id: grantId(tool, field),
+          code: "APPROVAL_CORRUPT",
+          message: `allow-always record ${JSON.stringify(field)} of ${tool} is corrupt: ${read.why}; it allows nothing — delete that field of ${key} in Redis`,
+        });
+        continue;
+      }
+      const grant = this.#grant(field, read.record);
       if (grant.expiresAt <= now) expired.push(field);
-      else live.push({ field, record, grant });
+      else live.push({ field, record: read.record, grant });
     }
-    if (expired.length > 0) await this.#redis.hdel(this.#key(tool), ...expired);
-    return live;
+    if (expired.length > 0) await this.#redis.hdel(key, ...expired);
+    return { live, damaged };
   }
 }
 
+type LiveRecord = { field: string; record: StoredRecord; grant: AllowAlwaysGrant };
+
 function parseRecord(raw: string): StoredRecord | null {
+  const read = readRecord(raw);
+  return "record" in read ? read.record : null;
+}
+
+/** A stored record, or why it is not one (a corrupt record is never read as a broader allowance). */
+function readRecord(raw: string): { record: StoredRecord } | { why: string } {
+  let value: unknown;
   try {
-    const parsed = RecordSchema.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data : null;
+    value = JSON.parse(raw);
   } catch {
-    return null;
+    return { why: "it is not valid JSON" };
   }
+  const parsed = RecordSchema.safeParse(value);
+  if (parsed.success) return { record: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { why: `${issue?.path.map(String).join(".") || "(record)"}: ${issue?.message ?? "invalid"}` };
 }

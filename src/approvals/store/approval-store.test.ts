@@ -122,6 +122,77 @@ describe("ApprovalStore.register", () => {
   });
 });
 
+describe("ApprovalStore.listWithDamaged and readMany", () => {
+  /** Two readable pending requests and two damaged ones: a field that does not parse, a key of another type. */
+  async function withDamaged() {
+    const f = setup();
+    const first = (await f.store.register(call())).record;
+    const badField = (await f.store.register(call())).record;
+    const badKey = (await f.store.register(call())).record;
+    const last = (await f.store.register(call())).record;
+    await redis.hset(f.store.keys.request(badField.id), "req", "{not json");
+    await redis.del(f.store.keys.request(badKey.id));
+    await redis.set(f.store.keys.request(badKey.id), "overwritten");
+    return { ...f, first, badField, badKey, last };
+  }
+  const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+
+  it("lists the readable requests and names each damaged one with its code and what is wrong", async () => {
+    const { store, first, badField, badKey, last } = await withDamaged();
+    const pending = await store.listWithDamaged({ status: "pending" });
+    expect(pending.records.map((r) => r.id).sort()).toEqual([first.id, last.id].sort());
+    expect([...pending.damaged].sort(byId)).toEqual(
+      [
+        {
+          id: badField.id,
+          code: "APPROVAL_CORRUPT",
+          message: expect.stringContaining("its req field is not valid JSON"),
+        },
+        {
+          id: badKey.id,
+          code: "APPROVAL_CORRUPT",
+          message: expect.stringContaining("holds the wrong kind of Redis value"),
+        },
+      ].sort(byId),
+    );
+    const all = await store.listWithDamaged();
+    expect(all.records.map((r) => r.id).sort()).toEqual([first.id, last.id].sort());
+    expect(all.damaged.map((d) => d.id).sort()).toEqual([badField.id, badKey.id].sort());
+    // list() keeps to the readable ones, for callers that show nobody a list.
+    expect((await store.list({ status: "pending" })).map((r) => r.id).sort()).toEqual(
+      [first.id, last.id].sort(),
+    );
+  });
+
+  it("reads a run's requests by id: the readable ones, the damaged ones named, absent ones left out", async () => {
+    const { store, first, badField } = await withDamaged();
+    const read = await store.readMany([badField.id, first.id, approvalIdFor("run-1", "never-asked")]);
+    expect(read.records.map((r) => r.id)).toEqual([first.id]);
+    expect(read.damaged).toEqual([
+      { id: badField.id, code: "APPROVAL_CORRUPT", message: expect.stringContaining(badField.id) },
+    ]);
+  });
+
+  it("keeps a damaged request undecidable (APPROVAL_CORRUPT) while the healthy ones are decided", async () => {
+    const { store, first, badField, badKey } = await withDamaged();
+    for (const id of [badField.id, badKey.id]) {
+      expect(isRunnerError(await store.get(id).catch((e) => e), "APPROVAL_CORRUPT")).toBe(true);
+      const decided = await store
+        .decide({ id, actor: operator("alice"), decision: "approve" })
+        .catch((e) => e);
+      expect(isRunnerError(decided, "APPROVAL_CORRUPT")).toBe(true);
+      expect(
+        await store.checkExecutable({ id, runId: "run-1", tool: "exec", argsHash: "x" }).catch((e) => e),
+      ).toSatisfy((e: unknown) => isRunnerError(e, "APPROVAL_CORRUPT"));
+    }
+    const ok = await store.decide({ id: first.id, actor: operator("alice"), decision: "approve" });
+    expect(ok).toMatchObject({ outcome: "decided", final: true });
+    expect((await store.listWithDamaged({ status: "approved" })).records.map((r) => r.id)).toEqual([
+      first.id,
+    ]);
+  });
+});
+
 describe("ApprovalStore.decide", () => {
   it("approves once, records who and when, and refuses a second decision reporting the first", async () => {
     const { store, clock } = setup();

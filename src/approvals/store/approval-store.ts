@@ -3,12 +3,13 @@ import type { Cluster, Redis } from "ioredis";
 import { type Clock, RunnerError, sameIdentity, systemClock } from "../../shared/index.js";
 import { type ApprovalPolicy, validateApprovalPolicy } from "./approval-policy.js";
 import { APPROVAL_SCRIPTS, type ApprovalScriptName } from "./approval-scripts.js";
+import { type ApprovalListing, damagedOrThrow } from "./damaged-record.js";
 import { type DecisionEvent, readDecisionEvents } from "./decision-events.js";
 import { type ExecutableCheck, type ExecutableCheckInput, judgeExecutable } from "./executable-check.js";
 import { ApprovalKeys, assertApprovalInput, DEFAULT_APPROVALS_PREFIX, isApprovalId } from "./keys.js";
 import { isLinkTokenShape, linkTokenHashes, newLinkToken } from "./link-tokens.js";
 import type { ApprovalRecord, ApprovalStatus, FetchEntry } from "./record.js";
-import { type DecodedRequest, decodeRequest, type StoredToken } from "./record-codec.js";
+import { corrupt, type DecodedRequest, decodeRequest, type StoredToken } from "./record-codec.js";
 import { encodeStoredRequest } from "./request-codec.js";
 import { buildRequestFields, type RegisterInput } from "./request-fields.js";
 import { type DecideInput, type DecideResult, decideArgs, toDecideResult } from "./store-decide.js";
@@ -418,20 +419,61 @@ export class ApprovalStore {
     return judgeExecutable(await this.get(input.id), input, now);
   }
 
-  /** Requests, newest first (pending: soonest deadline first), at most `limit`. */
+  /**
+   * The readable requests of {@link listWithDamaged}. Only for callers that show no person a list (a
+   * view an operator reads uses listWithDamaged, so a damaged request is shown, never hidden).
+   */
   async list(options: { status?: ApprovalStatus; limit?: number } = {}): Promise<ApprovalRecord[]> {
+    return (await this.listWithDamaged(options)).records;
+  }
+
+  /**
+   * Requests, newest first (pending: soonest deadline first), at most `limit` readable ones, and
+   * every request on the way that cannot be read (APPROVAL_CORRUPT): one damaged request never
+   * stops the list. A damaged one's status cannot be known, so it is reported whatever `status`
+   * asks for; it is never counted as decided.
+   */
+  async listWithDamaged(options: { status?: ApprovalStatus; limit?: number } = {}): Promise<ApprovalListing> {
     const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000);
     const ids =
       options.status === "pending"
         ? await this.#redis.zrange(this.keys.pending, 0, limit - 1)
         : await this.#redis.zrevrange(this.keys.all, 0, (options.status ? 10 : 1) * limit - 1);
-    const records: ApprovalRecord[] = [];
+    const listing: ApprovalListing = { records: [], damaged: [] };
     for (const id of ids) {
-      const record = await this.get(id);
-      if (record && (options.status === undefined || record.status === options.status)) records.push(record);
-      if (records.length >= limit) break;
+      let record: ApprovalRecord | null;
+      try {
+        record = await this.get(id);
+      } catch (err) {
+        listing.damaged.push(damagedOrThrow(id, err));
+        continue;
+      }
+      if (record && (options.status === undefined || record.status === options.status)) {
+        listing.records.push(record);
+      }
+      if (listing.records.length >= limit) break;
     }
-    return records;
+    return listing;
+  }
+
+  /**
+   * The requests of these ids, in the given order: the readable ones (absent ids left out) and the
+   * damaged ones (APPROVAL_CORRUPT), so a view of a run shows every request it can and names the
+   * rest. Any other failure (Redis unreachable) is thrown.
+   */
+  async readMany(ids: readonly string[]): Promise<ApprovalListing> {
+    const read = await Promise.all(
+      ids.map((id) =>
+        this.get(id).then(
+          (record) => ({ record, damaged: null }),
+          (err: unknown) => ({ record: null, damaged: damagedOrThrow(id, err) }),
+        ),
+      ),
+    );
+    return {
+      records: read.flatMap((r) => (r.record === null ? [] : [r.record])),
+      damaged: read.flatMap((r) => (r.damaged === null ? [] : [r.damaged])),
+    };
   }
 
   /**
@@ -490,7 +532,13 @@ export class ApprovalStore {
     const [flat, fetches] = await Promise.all([
       this.#redis.hgetall(this.keys.request(id)),
       this.#redis.lrange(this.keys.fetches(id), 0, -1),
-    ]);
+    ]).catch((err: unknown) => {
+      // A key overwritten with another type is as damaged as a field that does not parse.
+      if (err instanceof Error && err.message.startsWith("WRONGTYPE")) {
+        throw corrupt(id, "its request or fetch-log key holds the wrong kind of Redis value", err);
+      }
+      throw err;
+    });
     if (Object.keys(flat).length === 0) return null;
     return decodeRequest(id, Object.entries(flat).flat(), fetches);
   }

@@ -2,6 +2,7 @@ export { type AllowAlwaysGrant, type GrantAuditPort, grantSummary } from "./allo
 export { RedisAllowAlwaysStore } from "./allow-always-store.js";
 export { type ApprovalPolicy, resolveRequestPolicy } from "./approval-policy.js";
 export { ApprovalStore, type FailingTarget } from "./approval-store.js";
+export type { ApprovalListing, DamagedRecord } from "./damaged-record.js";
 export { ApprovalKeys, approvalIdFor, isApprovalId } from "./keys.js";
 export { createPageNonce, secretsEqual, verifyPageNonce } from "./link-tokens.js";
 export { resolveParkedCall } from "./parked-call.js";

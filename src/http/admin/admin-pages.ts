@@ -2,13 +2,14 @@ import {
   type AllowAlwaysGrant,
   type ApprovalRecord,
   type ApprovalVote,
+  type DamagedRecord,
   type FailingTarget,
   isBarredOwner,
   renderArgs,
 } from "../../approvals/index.js";
 import { QUEUE_STATES, type QueueStateLabel } from "../../metrics/index.js";
 import { type DecisionView, type RunDetail, type RunSummary, usageText } from "../../runs/index.js";
-import type { ScheduleView } from "../../scheduler/index.js";
+import type { DamagedSchedule, ScheduleView } from "../../scheduler/index.js";
 import { otelTraceId } from "../../shared/index.js";
 import { grantsSection } from "./admin-grants.js";
 import { cardTable, esc, header, page, runLink, time } from "./admin-html.js";
@@ -71,10 +72,16 @@ export interface DashboardData {
   notice: string | null;
   queues: { name: string; depths: Record<QueueStateLabel, number> }[];
   pending: ApprovalRecord[];
+  /** Pending requests that cannot be read (APPROVAL_CORRUPT): named in a notice, never given buttons. */
+  damagedPending?: readonly DamagedRecord[];
   runs: RunSummary[];
   schedules: ScheduleView[];
+  /** Schedules that cannot be read (record or grant): named in a notice; they do not fire. */
+  damagedSchedules?: readonly DamagedSchedule[];
   /** The live allow-always grants (omitted when the dashboard has no grant store). */
   grants?: readonly AllowAlwaysGrant[];
+  /** Stored allow-always records that cannot be read (they allow nothing): named in a notice. */
+  damagedGrants?: readonly DamagedRecord[];
   /** Notification targets that keep failing on pending requests (empty: none). */
   failingTargets?: readonly FailingTarget[];
   now: number;
@@ -101,9 +108,12 @@ ${data.queues
   )
   .join("\n")}</table>`;
 
+  const damagedPending = data.damagedPending ?? [];
   const pending =
     data.pending.length === 0
-      ? `<p class="muted" id="no-pending">No approval is waiting.</p>`
+      ? damagedPending.length === 0
+        ? `<p class="muted" id="no-pending">No approval is waiting.</p>`
+        : ""
       : cardTable(
           "pending",
           ["tool", "risk", "reason", "arguments", "run", "agent / owner", "requested", "deadline", ""],
@@ -129,9 +139,12 @@ ${data.queues
       : `${runsTable(basePath, data.runs)}
 <p><a href="${esc(`${basePath}/admin/runs`)}" id="all-runs">All runs, with filters</a></p>`;
 
+  const damagedSchedules = data.damagedSchedules ?? [];
   const schedules =
     data.schedules.length === 0
-      ? `<p class="muted">No schedules.</p>`
+      ? damagedSchedules.length === 0
+        ? `<p class="muted">No schedules.</p>`
+        : ""
       : `<table id="schedules"><tr><th>schedule</th><th>cron</th><th>time zone</th><th>enabled</th><th>next run</th><th>owner</th><th>cron grant</th></tr>
 ${data.schedules
   .map(
@@ -149,13 +162,32 @@ ${data.schedules
     `${header(basePath, data.operator, data.csrf)}
 ${data.notice ? `<p class="notice" id="notice">${esc(data.notice)}</p>` : ""}
 <h2>Queues</h2>${queues}
-<h2>Pending approvals</h2>${pending}
+<h2>Pending approvals</h2>${damagedNotice("damaged-approvals", "pending approval request", damagedPending, "neither approved nor asked again, and not decidable here")}${pending}
 <h2>Recent runs</h2>${runs}
-<h2>Schedules</h2>${schedules}
-${data.grants === undefined ? "" : `<h2>Allow-always grants</h2>${grantsSection(basePath, data.csrf, data.grants)}`}
+<h2>Schedules</h2>${damagedNotice("damaged-schedules", "schedule", damagedSchedules, "neither fired nor changed here")}${schedules}
+${data.grants === undefined ? "" : `<h2>Allow-always grants</h2>${damagedNotice("damaged-grants", "allow-always record", data.damagedGrants ?? [], "it allows nothing")}${grantsSection(basePath, data.csrf, data.grants)}`}
 ${failingTargetsSection(data.failingTargets ?? [])}
 <p class="muted">As of ${esc(time(data.now))}. Reload for fresh numbers.</p>`,
   );
+}
+
+/**
+ * Stored records a section could not read, each with its id and what is wrong: shown above the
+ * readable ones so one damaged record neither hides them nor is hidden itself. They get no buttons.
+ */
+function damagedNotice(
+  id: string,
+  what: string,
+  damaged: readonly { id: string; code: string; message: string }[],
+  consequence: string,
+): string {
+  if (damaged.length === 0) return "";
+  const items = damaged.map(
+    (d) => `<li data-id="${esc(d.id)}"><code>${esc(d.id)}</code> ${esc(d.code)}: ${esc(d.message)}</li>`,
+  );
+  const count = `${damaged.length} ${what}${damaged.length === 1 ? "" : "s"}`;
+  return `<div class="error" id="${esc(id)}"><p>${esc(count)} cannot be read: ${esc(consequence)}. Inspect or delete ${damaged.length === 1 ? "it" : "them"} in Redis.</p>
+<ul>${items.join("\n")}</ul></div>`;
 }
 
 /** Targets whose sends keep failing: their approvers see no link until someone fixes them. */

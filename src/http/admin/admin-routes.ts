@@ -7,6 +7,7 @@ import {
   type ApprovalVote,
   DECIDE_REFUSALS,
   type DecideRefusal,
+  type DecideResult,
   describeRefusal,
   effectiveStatus,
   isApprovalId,
@@ -52,7 +53,8 @@ export interface AdminHttpOptions {
   runs: Pick<RunInspector, "listRunPage" | "showRun">;
   /** Queues whose depths are shown (the agent queue). */
   queues: readonly AgentQueue[];
-  schedules: Pick<ScheduleService, "list">;
+  /** Listed with the ones that cannot be read named apart. */
+  schedules: Pick<ScheduleService, "listWithDamaged">;
   /** The allow-always grants, listed with a Revoke button; omitted = not shown. */
   grants?: GrantsPort;
   /** Cancel / retry / rerun buttons on the run page (RunOperations); omitted = no buttons. */
@@ -248,10 +250,10 @@ export async function adminRoutes(
           depths: await queueDepths(redis, metricsKeys, q, now),
         })),
       ),
-      options.approvals.list({ status: "pending" }),
+      options.approvals.listWithDamaged({ status: "pending" }),
       options.runs.listRunPage({ limit: 25 }).then((p) => p.runs),
-      options.schedules.list(),
-      options.grants?.list(),
+      options.schedules.listWithDamaged(),
+      options.grants?.listWithDamaged(),
       options.approvals.failingTargets(),
     ]);
     return html(
@@ -262,10 +264,12 @@ export async function adminRoutes(
         csrf: session.csrf,
         notice: noticeFor(request.query.notice),
         queues,
-        pending: pending.filter((r) => effectiveStatus(r, now) === "pending"),
+        pending: pending.records.filter((r) => effectiveStatus(r, now) === "pending"),
+        damagedPending: pending.damaged,
         runs,
-        schedules,
-        ...(grants ? { grants } : {}),
+        schedules: schedules.views,
+        damagedSchedules: schedules.damaged,
+        ...(grants ? { grants: grants.grants, damagedGrants: grants.damaged } : {}),
         failingTargets,
         now,
       }),
@@ -376,12 +380,20 @@ export async function adminRoutes(
         adminErrorPage(basePath, "Bad request", "Nothing was decided: choose Approve or Deny."),
       );
     }
-    const result = await options.approvals.decide({
-      id: request.params.id,
-      actor: { kind: "operator", id: session.operator, via: "api" },
-      decision: decision as ApprovalVote,
-      comment: "decided on the dashboard",
-    });
+    let result: DecideResult;
+    try {
+      result = await options.approvals.decide({
+        id: request.params.id,
+        actor: { kind: "operator", id: session.operator, via: "api" },
+        decision: decision as ApprovalVote,
+        comment: "decided on the dashboard",
+      });
+    } catch (err) {
+      // A damaged request decides nothing (fail closed); the operator is told why, not "try again".
+      if (!isRunnerError(err, "APPROVAL_CORRUPT")) throw err;
+      logger.warn({ operator: session.operator, error: err.message }, "admin decision on a damaged request");
+      return html(reply, 409, adminErrorPage(basePath, "Nothing was decided", err.message));
+    }
     let notice: string = result.outcome;
     if (result.outcome === "decided") {
       notice = result.final ? (result.record.status === "approved" ? "approved" : "denied") : "recorded";

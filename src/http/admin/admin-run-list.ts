@@ -8,8 +8,9 @@ import {
 import { cardTable, esc, header, page, runLink, time } from "./admin-html.js";
 
 /**
- * Runs as a table: the outcome in the words the CLI and the API use (`failed: <code>`, …), and
- * after it BullMQ's word for the job, named as such (a parked run's job is `delayed`).
+ * Runs as a table: the outcome in the words the CLI and the API use (`failed: <code>`, …), with
+ * any approval request of the run that cannot be read named under it, and after it BullMQ's word
+ * for the job, named as such (a parked run's job is `delayed`).
  */
 export function runsTable(basePath: string, runs: readonly RunSummary[]): string {
   return cardTable(
@@ -19,7 +20,12 @@ export function runsTable(basePath: string, runs: readonly RunSummary[]): string
       attrs: ` data-run="${esc(r.runId)}"`,
       cells: [
         runLink(basePath, r.runId),
-        `<span class="outcome">${esc(r.outcomeText)}</span>`,
+        `<span class="outcome">${esc(r.outcomeText)}</span>${r.damagedApprovals
+          .map(
+            (d) =>
+              `<br><span class="damaged-approval">approval <code>${esc(d.id)}</code> damaged (${esc(d.code)})</span>`,
+          )
+          .join("")}`,
         esc(r.state),
         esc(r.agent),
         esc(r.scheduleId),

@@ -233,4 +233,45 @@ describe("approval JSON API", () => {
     }
     expect((await store.get(record.id))?.status).toBe("pending");
   });
+
+  it("lists the healthy requests beside a damaged one, which is named in `damaged` and decides nothing", async () => {
+    const { app, store } = await setup();
+    const healthy = await register(store);
+    const damaged = await register(store);
+    await redis.hset(store.keys.request(damaged.id), "req", "{not json");
+    for (const status of ["pending", "all"]) {
+      const list = await app.inject({ method: "GET", url: `/api/approvals?status=${status}`, headers: auth });
+      expect(list.statusCode).toBe(200);
+      expect(list.json().approvals.map((a: ApprovalRecord) => a.id)).toEqual([healthy.id]);
+      expect(list.json().damaged).toEqual([
+        {
+          id: damaged.id,
+          code: "APPROVAL_CORRUPT",
+          message: expect.stringContaining("its req field is not valid JSON"),
+        },
+      ]);
+    }
+    const show = await app.inject({ method: "GET", url: `/api/approvals/${damaged.id}`, headers: auth });
+    expect(show.statusCode).toBe(409);
+    expect(show.json()).toMatchObject({
+      error: "APPROVAL_CORRUPT",
+      message: expect.stringContaining(damaged.id),
+    });
+    const decide = await app.inject({
+      method: "POST",
+      url: `/api/approvals/${damaged.id}/decision`,
+      headers: auth,
+      payload: { decision: "approve" },
+    });
+    expect(decide.statusCode).toBe(409);
+    expect(decide.json().error).toBe("APPROVAL_CORRUPT");
+    expect(await decidedOnStream(store)).toEqual([]);
+    const approved = await app.inject({
+      method: "POST",
+      url: `/api/approvals/${healthy.id}/decision`,
+      headers: auth,
+      payload: { decision: "approve" },
+    });
+    expect(approved.json()).toMatchObject({ outcome: "decided", final: true });
+  });
 });

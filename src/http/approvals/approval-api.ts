@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import {
   APPROVAL_DECISIONS,
@@ -8,9 +8,9 @@ import {
   isApprovalId,
   MAX_COMMENT_LENGTH,
 } from "../../approvals/index.js";
-import { sameIdentity } from "../../shared/index.js";
+import { isRunnerError, sameIdentity } from "../../shared/index.js";
 import { checkBearer } from "../auth/index.js";
-import { jsonErrorHandler } from "../pages/index.js";
+import { applyBaseHeaders, jsonErrorHandler } from "../pages/index.js";
 import type { ApprovalHttpContext } from "./approval-http-context.js";
 import { grantApiRoutes } from "./grant-api.js";
 
@@ -44,7 +44,8 @@ const REFUSAL_STATUS: Readonly<Record<DecideRefusal, number>> = {
 };
 
 /**
- * The JSON API, for named operators: `GET /api/approvals?status=`, `GET /api/approvals/:id`,
+ * The JSON API, for named operators: `GET /api/approvals?status=` (`{approvals, damaged}`: the
+ * requests, and `{id, code, message}` of each that cannot be read), `GET /api/approvals/:id`,
  * `POST /api/approvals/:id/decision` ({decision, comment?, by?}); with `grants`, also the
  * allow-always grants (`GET /api/approvals/grants`, `POST /api/approvals/grants/:id/revoke`). Each operator has a token of their
  * own (`approvers[].token_env`); the decision is recorded as that person. Failed tokens are throttled
@@ -54,7 +55,14 @@ const REFUSAL_STATUS: Readonly<Record<DecideRefusal, number>> = {
 export async function approvalApiRoutes(app: FastifyInstance, ctx: ApprovalHttpContext): Promise<void> {
   const { store, auth } = ctx;
   const operatorOf = new WeakMap<FastifyRequest, string>();
-  app.setErrorHandler(jsonErrorHandler(ctx.logger));
+  const errors = jsonErrorHandler(ctx.logger);
+  // A damaged request decides nothing and is shown nothing; the caller is told why (not a bare 500).
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (!isRunnerError(error, "APPROVAL_CORRUPT")) return errors(error, request, reply);
+    ctx.logger.warn({ code: error.code, error: error.message }, "api request met a damaged approval request");
+    applyBaseHeaders(reply);
+    return reply.code(409).send({ error: error.code, message: error.message });
+  });
   // JSON only, as documented (any other type is 415), with the server's one size limit.
   app.removeContentTypeParser("text/plain");
 
@@ -90,7 +98,9 @@ export async function approvalApiRoutes(app: FastifyInstance, ctx: ApprovalHttpC
     }
     const status = query.data.status === "all" ? undefined : query.data.status;
     if (status === "pending") await store.expireDue();
-    return { approvals: await store.list({ status }) };
+    // A request that cannot be read is named in `damaged`; it never hides the others.
+    const { records, damaged } = await store.listWithDamaged({ status });
+    return { approvals: records, damaged };
   });
 
   app.get<{ Params: { id: string } }>("/api/approvals/:id", async (request, reply) => {

@@ -2,8 +2,11 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AllowAlwaysGrant, RedisAllowAlwaysStore } from "../../approvals/index.js";
 import { isRunnerError } from "../../shared/index.js";
 
-/** What the API and /admin need of the allow-always store: list and revoke. */
-export type GrantsPort = Pick<RedisAllowAlwaysStore, "list" | "revoke">;
+/**
+ * What the API and /admin need of the allow-always store: list (with the records that cannot be
+ * read, named so they are not hidden) and revoke.
+ */
+export type GrantsPort = Pick<RedisAllowAlwaysStore, "listWithDamaged" | "revoke">;
 
 /** A grant id as `RedisAllowAlwaysStore` makes them (16 hex digits); anything else is unknown. */
 export function isGrantId(id: string): boolean {
@@ -29,7 +32,8 @@ export async function revokeGrant(
 }
 
 /**
- * `GET /api/approvals/grants` (the live allow-always grants) and `POST
+ * `GET /api/approvals/grants` (`{grants, damaged}`: the live allow-always grants, and `{id, code,
+ * message}` of each stored record that cannot be read, which allows nothing) and `POST
  * /api/approvals/grants/:id/revoke`, registered inside the approval API's scope, behind its
  * operator bearer check; a revocation is recorded as the token's owner.
  */
@@ -38,7 +42,7 @@ export function grantApiRoutes(
   grants: GrantsPort,
   operatorOf: (request: FastifyRequest) => string | undefined,
 ): void {
-  app.get("/api/approvals/grants", async () => ({ grants: await grants.list() }));
+  app.get("/api/approvals/grants", async () => await grants.listWithDamaged());
 
   app.post<{ Params: { id: string } }>("/api/approvals/grants/:id/revoke", async (request, reply) => {
     const operator = operatorOf(request);

@@ -79,7 +79,8 @@ describe("echo-runner approvals", () => {
     expect(list.code).toBe(0);
     expect(list.stdout).toContain(record.id);
     const json = await cli(["approvals", "list", "--json"]);
-    expect(JSON.parse(json.stdout).map((r: { id: string }) => r.id)).toContain(record.id);
+    expect(JSON.parse(json.stdout).approvals.map((r: { id: string }) => r.id)).toContain(record.id);
+    expect(JSON.parse(json.stdout).damaged).toEqual([]);
     const show = await cli(["approvals", "show", record.id]);
     expect(show.code).toBe(0);
     expect(show.stdout).toContain(record.argsHash);

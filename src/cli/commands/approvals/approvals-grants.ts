@@ -34,11 +34,13 @@ export const approvalsGrantsListCommand: CliCommand = {
       allowPositionals: false,
     });
     return withGrants(io, values.config, async (grants) => {
-      const list = await grants.list();
+      const { grants: list, damaged } = await grants.listWithDamaged();
       if (values.json) io.stdout(`${makeVisible(JSON.stringify(list, null, 2))}\n`);
       else if (list.length === 0) io.stdout("no allow-always grants\n");
       else io.stdout(`${list.map((g) => makeVisible(grantSummary(g))).join("\n")}\n`);
-      return EXIT.ok;
+      // A record that cannot be read allows nothing; it is named, and the exit code says so.
+      for (const d of damaged) io.stderr(`${makeVisible(`damaged ${d.id}: ${d.code}: ${d.message}`)}\n`);
+      return damaged.length > 0 ? EXIT.failed : EXIT.ok;
     });
   },
 };

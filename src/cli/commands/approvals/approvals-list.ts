@@ -4,7 +4,11 @@ import { makeVisible, RunnerError } from "../../../shared/index.js";
 import { type CliCommand, EXIT } from "../../io.js";
 import { openApprovals, summaryLine } from "./approvals-shared.js";
 
-/** `echo-runner approvals list`: pending requests (or those of one status, or all). */
+/**
+ * `echo-runner approvals list`: pending requests (or those of one status, or all). A request that
+ * cannot be read is named on stderr (in `damaged` with --json) and the exit code is 1; the others
+ * are listed all the same.
+ */
 export const approvalsListCommand: CliCommand = {
   words: ["approvals", "list"],
   summary: "list approval requests (pending by default)",
@@ -30,14 +34,17 @@ export const approvalsListCommand: CliCommand = {
     const approvals = await openApprovals(io, values.config);
     try {
       if (status === "pending") await approvals.store.expireDue();
-      const records = await approvals.store.list({
+      const { records, damaged } = await approvals.store.listWithDamaged({
         status: status === "all" ? undefined : (status as ApprovalStatus),
       });
-      if (values.json) io.stdout(`${makeVisible(JSON.stringify(records, null, 2))}\n`);
+      if (values.json)
+        io.stdout(`${makeVisible(JSON.stringify({ approvals: records, damaged }, null, 2))}\n`);
       else if (records.length === 0)
         io.stdout(`no ${status === "all" ? "" : `${status} `}approval requests\n`);
       else io.stdout(`${records.map(summaryLine).join("\n")}\n`);
-      return EXIT.ok;
+      // The readable ones are listed; each damaged one is named, and the exit code says some are.
+      for (const d of damaged) io.stderr(`${makeVisible(`damaged ${d.id}: ${d.code}: ${d.message}`)}\n`);
+      return damaged.length > 0 ? EXIT.failed : EXIT.ok;
     } finally {
       await approvals.close();
     }

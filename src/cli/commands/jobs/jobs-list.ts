@@ -42,6 +42,7 @@ function line(run: RunSummary): string {
   const parked = run.parkedApprovals.map(
     (a) => `waits for approval ${a.id} (${a.tool}, until ${when(a.deadline)})`,
   );
+  const damaged = run.damagedApprovals.map((d) => `approval ${d.id} DAMAGED (${d.code})`);
   return [
     run.runId,
     run.outcomeText.padEnd(22),
@@ -49,6 +50,7 @@ function line(run: RunSummary): string {
     `created ${when(run.created)}`,
     run.finished === null ? `started ${when(run.started)}` : `finished ${when(run.finished)}`,
     ...parked,
+    ...damaged,
     usageLine(run.usage),
     oneLine(run.detail, 80),
   ]

@@ -91,8 +91,8 @@ function render(detail: RunDetail): string {
   if (detail.decisions.length === 0) lines.push("  (none)");
   for (const d of detail.decisions) lines.push(decisionLine(d));
 
-  lines.push("", `Approvals (${detail.approvals.length}):`);
-  if (detail.approvals.length === 0) lines.push("  (none)");
+  lines.push("", `Approvals (${detail.approvals.length + detail.damagedApprovals.length}):`);
+  if (detail.approvals.length + detail.damagedApprovals.length === 0) lines.push("  (none)");
   for (const a of detail.approvals) {
     const decided = a.decisions
       .map((d) => `${d.decision === "deny" ? "denied" : "approved"} by ${d.by}`)
@@ -100,6 +100,10 @@ function render(detail: RunDetail): string {
     lines.push(
       `  ${a.id} ${a.tool} (${a.risk}) ${a.status === "expired" ? "EXPIRED (denied: nobody decided before the deadline)" : a.status.toUpperCase()} requested ${when(a.requestedAt)} deadline ${when(a.deadline)}${decided ? ` — ${decided}` : ""}`,
     );
+  }
+  // Named, never dropped: a request that cannot be read is neither approved nor asked again.
+  for (const d of detail.damagedApprovals) {
+    lines.push(`  ${d.id} DAMAGED (${d.code}): cannot be read, see the note above`);
   }
   return `${lines.join("\n")}\n`;
 }

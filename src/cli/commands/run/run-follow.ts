@@ -123,9 +123,8 @@ async function requestFor(
   runId: string,
   entry: Pick<ToolAuditEntry, "idempotencyKey" | "tool" | "at">,
 ): Promise<ApprovalRecord | undefined> {
-  const records = (
-    await Promise.all((await approvals.runRequestIds(runId)).map((id) => approvals.get(id)))
-  ).filter((r): r is ApprovalRecord => r !== null);
+  // A damaged request of the run is named when the run parks; it never stops the follow here.
+  const { records } = await approvals.readMany(await approvals.runRequestIds(runId));
   const key = entry.idempotencyKey;
   const byKey =
     key === undefined
@@ -162,6 +161,7 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
   let askWaits = 0;
   let parked = false;
   const asked = new Map<string, boolean>(); // approval id -> decided already reported
+  const named = new Set<string>(); // ids of this run's damaged requests already reported
   for (;;) {
     const job = await findRunJob(queue, runId);
     const state = job ? await job.getState() : "missing";
@@ -169,7 +169,8 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
     const reportDecided = async () => {
       for (const [id, reported] of asked) {
         if (reported) continue;
-        const record = await approvals.get(id);
+        // A request damaged since it was reported parked decides nothing: it is left unreported.
+        const [record] = (await approvals.readMany([id])).records;
         if (record && record.status !== "pending") {
           asked.set(id, true);
           emit(decidedEvent(record));
@@ -201,7 +202,8 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
       askWaits = 0;
     }
     if (state === "delayed") {
-      const pending = (await approvals.list({ status: "pending", limit: 1000 })).filter(
+      // Another run's damaged request is not this follower's to report, and stops nothing here.
+      const pending = (await approvals.listWithDamaged({ status: "pending", limit: 1000 })).records.filter(
         (r) => r.traceId === traceId,
       );
       for (const r of pending) {
@@ -218,7 +220,16 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
           deadline: r.deadline,
         });
       }
-      if (!parked && pending.length === 0) emit({ type: "waiting", why: "a sub-agent, or a retry" });
+      // This run's own damaged requests are named once each: it may be held by one of them.
+      const { damaged } = await approvals.readMany(await approvals.runRequestIds(runId));
+      for (const d of damaged) {
+        if (named.has(d.id)) continue;
+        named.add(d.id);
+        asked.set(d.id, true);
+        emit({ type: "waiting", why: `approval request ${d.id}, which cannot be read (${d.message})` });
+      }
+      if (!parked && pending.length === 0 && damaged.length === 0)
+        emit({ type: "waiting", why: "a sub-agent, or a retry" });
       parked = true;
     }
     if (state === "completed") {

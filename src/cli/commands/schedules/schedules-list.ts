@@ -1,8 +1,12 @@
 import { parseArgs } from "node:util";
+import { makeVisible } from "../../../shared/index.js";
 import { type CliCommand, EXIT } from "../../io.js";
 import { openSchedules, summaryLine } from "./schedules-shared.js";
 
-/** `echo-runner schedules list`: every schedule with its next tick and authorisation. */
+/**
+ * `echo-runner schedules list`: every schedule with its next tick and authorisation. A schedule
+ * that cannot be read is named on stderr and the exit code is 1; the others are listed all the same.
+ */
 export const schedulesListCommand: CliCommand = {
   words: ["schedules", "list"],
   summary: "list schedules with their next run and cron authorisation",
@@ -15,11 +19,13 @@ export const schedulesListCommand: CliCommand = {
     });
     const schedules = await openSchedules(io, values.config);
     try {
-      const views = await schedules.service.list();
+      const { views, damaged } = await schedules.service.listWithDamaged();
       if (values.json) io.stdout(`${JSON.stringify(views, null, 2)}\n`);
       else if (views.length === 0) io.stdout("no schedules\n");
       else io.stdout(`${views.map(summaryLine).join("\n")}\n`);
-      return EXIT.ok;
+      // The readable ones are listed; each damaged one is named, and the exit code says some are.
+      for (const d of damaged) io.stderr(`${makeVisible(`damaged ${d.id}: ${d.code}: ${d.message}`)}\n`);
+      return damaged.length > 0 ? EXIT.failed : EXIT.ok;
     } finally {
       await schedules.close();
     }
