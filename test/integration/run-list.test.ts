@@ -192,7 +192,7 @@ describe("one outcome vocabulary", () => {
     const cookie = await signIn();
     const html = await (await fetch(`${base}/admin/runs`, { headers: { cookie } })).text();
     const cell = (runId: string) =>
-      new RegExp(`data-run="${runId}">[\\s\\S]*?<td class="outcome">([^<]*)</td>`).exec(html)?.[1];
+      new RegExp(`data-run="${runId}">[\\s\\S]*?<span class="outcome">([^<]*)</span>`).exec(html)?.[1];
     expect(cell(denied.runId)).toBe("completed with denials");
     expect(cell(broken.runId)).toBe("failed: MODEL_SCRIPT_EXHAUSTED");
     const dashboard = await (await fetch(`${base}/admin`, { headers: { cookie } })).text();
