@@ -1,5 +1,5 @@
 import type { Logger } from "../../logging/index.js";
-import { RunnerError } from "../../shared/index.js";
+import { isRunnerError, RunnerError } from "../../shared/index.js";
 import { type ApprovalRecord, type ApprovalStore, effectiveStatus } from "../store/index.js";
 import { approvalLink } from "./approval-message.js";
 import { composeDigest } from "./digest-message.js";
@@ -62,7 +62,17 @@ export class DigestSender {
           outcomes.push({ id, ok: true, inProgress: true });
           continue;
         }
-        const record = await store.get(id);
+        let record: ApprovalRecord | null;
+        try {
+          record = await store.get(id);
+        } catch (err) {
+          // A damaged request cannot be sent (nor decided): the digest goes out with the others.
+          if (!isRunnerError(err, "APPROVAL_CORRUPT")) throw err;
+          outcomes.push({ id, ok: false, error: err.message });
+          finished.push(id);
+          await lease.release();
+          continue;
+        }
         if (record === null || record.notifiedAt !== null || effectiveStatus(record, now) !== "pending") {
           finished.push(id);
           await lease.release();

@@ -1,5 +1,5 @@
 import type { Logger } from "../../logging/index.js";
-import { RunnerError, sameIdentity } from "../../shared/index.js";
+import { isRunnerError, RunnerError, sameIdentity } from "../../shared/index.js";
 import { type ApprovalRecord, type ApprovalStore, effectiveStatus } from "../store/index.js";
 import type { ApprovalStorySource } from "./approval-story.js";
 import { DigestSender } from "./digest-sender.js";
@@ -222,6 +222,24 @@ export class ApprovalNotifications {
   }
 
   /**
+   * The request, or null when it is gone or damaged (APPROVAL_CORRUPT): a damaged one is logged and
+   * passed over, so one request that cannot be read does not stop the sweep for every other one. It
+   * is never decided by this (it cannot be), and the views name it.
+   */
+  async #readOrSkip(id: string, what: "reminder" | "escalation"): Promise<ApprovalRecord | null> {
+    try {
+      return await this.#options.store.get(id);
+    } catch (err) {
+      if (!isRunnerError(err, "APPROVAL_CORRUPT")) throw err;
+      this.#options.logger.warn(
+        { err: err.message, approvalId: id },
+        `${what} skipped: the request cannot be read`,
+      );
+      return null;
+    }
+  }
+
+  /**
    * Sends the reminder of every request whose reminder time passed, once: a claimed reminder that
    * fails is tried again after the lease. The reminder carries a new link that replaces the first.
    * Returns the ids reminded by this call. `now` defaults to the store's clock.
@@ -230,7 +248,7 @@ export class ApprovalNotifications {
     const { store, logger } = this.#options;
     const reminded: string[] = [];
     for (const id of await store.claimReminders(this.#options.reminderLeaseMs ?? 300_000, limit, now)) {
-      const record = await store.get(id);
+      const record = await this.#readOrSkip(id, "reminder");
       if (record === null || record.remindedAt !== null) continue;
       const all = this.#sender.deliveries(record, "reminder:");
       const targets = all.filter((d) => !record.deliveredTo.includes(d.target));
@@ -262,7 +280,7 @@ export class ApprovalNotifications {
     const at = now ?? store.clock.now();
     const escalated: string[] = [];
     for (const id of await this.#escalations.pendingIds(limit)) {
-      const record = await store.get(id);
+      const record = await this.#readOrSkip(id, "escalation");
       if (record === null || effectiveStatus(record, at) !== "pending") continue;
       if (record.requestedAt + escalation.afterMs > at) continue;
       if (!(await this.#escalations.claim(id, escalation.leaseMs ?? 300_000))) continue;

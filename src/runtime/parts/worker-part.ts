@@ -52,16 +52,23 @@ function startSweeper(
   // A sweep with SMTP down takes seconds per unsent request; a tick while one runs is skipped, not
   // stacked (the send lease keeps other processes' sweeps and inline sends off the same mail).
   let running = false;
+  // Each step on its own: a step that fails (SMTP down, one damaged record) must not keep the
+  // steps after it from running, least of all the expiry that turns an overdue request into a denial.
+  const steps: readonly [string, () => Promise<unknown>][] = [
+    ["re-send unsent mails", () => notifications.retryUnsent()],
+    ["send reminders", () => notifications.remindDue()],
+    ["send escalations", () => notifications.escalateDue()],
+    ["expire overdue requests", () => store.expireDue()],
+  ];
   const sweep = async () => {
     if (running) return;
     running = true;
     try {
-      await notifications.retryUnsent();
-      await notifications.remindDue();
-      await notifications.escalateDue();
-      await store.expireDue();
-    } catch (err) {
-      ctx.logger.warn({ err: (err as Error).message }, "approval sweeper failed; will retry");
+      for (const [step, run] of steps) {
+        await run().catch((err: unknown) =>
+          ctx.logger.warn({ err: (err as Error).message, step }, "approval sweeper step failed; will retry"),
+        );
+      }
     } finally {
       running = false;
     }
