@@ -15,7 +15,7 @@ import {
   startWorkerPart,
   toolRegistryFor,
 } from "../src/runtime/index.js";
-import { type LocalRedis, startLocalRedis } from "./local-redis.js";
+import { type LocalRedis, startLocalRedis, startsLocalRedis } from "./local-redis.js";
 import { runShutdown, type ShutdownStep } from "./shutdown.js";
 
 /** When Redis is already gone at shutdown, waiting for it longer than this helps nobody. */
@@ -70,8 +70,9 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
   let local: LocalRedis | undefined;
   let redisUrl = options.redisUrl;
   const clusterNodes = config.redis.cluster_nodes;
-  // A cluster is the operator's own: no local redis-server is started for it.
-  if (!redisUrl && clusterNodes.length === 0) {
+  // A cluster, or a Redis on another host or with a password, is the operator's own: no local
+  // redis-server is started for it.
+  if (!redisUrl && clusterNodes.length === 0 && startsLocalRedis(config.redis.url)) {
     local = await startLocalRedis(config.redis.url, `${options.dataDir}/redis`);
     redisUrl = local.url;
     if (local.staleStopped !== undefined) {

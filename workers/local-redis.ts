@@ -76,6 +76,24 @@ export const REDIS_MISSING_HELP = [
 export const LOCAL_REDIS_MEMORY_SETTINGS = ["--hash-max-listpack-value", "1024"] as const;
 
 /**
+ * Whether `start` runs its own redis-server for `url` when REDIS_URL is unset: only for a Redis on
+ * this machine's loopback without credentials, the one it can start. A URL that names another host
+ * or a password names the operator's own Redis, which start connects to as it does to REDIS_URL
+ * (before, it started a local server on that URL's port and never reached the host named).
+ */
+export function startsLocalRedis(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.username !== "" || parsed.password !== "") return false;
+  const host = parsed.hostname;
+  return host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
  * Starts redis-server on the port of `url` with AOF on (appendfsync always: an acknowledged journal
  * claim is on disk before the call it claims runs, so a machine crash cannot make it run twice; Redis
  * shares one fsync among the writes of an event-loop turn), maxmemory-policy
@@ -142,7 +160,9 @@ export async function startLocalRedis(url: string, dataDir: string): Promise<Loc
       reject(
         new RunnerError(
           "REDIS_UNAVAILABLE",
-          `redis-server exited (code ${code}) before it was ready; is port ${port} taken?\n${output.slice(-2000)}`,
+          output.includes("Address already in use")
+            ? `cannot start a local redis-server: 127.0.0.1:${port} (the port of redis.url) is taken. To use the Redis listening there, set REDIS_URL=redis://127.0.0.1:${port}; else set redis.url to a free port`
+            : `redis-server exited (code ${code}) before it was ready; is port ${port} taken?\n${output.slice(-2000)}`,
         ),
       );
     child.once("exit", onExit);
