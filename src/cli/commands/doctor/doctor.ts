@@ -1,11 +1,11 @@
-import { dirname, resolve } from "node:path";
+import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import type { LoadedConfig } from "../../../config/index.js";
 import { parseClusterNode } from "../../../queue/index.js";
 import { isRunnerError } from "../../../shared/index.js";
 import { type CliCommand, EXIT } from "../../io.js";
 import { loadCheckedConfig } from "../config/index.js";
-import { cliConfigChoice, USING_DEMO_CONFIG, wholeNumberOption } from "../shared/index.js";
+import { cliConfigChoice, dataDirOf, USING_DEMO_CONFIG, wholeNumberOption } from "../shared/index.js";
 import { DOCTOR_STATUSES, type DoctorCheck, fail, ok } from "./doctor-check.js";
 import { checkWorkspaceLayer } from "./doctor-layers.js";
 import { checkPublicUrl, checkSmtp } from "./doctor-mail.js";
@@ -80,7 +80,7 @@ export async function runDoctor(options: {
   /** The data dir `start` uses (where runs' layers are made); default ECHO_RUNNER_DATA_DIR or ./data. */
   dataDir?: string;
 }): Promise<DoctorReport> {
-  const dataDir = resolve(options.cwd, options.dataDir ?? options.env.ECHO_RUNNER_DATA_DIR ?? "data");
+  const dataDir = dataDirOf(options.dataDir, options.env, options.cwd);
   const { check, loaded } = await configCheck(options.configPath, options.env, options.cwd, dataDir);
   const checks = [check];
   if (loaded) {

@@ -1,9 +1,9 @@
-import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { layersDir } from "../../../runtime/index.js";
 import { RunnerError } from "../../../shared/index.js";
 import { type LayerRecord, RunLayers } from "../../../tools/index.js";
 import { type CliCommand, type CliIo, EXIT } from "../../io.js";
+import { dataDirOf } from "../shared/index.js";
 
 /**
  * `echo-runner runs layers|diff|land|discard`: what an operator does with a run's layer that did not
@@ -14,7 +14,7 @@ import { type CliCommand, type CliIo, EXIT } from "../../io.js";
 const DATA_DIR = "[--data-dir DIR]";
 
 function openLayers(io: CliIo, dataDir: string | undefined): RunLayers {
-  const dir = resolve(io.cwd, dataDir ?? io.env.ECHO_RUNNER_DATA_DIR ?? "data");
+  const dir = dataDirOf(dataDir, io.env, io.cwd);
   return new RunLayers({ dir: layersDir(dir) });
 }
 

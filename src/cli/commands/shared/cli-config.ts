@@ -1,6 +1,6 @@
 import { type LoadConfigOptions, type LoadedConfig, loadConfig } from "../../../config/index.js";
 import type { CliIo } from "../../io.js";
-import { DEMO_CONFIG_PATH, defaultDataDir, demoWorkspaceSource, usesDemoConfig } from "./demo-config.js";
+import { DEMO_CONFIG_PATH, dataDirOf, demoWorkspaceSource, usesDemoConfig } from "./demo-config.js";
 
 /** Said on stderr when a command falls back to the demo, so a reader knows what was judged. */
 export const USING_DEMO_CONFIG =
@@ -22,7 +22,7 @@ export interface CliConfigChoice {
 export function cliConfigChoice(
   io: Pick<CliIo, "env" | "cwd">,
   configPath: string | undefined,
-  dataDir: string = defaultDataDir(io.env, io.cwd),
+  dataDir: string = dataDirOf(undefined, io.env, io.cwd),
 ): CliConfigChoice {
   if (!usesDemoConfig(configPath, io.env, io.cwd)) {
     return { options: { configPath, env: io.env, cwd: io.cwd }, demo: false };

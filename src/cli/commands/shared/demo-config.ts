@@ -17,9 +17,9 @@ export function usesDemoConfig(configFlag: string | undefined, env: NodeJS.Proce
   return !configFlag && !env.ECHO_RUNNER_CONFIG && !existsSync(join(cwd, "config", "echo-runner.yaml"));
 }
 
-/** The data dir a command uses when it takes no --data-dir: $ECHO_RUNNER_DATA_DIR, else ./data. */
-export function defaultDataDir(env: NodeJS.ProcessEnv, cwd: string): string {
-  return resolve(cwd, env.ECHO_RUNNER_DATA_DIR ?? "data");
+/** The data dir a command uses: its --data-dir, else $ECHO_RUNNER_DATA_DIR, else ./data. */
+export function dataDirOf(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
+  return resolve(cwd, flag ?? env.ECHO_RUNNER_DATA_DIR ?? "data");
 }
 
 /** The demo workspace under the data dir. */

@@ -3,6 +3,7 @@ export { cliConfigChoice, loadCliConfig, USING_DEMO_CONFIG } from "./cli-config.
 export { connectCliRedis } from "./cli-redis.js";
 export {
   DEMO_CONFIG_PATH,
+  dataDirOf,
   demoWorkspace,
   demoWorkspaceSource,
   usesDemoConfig,

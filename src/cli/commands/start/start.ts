@@ -1,4 +1,4 @@
-import { dirname, resolve } from "node:path";
+import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../../config/index.js";
 import { createLogger } from "../../../logging/index.js";
@@ -6,7 +6,7 @@ import type { ProcessPart } from "../../../runtime/index.js";
 import { RunnerError } from "../../../shared/index.js";
 import { type CliCommand, type CliIo, EXIT } from "../../io.js";
 import { checkedConfigScheduleEntries } from "../config/index.js";
-import { DEMO_CONFIG_PATH, demoWorkspaceSource, usesDemoConfig } from "../shared/index.js";
+import { DEMO_CONFIG_PATH, dataDirOf, demoWorkspaceSource, usesDemoConfig } from "../shared/index.js";
 import { DEMO_ADMIN_TOKEN_ENV, demoAdminToken, demoBanner, prepareDemoWorkspace } from "./demo-config.js";
 
 /** Ctrl+C / SIGTERM, caught from the first moment of a start (see {@link runParts}). */
@@ -68,7 +68,7 @@ async function runPartsUntilStopped(
   options: { demoByDefault: boolean },
   stop: StopSignal,
 ): Promise<number> {
-  const dataDir = resolve(io.cwd, values["data-dir"] ?? io.env.ECHO_RUNNER_DATA_DIR ?? "data");
+  const dataDir = dataDirOf(values["data-dir"], io.env, io.cwd);
   // `start` with no configuration of the operator's own runs the demo (config/demo.yaml).
   const demo = options.demoByDefault && usesDemoConfig(values.config, io.env, io.cwd);
   // The demo's operator signs in to /admin with a token made for this start (unless one is given):
